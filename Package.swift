@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+// bendsynth: a real-time looping-tone synth for Linux.
+// Layers (imports flow downward only; `make lint` checks it):
+//   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
+//                              → BendAudio → BendEngine, BendSystem, CALSA, CSndFile, CSampleRate
+import PackageDescription
+
+let package = Package(
+    name: "bendsynth",
+    products: [
+        .executable(name: "bendsynth", targets: ["bendsynth"]),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa",
+                       providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", path: "Sources/CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+        // Test support only: counts malloc calls made on a marked thread.
+        .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
+
+        // The render loop: voices, mixer, rings. Imports Synchronization only.
+        .target(name: "BendEngine", path: "Sources/BendEngine"),
+        // errno, clocks, threads, signals, terminal modes.
+        .target(name: "BendSystem", path: "Sources/BendSystem"),
+        // Touches and tilt → engine events; pitch map; touch scripts.
+        .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
+        // ALSA output, tone loading (libsndfile + libsamplerate), WAV recording, offline render.
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CSndFile", "CSampleRate"],
+                path: "Sources/BendAudio"),
+        // Input sources that decode into touch events: the terminal.
+        .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
+        // Command line: options, commands, wiring.
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput"],
+                path: "Sources/BendApp"),
+        .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
+
+        .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "CAllocCounter"], path: "Tests/BendEngineTests"),
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl"], path: "Tests/BendControlTests"),
+        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl"], path: "Tests/BendAudioTests"),
+        .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests"),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp"], path: "Tests/BendAppTests"),
+    ]
+)

@@ -1,0 +1,4 @@
+/// Entry point of the `bendsynth` command (placeholder until the commands land).
+public enum BendApp {
+    public static func main() {}
+}

@@ -1,0 +1,42 @@
+import Glibc
+
+/// How the pad's x (0…1, left to right) becomes a voice's pitch ratio.
+public enum PitchMap: Sendable, Equatable {
+    /// ratio = 2·x: 0 at the left edge, 1 (the tone as recorded) at the centre, 2 at the
+    /// right edge. Below `Mixer.silenceRatio` (x < 0.025) the voice fades to silence.
+    case linear
+    /// ratio = 2^((x − 0.5)·octaves): `octaves` octaves centred on the tone's pitch
+    /// (x = 0.5 plays it as recorded), 0 < octaves ≤ 4.
+    case exponential(octaves: Double)
+
+    /// Largest ratio any map gives, so the mixer's phase step stays bounded.
+    public static let maximumRatio: Double = 4
+
+    /// Pitch ratio for `x` (clamped to 0…1; NaN counts as 0.5).
+    public func ratio(x: Double) -> Double {
+        let x = x.isNaN ? 0.5 : min(max(x, 0), 1)
+        switch self {
+        case .linear:
+            return 2 * x
+        case .exponential(let octaves):
+            return min(pow(2, (x - 0.5) * octaves), PitchMap.maximumRatio)
+        }
+    }
+
+    /// Pad x for a pitch `ratio` (inverse of `ratio(x:)`, clamped to 0…1).
+    public func x(ratio: Double) -> Double {
+        switch self {
+        case .linear:
+            return min(max(ratio / 2, 0), 1)
+        case .exponential(let octaves):
+            guard ratio > 0 else { return 0 }
+            return min(max(log2(ratio) / octaves + 0.5, 0), 1)
+        }
+    }
+}
+
+/// Gain for pad `y` (0 at the bottom, 1 at the top): linear amplitude, clamped to 0…1
+/// (NaN counts as 0).
+public func gain(y: Double) -> Double {
+    y.isNaN ? 0 : min(max(y, 0), 1)
+}

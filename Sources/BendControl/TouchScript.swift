@@ -1,0 +1,159 @@
+import Foundation
+
+/// A touch script: JSON Lines, one event per line, times in seconds from the start,
+/// non-decreasing. Blank lines are skipped.
+///
+///     {"t": 0.0, "type": "down", "id": 1, "x": 0.25, "y": 0.8}
+///     {"t": 0.5, "type": "move", "id": 1, "x": 0.5, "y": 0.8}
+///     {"t": 1.0, "type": "up", "id": 1}
+///     {"t": 0.0, "type": "tilt", "value": -1.0}
+///
+/// Fields: `t` seconds ≥ 0; `type` down|move|up|tilt; `id` integer 0…4294967295 (down,
+/// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt).
+public struct TouchScript: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        /// Seconds from the start of the script.
+        public var time: Double
+        public var event: ControlEvent
+        public init(time: Double, event: ControlEvent) {
+            self.time = time
+            self.event = event
+        }
+    }
+
+    /// A script that cannot be played: which line, which field, what was expected.
+    public struct ParseError: Error, CustomStringConvertible, Equatable, Sendable {
+        /// The script's name (its path) for the message.
+        public var file: String
+        /// 1-based line number.
+        public var line: Int
+        /// The field at fault, or nil when the line as a whole is wrong.
+        public var field: String?
+        public var message: String
+        public var description: String {
+            "\(file):\(line): " + (field.map { "field \"\($0)\": " } ?? "") + message
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// Seconds of the last event (0 when empty).
+    public var duration: Double { entries.last?.time ?? 0 }
+
+    /// Reads and checks a script file.
+    /// - Throws: `ParseError` for bad content; `SystemError`-like `ParseError` (line 0)
+    ///   when the file cannot be read.
+    public static func load(path: String) throws -> TouchScript {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ParseError(file: path, line: 0, field: nil, message: "cannot read the file (missing or not readable)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ParseError(file: path, line: 0, field: nil, message: "not UTF-8 text")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses and checks script text.
+    /// - Throws: `ParseError` naming the first bad line and field: not a JSON object,
+    ///   unknown type, missing or out-of-range field, time going backwards, a move or up
+    ///   of an id that is not down, a down of an id that is already down.
+    public static func parse(_ text: String, file: String = "<script>") throws -> TouchScript {
+        var entries: [Entry] = []
+        var down: Set<UInt32> = []
+        var lastTime = 0.0
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty { continue }
+            func fail(_ field: String?, _ message: String) -> ParseError {
+                ParseError(file: file, line: lineNumber, field: field, message: message)
+            }
+            let object: [String: JSONField]
+            do {
+                object = try JSONDecoder().decode([String: JSONField].self, from: Data(line.utf8))
+            } catch {
+                throw fail(nil, "not a JSON object; expected {\"t\": …, \"type\": …}")
+            }
+            func number(_ name: String, _ range: ClosedRange<Double>) throws -> Double {
+                guard let any = object[name] else { throw fail(name, "missing; expected a number in \(range.lowerBound)…\(range.upperBound)") }
+                guard case let .number(v) = any else {
+                    throw fail(name, "expected a number in \(range.lowerBound)…\(range.upperBound)")
+                }
+                guard v.isFinite, range.contains(v) else {
+                    throw fail(name, "\(v) is out of range; expected \(range.lowerBound)…\(range.upperBound)")
+                }
+                return v
+            }
+            let t = try number("t", 0...1e9)
+            guard t >= lastTime else {
+                throw fail("t", "time goes backwards (\(t) after \(lastTime)); times must not decrease")
+            }
+            lastTime = t
+            guard case let .string(type)? = object["type"] else {
+                throw fail("type", "missing; expected \"down\", \"move\", \"up\" or \"tilt\"")
+            }
+            func touchID() throws -> UInt32 {
+                let v = try number("id", 0...Double(UInt32.max))
+                guard v == v.rounded() else { throw fail("id", "\(v) is not an integer") }
+                return UInt32(v)
+            }
+            let event: ControlEvent
+            switch type {
+            case "down":
+                let id = try touchID()
+                guard !down.contains(id) else { throw fail("id", "touch \(id) is already down") }
+                event = .touch(id: id, phase: .down, x: try number("x", 0...1), y: try number("y", 0...1))
+                down.insert(id)
+            case "move":
+                let id = try touchID()
+                guard down.contains(id) else { throw fail("id", "touch \(id) is not down") }
+                event = .touch(id: id, phase: .move, x: try number("x", 0...1), y: try number("y", 0...1))
+            case "up":
+                let id = try touchID()
+                guard down.remove(id) != nil else { throw fail("id", "touch \(id) is not down") }
+                event = .touch(id: id, phase: .up, x: 0, y: 0)
+            case "tilt":
+                event = .tilt(try number("value", -1...1))
+            default:
+                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\" or \"tilt\"")
+            }
+            entries.append(Entry(time: t, event: event))
+        }
+        return TouchScript(entries: entries)
+    }
+
+    /// One script line for `event` at `time` seconds (no newline).
+    public static func line(time: Double, event: ControlEvent) -> String {
+        let t = String(format: "%.6f", time)
+        func f(_ v: Double) -> String { String(format: "%.6f", v) }
+        switch event {
+        case let .touch(id, .up, _, _):
+            return "{\"t\": \(t), \"type\": \"up\", \"id\": \(id)}"
+        case let .touch(id, phase, x, y):
+            return "{\"t\": \(t), \"type\": \"\(phase.rawValue)\", \"id\": \(id), \"x\": \(f(x)), \"y\": \(f(y))}"
+        case let .tilt(v):
+            return "{\"t\": \(t), \"type\": \"tilt\", \"value\": \(f(v))}"
+        }
+    }
+
+    /// The whole script as text, one line per entry.
+    public var text: String {
+        entries.map { TouchScript.line(time: $0.time, event: $0.event) + "\n" }.joined()
+    }
+}
+
+/// One value of a script line's JSON object, as far as the format cares.
+private enum JSONField: Decodable {
+    case number(Double), string(String), other
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let b = try? c.decode(Bool.self) { _ = b; self = .other }
+        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else { self = .other }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+
+/// Writes every touch and tilt event of every source as a touch script
+/// (`--record-touches FILE.jsonl`), so a live take can be rendered again.
+///
+/// Times are seconds of stream time (the frame each event takes effect at, over the
+/// rate) from the first event. Each (source, touch) gets its own script id, so touches
+/// of different sources never collide. Lines are flushed as they are written, so the
+/// file is complete up to the last event if the process is killed.
+public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendable {
+    private struct State {
+        var handle: FileHandle
+        var firstFrame: UInt64?
+        var ids: [UInt64: UInt32] = [:]
+        var nextID: UInt32 = 1
+    }
+    private let state: Mutex<State?>
+    private let rate: Double
+    public let path: String
+
+    /// Creates (truncates) `path`.
+    /// - Throws: `CocoaError` when the file cannot be created.
+    public init(path: String, rate: Double) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        self.path = path
+        self.rate = rate
+        state = Mutex(State(handle: handle))
+    }
+
+    public func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
+        state.withLock { s in
+            guard s != nil else { return }
+            let first = s!.firstFrame ?? streamFrame
+            s!.firstFrame = first
+            let time = Double(streamFrame &- min(first, streamFrame)) / rate
+            var scripted = event
+            if case let .touch(id, phase, x, y) = event {
+                let key = UInt64(source) << 32 | UInt64(id)
+                let sid: UInt32
+                if phase == .down {
+                    if s!.ids[key] != nil { return }
+                    sid = s!.nextID
+                    s!.nextID &+= 1
+                    s!.ids[key] = sid
+                } else if let known = s!.ids[key] {
+                    sid = known
+                    if phase == .up { s!.ids[key] = nil }
+                } else {
+                    return
+                }
+                scripted = .touch(id: sid, phase: phase, x: x, y: y)
+            }
+            let line = TouchScript.line(time: time, event: scripted) + "\n"
+            s!.handle.write(Data(line.utf8))
+        }
+    }
+
+    /// Closes the file. Further events are ignored.
+    public func close() {
+        state.withLock { s in
+            try? s?.handle.close()
+            s = nil
+        }
+    }
+}

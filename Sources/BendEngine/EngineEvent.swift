@@ -1,0 +1,51 @@
+/// Identifies one touch across the whole instrument: the input source's index in the
+/// upper 32 bits and the source's own touch id (a tracking ID, a mouse button, a key code)
+/// in the lower 32 bits, so two sources can never move or end each other's touches.
+public struct TouchKey: Hashable, BitwiseCopyable, Sendable {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public init(source: UInt32, touch: UInt32) {
+        rawValue = UInt64(source) << 32 | UInt64(touch)
+    }
+    /// The input source's index (one `EventRing` each).
+    public var source: UInt32 { UInt32(truncatingIfNeeded: rawValue >> 32) }
+    /// The source's own touch id.
+    public var touch: UInt32 { UInt32(truncatingIfNeeded: rawValue) }
+}
+
+/// One command from a control thread to the render thread: a fixed-size plain value,
+/// copied through an `EventRing` and applied at its `frame` (sample-accurate).
+public struct EngineEvent: BitwiseCopyable, Sendable {
+    public enum Kind: UInt8, BitwiseCopyable, Sendable {
+        /// Start a voice for `key` with `ratio` and `gain` (attack fade-in).
+        case down
+        /// Bend the voice of `key` to `ratio` and `gain` (smoothed, never restarted).
+        case move
+        /// Release the voice of `key` (release fade-out, then the voice is freed).
+        case up
+        /// Set the pan of every voice to `value` (−1 left … +1 right, equal-power).
+        case pan
+        /// Release every voice whose key belongs to `key.source` (a source went away).
+        case releaseSource
+        /// Release every voice.
+        case releaseAll
+    }
+
+    /// Stream position in frames at which the event takes effect. Frames before the
+    /// current period are applied at its first frame.
+    public var frame: UInt64
+    public var kind: Kind
+    public var key: TouchKey
+    /// Pitch ratio (playback rate, 1 = as recorded), 0…4; for `.pan`, the pan −1…+1.
+    public var value: Float
+    /// Linear gain 0…1.
+    public var gain: Float
+
+    public init(frame: UInt64, kind: Kind, key: TouchKey = TouchKey(rawValue: 0), value: Float = 0, gain: Float = 0) {
+        self.frame = frame
+        self.kind = kind
+        self.key = key
+        self.value = value
+        self.gain = gain
+    }
+}

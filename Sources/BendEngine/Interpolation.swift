@@ -1,0 +1,12 @@
+/// 4-point, 3rd-order Hermite (Catmull–Rom) interpolation between `y0` and `y1` at
+/// fraction `t` in [0, 1), with neighbours `ym1` (before `y0`) and `y2` (after `y1`).
+///
+/// Formula: O. Niemitalo, "Polynomial Interpolators for High-Quality Resampling of
+/// Oversampled Audio" (2001), section "4-point, 3rd-order Hermite (x-form)".
+@_noLocks @inline(__always)
+public func hermite4(_ ym1: Float, _ y0: Float, _ y1: Float, _ y2: Float, _ t: Float) -> Float {
+    let c1 = 0.5 * (y1 - ym1)
+    let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
+    let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
+    return ((c3 * t + c2) * t + c1) * t + y0
+}

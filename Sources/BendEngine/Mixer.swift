@@ -1,0 +1,365 @@
+import Synchronization
+
+/// Envelope, smoothing and polyphony settings of a `Mixer`.
+public struct MixerConfiguration: Sendable {
+    /// Output rate, frames per second.
+    public var rate: Double
+    /// Largest period the render call is given, frames.
+    public var maxPeriodFrames: Int
+    /// Polyphony: voices that can sound at once (1…65536).
+    public var voices: Int
+    /// Attack fade-in, seconds (≤ 0.005).
+    public var attackSeconds: Double = 0.004
+    /// Release fade-out, seconds (≤ 0.010).
+    public var releaseSeconds: Double = 0.008
+    /// Fade of a voice stolen for a new touch, seconds.
+    public var stealSeconds: Double = 0.001
+    /// Time constant of the per-sample smoothing of pitch ratio and gain, seconds.
+    public var smoothingSeconds: Double = 0.003
+    /// Time constant of the per-sample smoothing of the pan, seconds.
+    public var panSmoothingSeconds: Double = 0.005
+    /// Input sources (event rings) the mixer can take.
+    public var maxSources: Int = 32
+    /// Events each source's ring holds.
+    public var eventsPerSource: Int = 4096
+
+    public init(rate: Double = 48_000, maxPeriodFrames: Int = 4096, voices: Int = 64) {
+        self.rate = rate
+        self.maxPeriodFrames = maxPeriodFrames
+        self.voices = voices
+    }
+}
+
+/// The render loop: every voice, mixed into interleaved stereo float frames.
+///
+/// Owned by one render thread. Control threads reach it only through the `EventRing`s
+/// made by `addSource()` at setup; each event is applied at its frame (sample-accurate).
+/// Counters for other threads (`activeVoices`, `peak`, `position`) are atomics.
+///
+/// Pitch: a voice reads the tone at `ratio` frames per output frame with 4-point
+/// Hermite interpolation (`hermite4`). Below a ratio of `silenceRatio` (0.05) the voice
+/// fades linearly to silence, so ratio 0 (the pad's left edge) gives silence, never a
+/// held (DC) sample value, and moving there or away never clicks.
+///
+/// Pan: one value for all voices, so voices are mixed to mono and the equal-power pan
+/// (`EqualPowerPan`) is applied once per frame.
+///
+/// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
+public struct Mixer: @unchecked Sendable {
+    /// Pitch ratio below which a voice fades linearly to silence.
+    public static let silenceRatio: Float = 0.05
+
+    public let configuration: MixerConfiguration
+    public let tone: ToneTable
+    let voices: VoiceBank
+    let state: UnsafeMutablePointer<State>
+    let rings: UnsafeMutablePointer<EventRing>
+    let mono: UnsafeMutablePointer<Float>
+    let meters: UnsafeMutablePointer<Atomic<UInt64>>  // [position, activeVoices, peakBits]
+
+    struct State {
+        var position: UInt64 = 0
+        var activeCount = 0
+        var freeCount = 0
+        var sourceCount = 0
+        var nextAge: UInt64 = 1
+        var pan: Float = 0
+        var panTarget: Float = 0
+        var smoothing: Float = 0
+        var panSmoothing: Float = 0
+        var attackStep: Float = 0
+        var releaseStep: Float = 0
+        var stealStep: Float = 0
+    }
+
+    /// - Parameters:
+    ///   - configuration: rate, period bound, polyphony, envelope times.
+    ///   - tone: the loop every voice plays, at `configuration.rate`.
+    /// - Thread: setup.
+    public init(configuration: MixerConfiguration, tone: ToneTable) {
+        precondition(configuration.voices >= 1 && configuration.maxPeriodFrames >= 1)
+        self.configuration = configuration
+        self.tone = tone
+        voices = VoiceBank(capacity: configuration.voices)
+        state = .allocate(capacity: 1)
+        let rate = configuration.rate
+        var s = State()
+        s.freeCount = configuration.voices
+        s.smoothing = Mixer.onePoleCoefficient(seconds: configuration.smoothingSeconds, rate: rate)
+        s.panSmoothing = Mixer.onePoleCoefficient(seconds: configuration.panSmoothingSeconds, rate: rate)
+        s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))
+        s.releaseStep = -Float(1 / max(1, configuration.releaseSeconds * rate))
+        s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
+        state.initialize(to: s)
+        rings = .allocate(capacity: configuration.maxSources)
+        mono = .allocate(capacity: configuration.maxPeriodFrames)
+        meters = .allocate(capacity: 3)
+        for i in 0..<3 { (meters + i).initialize(to: Atomic(0)) }
+    }
+
+    /// 1 − e^(−1/(τ·rate)): the per-sample coefficient of a one-pole smoother with time
+    /// constant τ (63 % of a step after τ seconds). Series to the cubic term, since the
+    /// engine has no libm; for τ·rate ≥ 10 the error is below 10⁻⁵ relative.
+    static func onePoleCoefficient(seconds: Double, rate: Double) -> Float {
+        let a = 1 / max(1, seconds * rate)
+        return Float(a - a * a / 2 + a * a * a / 6)
+    }
+
+    /// Creates the event ring of one more input source and returns it with its index
+    /// (the `TouchKey.source` its events must carry).
+    /// - Thread: setup, before the render thread starts.
+    public func addSource() -> (index: UInt32, ring: EventRing) {
+        let i = state.pointee.sourceCount
+        precondition(i < configuration.maxSources, "too many input sources")
+        let ring = EventRing(capacity: configuration.eventsPerSource)
+        (rings + i).initialize(to: ring)
+        state.pointee.sourceCount = i + 1
+        return (UInt32(i), ring)
+    }
+
+    /// Stream position: frames rendered so far. - Thread: any.
+    public var position: UInt64 { meters[0].load(ordering: .relaxed) }
+    /// Voices sounding after the last period (including fading ones). - Thread: any.
+    public var activeVoices: Int { Int(meters[1].load(ordering: .relaxed)) }
+    /// Largest absolute sample of the last period. - Thread: any.
+    public var peak: Float { Float(bitPattern: UInt32(truncatingIfNeeded: meters[2].load(ordering: .relaxed))) }
+
+    /// Frees everything (not the tone). - Thread: setup, after the render thread stopped.
+    public func deallocate() {
+        for i in 0..<state.pointee.sourceCount { rings[i].deallocate() }
+        rings.deallocate()
+        voices.deallocate()
+        state.deallocate()
+        mono.deallocate()
+        meters.deallocate()
+    }
+
+    // MARK: - Render (real-time)
+
+    /// Renders `frames` interleaved stereo float frames into `out` (2·frames samples),
+    /// applying every queued event whose frame falls inside the period at its offset.
+    /// - Parameter frames: 1…`maxPeriodFrames`.
+    /// - Thread: render.
+    @_noLocks
+    public func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
+        let start = state.pointee.position
+        let end = start &+ UInt64(frames)
+        var done = 0
+        while done < frames {
+            let now = start &+ UInt64(done)
+            var next = end
+            var r = 0
+            let sources = state.pointee.sourceCount
+            while r < sources {
+                let ring = rings[r]
+                while let event = ring.peek() {
+                    if event.frame > now {
+                        if event.frame < next { next = event.frame }
+                        break
+                    }
+                    apply(event)
+                    ring.pop()
+                }
+                r += 1
+            }
+            let segmentEnd = Int(next &- start)
+            renderSegment(out, from: done, count: segmentEnd - done)
+            done = segmentEnd
+        }
+        state.pointee.position = end
+        var peak: Float = 0
+        var i = 0
+        while i < 2 * frames {
+            peak = max(peak, abs(out[i]))
+            i += 1
+        }
+        meters[0].store(end, ordering: .relaxed)
+        meters[1].store(UInt64(state.pointee.activeCount), ordering: .relaxed)
+        meters[2].store(UInt64(peak.bitPattern), ordering: .relaxed)
+    }
+
+    /// Mixes the sounding voices into frames `from..<from+count` of the period.
+    @_noLocks
+    func renderSegment(_ out: UnsafeMutablePointer<Float>, from: Int, count: Int) {
+        let mix = mono + from
+        var i = 0
+        while i < count { mix[i] = 0; i += 1 }
+        let k = state.pointee.smoothing
+        let length = Double(tone.length)
+        let table = tone.storage
+        let fadeScale = 1 / Mixer.silenceRatio
+        var a = 0
+        while a < state.pointee.activeCount {
+            let v = Int(voices.active[a])
+            var phase = voices.phase[v]
+            var ratio = voices.ratio[v]
+            let ratioTarget = voices.ratioTarget[v]
+            var gain = voices.gain[v]
+            let gainTarget = voices.gainTarget[v]
+            var ramp = voices.ramp[v]
+            let step = voices.rampStep[v]
+            var n = 0
+            while n < count {
+                ratio += (ratioTarget - ratio) * k
+                gain += (gainTarget - gain) * k
+                ramp = min(max(ramp + step, 0), 1)
+                let envelope = ramp * ramp * (3 - 2 * ramp)
+                let fade = min(ratio * fadeScale, 1)
+                let index = Int(phase)
+                let t = Float(phase - Double(index))
+                let p = table + index
+                let y = hermite4(p[0], p[1], p[2], p[3], t)
+                mix[n] += y * (gain * envelope * fade)
+                phase += Double(ratio)
+                while phase >= length { phase -= length }
+                n += 1
+            }
+            // Snap converged smoothers so they never decay into denormals.
+            if abs(ratioTarget - ratio) < 1e-6 { ratio = ratioTarget }
+            if abs(gainTarget - gain) < 1e-6 { gain = gainTarget }
+            voices.phase[v] = phase
+            voices.ratio[v] = ratio
+            voices.gain[v] = gain
+            voices.ramp[v] = ramp
+            if step < 0 && ramp <= 0 {
+                if voices.hasPending[v] {
+                    voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
+                                 gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
+                } else {
+                    freeVoice(at: a)
+                    continue  // slot `a` now holds another voice
+                }
+            }
+            a += 1
+        }
+        // Equal-power pan of the mono mix, smoothed per frame.
+        var pan = state.pointee.pan
+        let panTarget = state.pointee.panTarget
+        let kp = state.pointee.panSmoothing
+        let o = out + 2 * from
+        i = 0
+        while i < count {
+            pan += (panTarget - pan) * kp
+            let g = EqualPowerPan.gains(pan)
+            o[2 * i] = mix[i] * g.left
+            o[2 * i + 1] = mix[i] * g.right
+            i += 1
+        }
+        if abs(panTarget - pan) < 1e-6 { pan = panTarget }
+        state.pointee.pan = pan
+    }
+
+    // MARK: - Events (real-time)
+
+    @_noLocks
+    func apply(_ event: EngineEvent) {
+        switch event.kind {
+        case .down:
+            if let v = findVoice(event.key) {
+                retarget(v, key: event.key, ratio: event.value, gain: event.gain)
+            } else {
+                startVoice(event.key, ratio: event.value, gain: event.gain)
+            }
+        case .move:
+            if let v = findVoice(event.key) {
+                retarget(v, key: event.key, ratio: event.value, gain: event.gain)
+            }
+        case .up:
+            if let v = findVoice(event.key) { release(v, key: event.key) }
+        case .pan:
+            state.pointee.panTarget = min(max(event.value, -1), 1)
+        case .releaseSource:
+            releaseMatching(source: event.key.source, all: false)
+        case .releaseAll:
+            releaseMatching(source: 0, all: true)
+        }
+    }
+
+    /// The voice that sounds (not releasing) or waits (pending) for `key`.
+    @_noLocks
+    func findVoice(_ key: TouchKey) -> Int? {
+        var a = 0
+        while a < state.pointee.activeCount {
+            let v = Int(voices.active[a])
+            if voices.hasPending[v] && voices.pendingKey[v] == key { return v }
+            if voices.key[v] == key && voices.rampStep[v] > 0 { return v }
+            a += 1
+        }
+        return nil
+    }
+
+    @_noLocks
+    func retarget(_ v: Int, key: TouchKey, ratio: Float, gain: Float) {
+        if voices.hasPending[v] && voices.pendingKey[v] == key {
+            voices.pendingRatio[v] = ratio
+            voices.pendingGain[v] = gain
+        } else {
+            voices.ratioTarget[v] = ratio
+            voices.gainTarget[v] = gain
+        }
+    }
+
+    @_noLocks
+    func release(_ v: Int, key: TouchKey) {
+        if voices.hasPending[v] && voices.pendingKey[v] == key {
+            voices.hasPending[v] = false  // the waiting touch ended before it sounded
+        } else {
+            voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
+        }
+    }
+
+    @_noLocks
+    func releaseMatching(source: UInt32, all: Bool) {
+        var a = 0
+        while a < state.pointee.activeCount {
+            let v = Int(voices.active[a])
+            if voices.hasPending[v] && (all || voices.pendingKey[v].source == source) {
+                voices.hasPending[v] = false
+            }
+            if all || voices.key[v].source == source {
+                voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
+            }
+            a += 1
+        }
+    }
+
+    @_noLocks
+    func startVoice(_ key: TouchKey, ratio: Float, gain: Float) {
+        let age = state.pointee.nextAge
+        state.pointee.nextAge = age &+ 1
+        if state.pointee.freeCount > 0 {
+            state.pointee.freeCount -= 1
+            let v = Int(voices.free[state.pointee.freeCount])
+            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, attackStep: state.pointee.attackStep)
+            voices.active[state.pointee.activeCount] = Int32(v)
+            state.pointee.activeCount += 1
+            return
+        }
+        // All voices busy: steal the oldest (a voice already fading counts as oldest),
+        // fading it fast; the new touch starts on it when the fade ends.
+        var victim = -1
+        var best = UInt64.max
+        var a = 0
+        while a < state.pointee.activeCount {
+            let v = Int(voices.active[a])
+            let rank = voices.hasPending[v] ? UInt64.max - 1 : (voices.rampStep[v] < 0 ? 0 : voices.age[v])
+            if rank < best || victim < 0 { best = rank; victim = v }
+            a += 1
+        }
+        voices.rampStep[victim] = min(voices.rampStep[victim], state.pointee.stealStep)
+        voices.hasPending[victim] = true
+        voices.pendingKey[victim] = key
+        voices.pendingRatio[victim] = ratio
+        voices.pendingGain[victim] = gain
+        voices.age[victim] = age
+    }
+
+    @_noLocks
+    func freeVoice(at a: Int) {
+        let v = voices.active[a]
+        state.pointee.activeCount -= 1
+        voices.active[a] = voices.active[state.pointee.activeCount]
+        voices.free[state.pointee.freeCount] = v
+        state.pointee.freeCount += 1
+    }
+}

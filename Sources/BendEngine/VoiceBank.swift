@@ -1,0 +1,77 @@
+/// Voice state in structure-of-arrays form: slot `v` of every array is voice `v`.
+/// Allocated once at setup for the configured polyphony; never grows.
+///
+/// A voice loops the tone from its start. Its pitch ratio and gain move toward their
+/// targets per sample (one-pole smoothing); its envelope is a linear ramp 0…1 shaped by
+/// smoothstep (3r² − 2r³), rising for the attack and falling for the release or steal.
+/// A voice being stolen may hold a pending touch that starts when its fade ends.
+struct VoiceBank {
+    let capacity: Int
+    /// Touch that owns the voice.
+    let key: UnsafeMutablePointer<TouchKey>
+    /// Order of starting, for stealing the oldest.
+    let age: UnsafeMutablePointer<UInt64>
+    /// Read position in the tone, frames, 0 ≤ phase < tone length.
+    let phase: UnsafeMutablePointer<Double>
+    /// Pitch ratio now and its target.
+    let ratio: UnsafeMutablePointer<Float>
+    let ratioTarget: UnsafeMutablePointer<Float>
+    /// Linear gain now and its target.
+    let gain: UnsafeMutablePointer<Float>
+    let gainTarget: UnsafeMutablePointer<Float>
+    /// Envelope ramp 0…1 and its change per frame (> 0 attack/sustain, < 0 release).
+    let ramp: UnsafeMutablePointer<Float>
+    let rampStep: UnsafeMutablePointer<Float>
+    /// A touch waiting for this voice's steal fade to end.
+    let hasPending: UnsafeMutablePointer<Bool>
+    let pendingKey: UnsafeMutablePointer<TouchKey>
+    let pendingRatio: UnsafeMutablePointer<Float>
+    let pendingGain: UnsafeMutablePointer<Float>
+
+    /// Indices of sounding voices, dense, `activeCount` of them.
+    let active: UnsafeMutablePointer<Int32>
+    /// Indices of free voices, a stack, `freeCount` of them.
+    let free: UnsafeMutablePointer<Int32>
+
+    init(capacity: Int) {
+        precondition(capacity >= 1)
+        self.capacity = capacity
+        key = .allocate(capacity: capacity); key.initialize(repeating: TouchKey(rawValue: 0), count: capacity)
+        age = .allocate(capacity: capacity); age.initialize(repeating: 0, count: capacity)
+        phase = .allocate(capacity: capacity); phase.initialize(repeating: 0, count: capacity)
+        ratio = .allocate(capacity: capacity); ratio.initialize(repeating: 0, count: capacity)
+        ratioTarget = .allocate(capacity: capacity); ratioTarget.initialize(repeating: 0, count: capacity)
+        gain = .allocate(capacity: capacity); gain.initialize(repeating: 0, count: capacity)
+        gainTarget = .allocate(capacity: capacity); gainTarget.initialize(repeating: 0, count: capacity)
+        ramp = .allocate(capacity: capacity); ramp.initialize(repeating: 0, count: capacity)
+        rampStep = .allocate(capacity: capacity); rampStep.initialize(repeating: 0, count: capacity)
+        hasPending = .allocate(capacity: capacity); hasPending.initialize(repeating: false, count: capacity)
+        pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(rawValue: 0), count: capacity)
+        pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
+        pendingGain = .allocate(capacity: capacity); pendingGain.initialize(repeating: 0, count: capacity)
+        active = .allocate(capacity: capacity)
+        free = .allocate(capacity: capacity)
+        for i in 0..<capacity { free[i] = Int32(capacity - 1 - i) }
+    }
+
+    func deallocate() {
+        key.deallocate(); age.deallocate(); phase.deallocate()
+        ratio.deallocate(); ratioTarget.deallocate(); gain.deallocate(); gainTarget.deallocate()
+        ramp.deallocate(); rampStep.deallocate()
+        hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
+        active.deallocate(); free.deallocate()
+    }
+
+    /// (Re)starts voice `v` for a touch: phase 0, parameters at their targets at once,
+    /// attack ramp from silence.
+    @_noLocks @inline(__always)
+    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, attackStep: Float) {
+        key[v] = k
+        age[v] = a
+        phase[v] = 0
+        ratio[v] = r; ratioTarget[v] = r
+        gain[v] = g; gainTarget[v] = g
+        ramp[v] = 0; rampStep[v] = attackStep
+        hasPending[v] = false
+    }
+}

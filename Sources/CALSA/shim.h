@@ -1,0 +1,2 @@
+// CALSA: the C API as Swift imports it.
+#include <alsa/asoundlib.h>

@@ -1,0 +1,2 @@
+// CSampleRate: the C API as Swift imports it.
+#include <samplerate.h>

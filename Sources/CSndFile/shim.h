@@ -1,0 +1,2 @@
+// CSndFile: the C API as Swift imports it.
+#include <sndfile.h>

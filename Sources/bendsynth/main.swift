@@ -1,0 +1,2 @@
+import BendApp
+BendApp.main()
