@@ -1,0 +1,35 @@
+// Interposes glibc's allocator to count allocations on watched threads (tests only).
+#include "CAllocCounter.h"
+#include <stddef.h>
+#include <errno.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static _Thread_local int watched;
+static uint64_t counted;
+
+static inline void note(void) {
+    if (watched) __atomic_add_fetch(&counted, 1, __ATOMIC_RELAXED);
+}
+
+void alloc_counter_watch_this_thread(int on) { watched = on; }
+uint64_t alloc_counter_count(void) { return __atomic_load_n(&counted, __ATOMIC_RELAXED); }
+void alloc_counter_reset(void) { __atomic_store_n(&counted, 0, __ATOMIC_RELAXED); }
+
+void *malloc(size_t n) { note(); return __libc_malloc(n); }
+void *calloc(size_t c, size_t n) { note(); return __libc_calloc(c, n); }
+void *realloc(void *p, size_t n) { note(); return __libc_realloc(p, n); }
+void free(void *p) { __libc_free(p); }
+void *memalign(size_t a, size_t n) { note(); return __libc_memalign(a, n); }
+void *aligned_alloc(size_t a, size_t n) { note(); return __libc_memalign(a, n); }
+int posix_memalign(void **out, size_t a, size_t n) {
+    note();
+    void *p = __libc_memalign(a, n);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
