@@ -5,6 +5,9 @@
 //                              → BendAudio → BendEngine, BendSystem, CALSA, CSndFile, CSampleRate
 import PackageDescription
 
+// Tests use Swift 5 language mode: they start plain threads and share results with them.
+let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
 let package = Package(
     name: "bendsynth",
     products: [
@@ -37,10 +40,12 @@ let package = Package(
                 path: "Sources/BendApp"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
-        .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "CAllocCounter"], path: "Tests/BendEngineTests"),
-        .testTarget(name: "BendControlTests", dependencies: ["BendControl"], path: "Tests/BendControlTests"),
-        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl"], path: "Tests/BendAudioTests"),
-        .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests"),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp"], path: "Tests/BendAppTests"),
+        // Test helpers: FFT, RMS, steps, test tones.
+        .target(name: "BendTestSupport", path: "Tests/BendTestSupport"),
+        .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
+        .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendTestSupport"], path: "Tests/BendAppTests", swiftSettings: testSettings),
     ]
 )

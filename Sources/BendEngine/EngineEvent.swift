@@ -2,15 +2,22 @@
 /// upper 32 bits and the source's own touch id (a tracking ID, a mouse button, a key code)
 /// in the lower 32 bits, so two sources can never move or end each other's touches.
 public struct TouchKey: Hashable, BitwiseCopyable, Sendable {
-    public var rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-    public init(source: UInt32, touch: UInt32) {
-        rawValue = UInt64(source) << 32 | UInt64(touch)
-    }
     /// The input source's index (one `EventRing` each).
-    public var source: UInt32 { UInt32(truncatingIfNeeded: rawValue >> 32) }
+    public var source: UInt32
     /// The source's own touch id.
-    public var touch: UInt32 { UInt32(truncatingIfNeeded: rawValue) }
+    public var touch: UInt32
+
+    public init(source: UInt32, touch: UInt32) {
+        self.source = source
+        self.touch = touch
+    }
+
+    /// Field-wise equality usable on the render thread (the synthesized `==` is not
+    /// checked-safe in unoptimized builds).
+    @_noLocks @inline(__always)
+    public func matches(_ other: TouchKey) -> Bool {
+        source == other.source && touch == other.touch
+    }
 }
 
 /// One command from a control thread to the render thread: a fixed-size plain value,
@@ -41,7 +48,7 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
     /// Linear gain 0…1.
     public var gain: Float
 
-    public init(frame: UInt64, kind: Kind, key: TouchKey = TouchKey(rawValue: 0), value: Float = 0, gain: Float = 0) {
+    public init(frame: UInt64, kind: Kind, key: TouchKey = TouchKey(source: 0, touch: 0), value: Float = 0, gain: Float = 0) {
         self.frame = frame
         self.kind = kind
         self.key = key

@@ -281,8 +281,8 @@ public struct Mixer: @unchecked Sendable {
         var a = 0
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
-            if voices.hasPending[v] && voices.pendingKey[v] == key { return v }
-            if voices.key[v] == key && voices.rampStep[v] > 0 { return v }
+            if voices.hasPending[v] && voices.pendingKey[v].matches(key) { return v }
+            if voices.key[v].matches(key) && voices.rampStep[v] > 0 { return v }
             a += 1
         }
         return nil
@@ -290,7 +290,7 @@ public struct Mixer: @unchecked Sendable {
 
     @_noLocks
     func retarget(_ v: Int, key: TouchKey, ratio: Float, gain: Float) {
-        if voices.hasPending[v] && voices.pendingKey[v] == key {
+        if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
             voices.pendingRatio[v] = ratio
             voices.pendingGain[v] = gain
         } else {
@@ -301,7 +301,7 @@ public struct Mixer: @unchecked Sendable {
 
     @_noLocks
     func release(_ v: Int, key: TouchKey) {
-        if voices.hasPending[v] && voices.pendingKey[v] == key {
+        if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
             voices.hasPending[v] = false  // the waiting touch ended before it sounded
         } else {
             voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)

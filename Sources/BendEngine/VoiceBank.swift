@@ -36,7 +36,7 @@ struct VoiceBank {
     init(capacity: Int) {
         precondition(capacity >= 1)
         self.capacity = capacity
-        key = .allocate(capacity: capacity); key.initialize(repeating: TouchKey(rawValue: 0), count: capacity)
+        key = .allocate(capacity: capacity); key.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         age = .allocate(capacity: capacity); age.initialize(repeating: 0, count: capacity)
         phase = .allocate(capacity: capacity); phase.initialize(repeating: 0, count: capacity)
         ratio = .allocate(capacity: capacity); ratio.initialize(repeating: 0, count: capacity)
@@ -46,7 +46,7 @@ struct VoiceBank {
         ramp = .allocate(capacity: capacity); ramp.initialize(repeating: 0, count: capacity)
         rampStep = .allocate(capacity: capacity); rampStep.initialize(repeating: 0, count: capacity)
         hasPending = .allocate(capacity: capacity); hasPending.initialize(repeating: false, count: capacity)
-        pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(rawValue: 0), count: capacity)
+        pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
         pendingGain = .allocate(capacity: capacity); pendingGain.initialize(repeating: 0, count: capacity)
         active = .allocate(capacity: capacity)

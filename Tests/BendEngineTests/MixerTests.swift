@@ -1,0 +1,148 @@
+import XCTest
+import BendEngine
+import BendTestSupport
+
+final class MixerTests: XCTestCase {
+    let rate = 48_000.0
+
+    func testPitchRatioSetsFrequency() {
+        for ratio: Float in [0.5, 1, 1.5] {
+            let h = MixerHarness()
+            defer { h.free() }
+            let out = h.render(frames: 48_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: ratio, gain: 1)])
+            let left = Array(Measure.channel(out, 0)[4800...])
+            let f = Measure.peakFrequency(left, rate: rate)
+            XCTAssertEqual(f, 440 * Double(ratio), accuracy: 440 * Double(ratio) * 0.005, "ratio \(ratio)")
+        }
+    }
+
+    func testGainHalfIsMinus6dB() {
+        func level(_ gain: Float) -> Double {
+            let h = MixerHarness()
+            defer { h.free() }
+            let out = h.render(frames: 24_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: gain)])
+            return Measure.rms(Measure.channel(out, 0)[4800...])
+        }
+        XCTAssertEqual(Measure.dB(level(0.5) / level(1)), -6.0206, accuracy: 0.1)
+    }
+
+    func testEqualPowerPan() {
+        func powers(_ pan: Float) -> (Double, Double, Double) {
+            let h = MixerHarness()
+            defer { h.free() }
+            let out = h.render(frames: 24_000, events: [
+                EngineEvent(frame: 0, kind: .pan, value: pan),
+                EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+            ])
+            let l = Measure.rms(Measure.channel(out, 0)[4800...])
+            let r = Measure.rms(Measure.channel(out, 1)[4800...])
+            return (l, r, 0)
+        }
+        let (c0, c1, _) = powers(0)
+        let (l0, l1, _) = powers(-1)
+        let (r0, r1, _) = powers(1)
+        let full = l0  // all power on the left at −1
+        XCTAssertEqual(Measure.dB(c0 / full), -3.0103, accuracy: 0.1)
+        XCTAssertEqual(Measure.dB(c1 / full), -3.0103, accuracy: 0.1)
+        XCTAssertLessThan(Measure.dB(l1 / full), -60)
+        XCTAssertLessThan(Measure.dB(r0 / full), -60)
+        XCTAssertEqual(Measure.dB(r1 / full), 0, accuracy: 0.1)
+    }
+
+    /// Largest sample step around down, move and up stays below the steady tone's.
+    func testNoClicksAroundEvents() {
+        for (ratio, gain) in [(Float(0.5), Float(1.0)), (1, 1), (1.5, 0.8)] {
+            let h = MixerHarness()
+            defer { h.free() }
+            let out = Measure.channel(h.render(frames: 48_000, events: [
+                EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: ratio, gain: gain),
+                EngineEvent(frame: 12_000, kind: .move, key: h.key(1), value: ratio * 1.1, gain: gain * 0.7),
+                EngineEvent(frame: 24_000, kind: .move, key: h.key(1), value: ratio, gain: gain),
+                EngineEvent(frame: 36_000, kind: .up, key: h.key(1)),
+            ]), 0)
+            let steady = Measure.maxStep(out[30_000..<36_000])
+            for event in [1000, 12_000, 24_000, 36_000] {
+                let around = Measure.maxStep(out[(event - 200)..<(event + 1200)])
+                XCTAssertLessThanOrEqual(around, steady * 1.0001, "ratio \(ratio) gain \(gain) event at \(event)")
+            }
+            XCTAssertEqual(Measure.rms(out[(36_000 + 480)...]), 0, "silent 10 ms after the release")
+        }
+    }
+
+    /// An event stamped at frame F starts sounding at F (within one frame), whatever
+    /// its offset inside the period.
+    func testEventsAreSampleAccurate() {
+        for frame in [0, 1, 255, 256, 1000, 4097] {
+            let h = MixerHarness(tone: [Float](repeating: 0.5, count: 64))  // DC tone: any nonzero sample is the voice
+            defer { h.free() }
+            let out = Measure.channel(h.render(frames: 6000, events: [
+                EngineEvent(frame: UInt64(frame), kind: .down, key: h.key(1), value: 1, gain: 1),
+            ]), 0)
+            let first = out.firstIndex { $0 != 0 }!
+            XCTAssertLessThanOrEqual(abs(first - frame), 1, "event at \(frame) started at \(first)")
+        }
+    }
+
+    func testPitchRatioZeroIsSilentAndNeverClicks() {
+        let h = MixerHarness()
+        defer { h.free() }
+        let out = Measure.channel(h.render(frames: 48_000, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+            EngineEvent(frame: 12_000, kind: .move, key: h.key(1), value: 0, gain: 1),
+            EngineEvent(frame: 36_000, kind: .move, key: h.key(1), value: 1, gain: 1),
+        ]), 0)
+        let steady = Measure.maxStep(out[4000..<12_000])
+        XCTAssertLessThan(Measure.dB(Measure.rms(out[16_000..<36_000]) / Measure.rms(out[4000..<12_000])), -100,
+                          "ratio 0 holds no DC and no sound")
+        XCTAssertLessThanOrEqual(Measure.maxStep(out[11_000..<40_000]), steady)
+    }
+
+    func testStealingTakesTheOldestVoice() {
+        let h = MixerHarness(voices: 2)
+        defer { h.free() }
+        let out = Measure.channel(h.render(frames: 48_000, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 0.5, gain: 1),     // 220 Hz
+            EngineEvent(frame: 100, kind: .down, key: h.key(2), value: 1, gain: 1),     // 440 Hz
+            EngineEvent(frame: 12_000, kind: .down, key: h.key(3), value: 1.5, gain: 1), // 660 Hz steals voice 1
+        ]), 0)
+        XCTAssertEqual(h.mixer.activeVoices, 2)
+        let before = Measure.peaks(Array(out[2_000..<12_000]), rate: rate, floorDB: -10)
+        let after = Measure.peaks(Array(out[14_000...]), rate: rate, floorDB: -10)
+        XCTAssertTrue(before.contains { abs($0 - 220) < 3 })
+        XCTAssertFalse(after.contains { abs($0 - 220) < 3 }, "the oldest voice (220 Hz) was stolen: \(after)")
+        XCTAssertTrue(after.contains { abs($0 - 440) < 3 } && after.contains { abs($0 - 660) < 3 }, "\(after)")
+        // The steal fades, never jumps.
+        XCTAssertLessThanOrEqual(Measure.maxStep(out[11_900..<12_400]), Measure.maxStep(out[20_000..<30_000]) * 1.5)
+    }
+
+    func testReleaseSourceEndsOnlyThatSourcesVoices() {
+        let h = MixerHarness()
+        defer { h.free() }
+        let other = h.mixer.addSource()
+        XCTAssertTrue(other.ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: other.index, touch: 1), value: 1, gain: 1)))
+        _ = h.render(frames: 4800, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 0.5, gain: 1),
+            EngineEvent(frame: 0, kind: .down, key: h.key(2), value: 0.5, gain: 1),
+            EngineEvent(frame: 2400, kind: .releaseSource, key: h.key(0)),
+        ])
+        XCTAssertEqual(h.mixer.activeVoices, 1)
+    }
+
+    func testFullRingDropsNewestAndCounts() {
+        let ring = EventRing(capacity: 8)
+        defer { ring.deallocate() }
+        for i in 0..<10 { ring.push(EngineEvent(frame: UInt64(i), kind: .pan)) }
+        XCTAssertEqual(ring.count, 8)
+        XCTAssertEqual(ring.dropped, 2)
+        XCTAssertEqual(ring.peek()?.frame, 0)
+    }
+
+    func testEqualPowerPanGains() {
+        for p in stride(from: -1.0, through: 1.0, by: 0.125) {
+            let g = EqualPowerPan.gains(Float(p))
+            let theta = (p + 1) * Double.pi / 4
+            XCTAssertEqual(Double(g.left), cos(theta), accuracy: 1e-6)
+            XCTAssertEqual(Double(g.right), sin(theta), accuracy: 1e-6)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import XCTest
+import BendEngine
+import BendTestSupport
+import CAllocCounter
+import Foundation
+
+/// Counts heap allocations on the render thread while it mixes 64 moving voices.
+final class RenderAllocationTests: XCTestCase {
+    func testRenderThreadMakesNoHeapAllocations() throws {
+        let period = 256
+        let h = MixerHarness(voices: 64, period: period)
+        defer { h.free() }
+        let frames = 2 * 48_000
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
+        defer { out.deallocate() }
+        // Events for every period, prepared up front (moves of all 64 voices).
+        var events: [EngineEvent] = []
+        for v in 0..<64 {
+            events.append(EngineEvent(frame: 0, kind: .down, key: h.key(UInt32(v)), value: 0.5 + Float(v) / 64, gain: 0.5))
+        }
+        var f = period
+        while f < frames {
+            for v in 0..<8 {
+                let id = UInt32((f / period * 8 + v) % 64)
+                events.append(EngineEvent(frame: UInt64(f + v * 17), kind: .move, key: h.key(id),
+                                          value: 0.25 + Float((f / period + v) % 100) / 60, gain: Float((v + f / period) % 10) / 10))
+            }
+            if f % (period * 20) == 0 { events.append(EngineEvent(frame: UInt64(f), kind: .pan, value: Float(f % 7) / 3 - 1)) }
+            f += period
+        }
+        let run = RenderRun(mixer: h.mixer, ring: h.ring, events: events, frames: frames, period: period, out: out)
+        let thread = Thread { run.main() }
+        thread.start()
+        run.finished.wait()
+        let (rendered, peak, counted) = (run.rendered, run.peak, run.counted)
+        XCTAssertEqual(rendered, frames)
+        XCTAssertGreaterThan(peak, 0.1, "the voices sounded")
+        XCTAssertEqual(mixer.activeVoices, 64)
+        XCTAssertEqual(counted, 0, "heap allocations on the render thread")
+    }
+
+    /// The interposer works: a Swift array allocation on a watched thread is counted.
+    func testCounterSeesAllocations() {
+        alloc_counter_reset()
+        alloc_counter_watch_this_thread(1)
+        let a = [Int](repeating: 1, count: 1000 + Int(alloc_counter_count()))
+        alloc_counter_watch_this_thread(0)
+        XCTAssertEqual(a.count, 1000)
+        XCTAssertGreaterThanOrEqual(alloc_counter_count(), 1)
+    }
+}
+
+/// The render thread of the test: pushes due events, renders, counts allocations.
+private final class RenderRun: @unchecked Sendable {
+    let mixer: Mixer, ring: EventRing, events: [EngineEvent], frames: Int, period: Int
+    let out: UnsafeMutablePointer<Float>
+    let finished = DispatchSemaphore(value: 0)
+    var rendered = 0, peak: Float = 0, counted: UInt64 = .max
+
+    init(mixer: Mixer, ring: EventRing, events: [EngineEvent], frames: Int, period: Int, out: UnsafeMutablePointer<Float>) {
+        (self.mixer, self.ring, self.events, self.frames, self.period, self.out) = (mixer, ring, events, frames, period, out)
+    }
+
+    func main() {
+        events.withUnsafeBufferPointer { ev in
+            var next = 0
+            alloc_counter_reset()
+            alloc_counter_watch_this_thread(1)
+            var done = 0
+            var peak: Float = 0
+            while done < frames {
+                let end = mixer.position + UInt64(period)
+                while next < ev.count && ev[next].frame < end {
+                    ring.push(ev[next])
+                    next += 1
+                }
+                mixer.render(into: out, frames: period)
+                peak = max(peak, mixer.peak)
+                done += period
+            }
+            alloc_counter_watch_this_thread(0)
+            self.counted = alloc_counter_count()
+            self.peak = peak
+            self.rendered = done
+        }
+        finished.signal()
+    }
+}
