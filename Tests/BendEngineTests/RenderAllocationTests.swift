@@ -35,7 +35,7 @@ final class RenderAllocationTests: XCTestCase {
         let (rendered, peak, counted) = (run.rendered, run.peak, run.counted)
         XCTAssertEqual(rendered, frames)
         XCTAssertGreaterThan(peak, 0.1, "the voices sounded")
-        XCTAssertEqual(mixer.activeVoices, 64)
+        XCTAssertEqual(h.mixer.activeVoices, 64)
         XCTAssertEqual(counted, 0, "heap allocations on the render thread")
     }
 
