@@ -1,0 +1,64 @@
+import XCTest
+import BendControl
+
+final class TouchScriptTests: XCTestCase {
+    func testParsesTheFormat() throws {
+        let script = try TouchScript.parse("""
+        {"t": 0.0, "type": "down", "id": 1, "x": 0.25, "y": 0.8}
+        {"t": 0.0, "type": "tilt", "value": -1.0}
+
+        {"t": 0.5, "type": "move", "id": 1, "x": 0.5, "y": 0.8}
+        {"t": 1.0, "type": "up", "id": 1}
+        """)
+        XCTAssertEqual(script.entries, [
+            .init(time: 0, event: .touch(id: 1, phase: .down, x: 0.25, y: 0.8)),
+            .init(time: 0, event: .tilt(-1)),
+            .init(time: 0.5, event: .touch(id: 1, phase: .move, x: 0.5, y: 0.8)),
+            .init(time: 1, event: .touch(id: 1, phase: .up, x: 0, y: 0)),
+        ])
+        XCTAssertEqual(script.duration, 1)
+    }
+
+    func testRoundTripsThroughItsText() throws {
+        let script = try TouchScript.parse("""
+        {"t": 0.25, "type": "down", "id": 7, "x": 0.125, "y": 1}
+        {"t": 0.5, "type": "tilt", "value": 0.5}
+        {"t": 0.75, "type": "up", "id": 7}
+        """)
+        XCTAssertEqual(try TouchScript.parse(script.text), script)
+    }
+
+    /// Each bad line is reported with its line number and field.
+    func testErrorsNameLineAndField() {
+        let cases: [(String, Int, String?, String)] = [
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 0.5}\nnot json", 2, nil, "JSON"),
+            ("{\"t\": 0, \"type\": \"wobble\"}", 1, "type", "unknown type"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"y\": 0.5}", 1, "x", "missing"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 1.5, \"y\": 0.5}", 1, "x", "out of range"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": \"0.5\", \"y\": 0.5}", 1, "x", "expected a number"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1.5, \"x\": 0.5, \"y\": 0.5}", 1, "id", "not an integer"),
+            ("{\"t\": 1, \"type\": \"tilt\", \"value\": 0}\n{\"t\": 0.5, \"type\": \"tilt\", \"value\": 0}", 2, "t", "backwards"),
+            ("{\"t\": 0, \"type\": \"move\", \"id\": 3, \"x\": 0.5, \"y\": 0.5}", 1, "id", "not down"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 0.5}\n{\"t\": 0, \"type\": \"up\", \"id\": 1}\n{\"t\": 0, \"type\": \"up\", \"id\": 1}", 3, "id", "not down"),
+            ("{\"t\": 0, \"type\": \"tilt\", \"value\": -2}", 1, "value", "out of range"),
+            ("{\"type\": \"tilt\", \"value\": 0}", 1, "t", "missing"),
+            ("[1, 2]", 1, nil, "JSON object"),
+            ("{\"t\": true, \"type\": \"tilt\", \"value\": 0}", 1, "t", "expected a number"),
+        ]
+        for (text, line, field, words) in cases {
+            XCTAssertThrowsError(try TouchScript.parse(text, file: "s.jsonl"), text) { error in
+                guard let e = error as? TouchScript.ParseError else { return XCTFail("\(error)") }
+                XCTAssertEqual(e.line, line, text)
+                XCTAssertEqual(e.field, field, text)
+                XCTAssertTrue(e.description.hasPrefix("s.jsonl:\(line): "), e.description)
+                XCTAssertTrue(e.description.contains(words), "\(e.description) should say \(words)")
+            }
+        }
+    }
+
+    func testMissingFileIsAnErrorNamingIt() {
+        XCTAssertThrowsError(try TouchScript.load(path: "/nonexistent/take.jsonl")) { error in
+            XCTAssertTrue("\(error)".contains("/nonexistent/take.jsonl"))
+        }
+    }
+}
