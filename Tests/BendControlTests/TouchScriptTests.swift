@@ -1,4 +1,5 @@
 import XCTest
+import Foundation
 import BendControl
 
 final class TouchScriptTests: XCTestCase {
@@ -60,5 +61,25 @@ final class TouchScriptTests: XCTestCase {
         XCTAssertThrowsError(try TouchScript.load(path: "/nonexistent/take.jsonl")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent/take.jsonl"))
         }
+    }
+
+    /// The committed demo parses: several touches, a tilt sweep, every touch ended.
+    func testDemoScriptIsValid() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Assets/demo.jsonl").standardized.path
+        let script = try TouchScript.load(path: path)
+        var downs = 0, ups = 0, tilts: [Double] = []
+        for e in script.entries {
+            switch e.event {
+            case .touch(_, .down, _, _): downs += 1
+            case .touch(_, .up, _, _): ups += 1
+            case .tilt(let v): tilts.append(v)
+            default: break
+            }
+        }
+        XCTAssertGreaterThanOrEqual(downs, 3)
+        XCTAssertEqual(downs, ups)
+        XCTAssertEqual(tilts.first, -1)
+        XCTAssertEqual(tilts.last, 1)
     }
 }
