@@ -1,0 +1,125 @@
+import BendControl
+import BendEngine
+import Foundation
+import Glibc
+
+/// What an offline render produced.
+public struct RenderSummary: Sendable, Equatable {
+    /// Stereo frames rendered.
+    public var frames: Int
+    /// Duration, seconds (frames / rate).
+    public var seconds: Double
+    /// Largest absolute sample of either channel, linear (1 = full scale).
+    public var peak: Float
+}
+
+/// Renders a touch script through the real engine (`Mixer` + `ControlPort`), period by
+/// period and faster than real time, to a file or a buffer.
+///
+/// Each entry's time becomes the stream frame `round(time · rate)` (`rate` = the tone's
+/// rate); events are sent before the period they fall in and applied at their frame.
+/// At most one ring's worth (4096) is sent per period, so the ring never overflows; a
+/// script with more events in one period (never a real one) has the rest applied at the
+/// next period's first frame.
+///
+/// The output ends after the first period that leaves no voice sounding once every
+/// event is applied (the last release fade done, so within one period plus the release
+/// time of the last `up`), at most 1 s after the last event (a touch never lifted).
+/// It is at least one period long.
+public enum OfflineRenderer {
+    /// Longest render after the last event, seconds.
+    public static let tailLimitSeconds = 1.0
+
+    /// Renders `script` to a stereo 32-bit float WAV at the tone's rate.
+    ///
+    /// Written to a temporary file in `path`'s directory (`.NAME.PID.RANDOM.tmp`), then
+    /// renamed over `path`: `path` is never left half-written, and on any error the
+    /// temporary file is removed and `path` is untouched.
+    /// - Parameters:
+    ///   - script: the touches, times in seconds.
+    ///   - tone: the loop every voice plays; its rate is the output rate.
+    ///   - voices: polyphony (≥ 1).
+    ///   - pitchMap: x → pitch ratio.
+    ///   - periodFrames: frames per render call (≥ 1), as the live engine would use.
+    ///   - path: the WAV to write.
+    /// - Throws: `WAVFileError` naming `path`: "sf_open" (e.g. the directory is missing),
+    ///   "sf_writef_float", "sf_close" with libsndfile's text, "rename" with `strerror`.
+    /// - Thread: any non-real-time thread (it makes and owns its own engine).
+    @discardableResult
+    public static func render(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
+                              periodFrames: Int = 256, to path: String) throws -> RenderSummary {
+        let rate = Int(tone.rate.rounded())
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
+        let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: rate, channels: 2)
+        do {
+            let (frames, peak) = try renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
+                                                   periodFrames: periodFrames) { period in
+                try writer.write(period.baseAddress!, frames: period.count / 2)
+            }
+            try writer.close()
+            if rename(temporary, path) != 0 {
+                let code = errno
+                throw WAVFileError(path: path, call: "rename(\(temporary) → \(path))", reason: String(cString: strerror(code)))
+            }
+            return RenderSummary(frames: frames, seconds: Double(frames) / tone.rate, peak: peak)
+        } catch {
+            try? writer.close()
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Renders `script` as `render(…, to:)` does, into memory.
+    /// - Returns: interleaved stereo float samples (left, right, …), 2 per frame.
+    /// - Thread: any non-real-time thread.
+    public static func renderToBuffer(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
+                                      periodFrames: Int = 256) -> [Float] {
+        var out: [Float] = []
+        renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
+                      periodFrames: periodFrames) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    /// The shared render loop: hands each rendered period (interleaved stereo) to `sink`.
+    /// - Returns: frames rendered and the peak sample.
+    @discardableResult
+    static func renderPeriods(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
+                              periodFrames: Int,
+                              _ sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> (frames: Int, peak: Float) {
+        precondition(voices >= 1 && periodFrames >= 1)
+        let configuration = MixerConfiguration(rate: tone.rate, maxPeriodFrames: periodFrames, voices: voices)
+        let mixer = Mixer(configuration: configuration, tone: tone)
+        defer { mixer.deallocate() }
+        let port = ControlPort(mixer: mixer, pitchMap: pitchMap, clock: nil)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * periodFrames)
+        defer { buffer.deallocate() }
+
+        let entries = script.entries
+        let eventFrames = entries.map { UInt64(max(0, ($0.time * tone.rate).rounded())) }
+        let lastEvent = eventFrames.last ?? 0
+        let limit = lastEvent + UInt64((tailLimitSeconds * tone.rate).rounded())
+        let perPeriod = configuration.eventsPerSource
+        var next = 0
+        var position: UInt64 = 0
+        var peak: Float = 0
+        while true {
+            let end = position + UInt64(periodFrames)
+            // The ring is empty here: everything sent before was due in an earlier period.
+            var sent = 0
+            while next < entries.count && eventFrames[next] < end && sent < perPeriod {
+                port.send(entries[next].event, atFrame: eventFrames[next])
+                next += 1
+                sent += 1
+            }
+            mixer.render(into: buffer, frames: periodFrames)
+            peak = max(peak, mixer.peak)
+            try sink(UnsafeBufferPointer(start: buffer, count: 2 * periodFrames))
+            position = end
+            if next == entries.count && mixer.activeVoices == 0 { break }
+            if next == entries.count && position >= limit { break }
+        }
+        return (Int(position), peak)
+    }
+}

@@ -1,0 +1,187 @@
+import BendEngine
+import BendSystem
+import CSndFile
+import Glibc
+import Synchronization
+
+/// A WAV file that cannot be written: the file, the failing call and libsndfile's
+/// (`sf_strerror`) or the system's (`strerror`) text, e.g.
+/// `WAV file 'out/take.wav': sf_open: System error : No such file or directory.`
+public struct WAVFileError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The file the caller asked for.
+    public var path: String
+    /// The failing call, e.g. "sf_open", "sf_writef_float", "rename(.take.wav.tmp → take.wav)".
+    public var call: String
+    /// The library's or system's text.
+    public var reason: String
+    public var description: String { "WAV file '\(path)': \(call): \(reason)" }
+}
+
+/// An open 32-bit float WAV file written through libsndfile. Used by `WAVRecorder` and
+/// `OfflineRenderer`. Not thread-safe: one thread at a time.
+final class FloatWAVWriter {
+    /// The name used in errors (the caller's path, even when writing a temporary file).
+    let displayPath: String
+    let channels: Int
+    private var handle: OpaquePointer?
+
+    /// Creates (truncates) `path` as a float32 WAV.
+    /// - Throws: `WAVFileError` (call "sf_open") naming `displayPath`.
+    init(path: String, displayPath: String, rate: Int, channels: Int) throws {
+        self.displayPath = displayPath
+        self.channels = channels
+        var info = SF_INFO()
+        info.samplerate = Int32(rate)
+        info.channels = Int32(channels)
+        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            let call = path == displayPath ? "sf_open" : "sf_open(\(path))"
+            throw WAVFileError(path: displayPath, call: call, reason: String(cString: sf_strerror(nil)))
+        }
+        self.handle = handle
+    }
+
+    /// Makes libsndfile rewrite the header (frame count) after every write, so the file
+    /// on disk is a valid WAV up to the last write even if the process is killed.
+    func updateHeaderAfterEveryWrite() {
+        _ = sf_command(handle, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
+    }
+
+    /// Writes `frames` interleaved frames.
+    /// - Throws: `WAVFileError` (call "sf_writef_float") when fewer were written.
+    func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
+        guard frames > 0 else { return }
+        let written = sf_writef_float(handle, samples, sf_count_t(frames))
+        if Int(written) != frames {
+            throw WAVFileError(path: displayPath, call: "sf_writef_float",
+                               reason: String(cString: sf_strerror(handle)))
+        }
+    }
+
+    /// Finishes the header and closes the file (once; later calls do nothing).
+    /// - Throws: `WAVFileError` (call "sf_close").
+    func close() throws {
+        guard let h = handle else { return }
+        handle = nil
+        let status = sf_close(h)
+        if status != 0 {
+            throw WAVFileError(path: displayPath, call: "sf_close", reason: String(cString: sf_error_number(status)))
+        }
+    }
+
+    deinit { try? close() }
+}
+
+/// Records what the render thread plays: a writer thread (normal priority, never the
+/// render thread) drains a `SampleRing` of interleaved float frames into a 32-bit float
+/// WAV (exactly the samples that were played, no conversion).
+///
+/// The header is rewritten after every write (libsndfile `SFC_SET_UPDATE_HEADER_AUTO`),
+/// so if the process is killed the file is a valid WAV holding everything the writer had
+/// drained: at most one poll interval (10 ms) plus the ring's fill behind the render
+/// thread. WAV limits a file to 4 GB (3.1 hours of 48 kHz stereo float).
+///
+/// The ring must hold comfortably more than the poll interval's worth of samples (e.g.
+/// 0.25 s: `SampleRing(capacity: rate * channels / 4)`); the render thread drops whole
+/// periods when it is full (`SampleRing.dropped`).
+///
+/// Call `stop()` when done: the writer thread keeps the recorder alive until then.
+public final class WAVRecorder: @unchecked Sendable {
+    /// The file being written.
+    public let path: String
+    /// Output rate, frames per second.
+    public let rate: Int
+    /// Interleaved channels per frame.
+    public let channels: Int
+    /// How long the writer sleeps when the ring is empty.
+    public static let pollNanoseconds = 10_000_000
+
+    private let ring: SampleRing
+    private let writer: FloatWAVWriter
+    private let written = Atomic<Int>(0)
+    private let stopRequested = Atomic<Bool>(false)
+    private let failureBox = Mutex<WAVFileError?>(nil)
+    private var thread: pthread_t = 0
+    private var joined = false
+
+    /// Creates (truncates) `path` and starts the writer thread.
+    /// - Parameters:
+    ///   - path: the WAV file to write.
+    ///   - rate: frames per second written in the header.
+    ///   - channels: interleaved channels per frame in the ring (1…1024).
+    ///   - ring: the render thread's recording ring; this recorder is its only consumer.
+    /// - Throws: `WAVFileError` naming `path` with `sf_strerror`'s text when the file
+    ///   cannot be created; `SystemError` ("pthread_create") when the thread cannot start.
+    /// - Thread: setup or control.
+    public init(path: String, rate: Int, channels: Int = 2, ring: SampleRing) throws {
+        precondition(rate > 0 && channels >= 1)
+        self.path = path
+        self.rate = rate
+        self.channels = channels
+        self.ring = ring
+        writer = try FloatWAVWriter(path: path, displayPath: path, rate: rate, channels: channels)
+        writer.updateHeaderAfterEveryWrite()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            let recorder = Unmanaged<WAVRecorder>.fromOpaque(context!).takeRetainedValue()
+            recorder.drainUntilStopped()
+            return nil
+        }, context)
+        if status != 0 {
+            Unmanaged<WAVRecorder>.fromOpaque(context).release()
+            joined = true
+            try? writer.close()
+            throw SystemError(call: "pthread_create(WAV recorder for \(path))", code: status)
+        }
+    }
+
+    /// Frames written to the file so far. - Thread: any.
+    public var framesWritten: Int { written.load(ordering: .relaxed) }
+
+    /// The first write or close error, if any; the writer stops writing after it.
+    /// - Thread: any.
+    public var failure: WAVFileError? { failureBox.withLock { $0 } }
+
+    /// Writes whatever the ring still holds, closes the file and ends the writer
+    /// thread; returns when the file is complete. Call it after the render thread stopped
+    /// writing to the ring (later samples are not recorded). Calling it again does nothing.
+    /// - Thread: the control thread that made the recorder.
+    public func stop() {
+        guard !joined else { return }
+        joined = true
+        stopRequested.store(true, ordering: .releasing)
+        pthread_join(thread, nil)
+    }
+
+    /// The writer thread's loop.
+    private func drainUntilStopped() {
+        let capacity = 4096 * channels
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        var carried = 0  // samples of an incomplete frame kept at the buffer's start
+        var pause = timespec(tv_sec: 0, tv_nsec: WAVRecorder.pollNanoseconds)
+        do {
+            while true {
+                let stopping = stopRequested.load(ordering: .acquiring)
+                while true {
+                    let got = ring.read(into: buffer + carried, maxCount: capacity - carried)
+                    if got == 0 { break }
+                    let available = carried + got
+                    let frames = available / channels
+                    try writer.write(buffer, frames: frames)
+                    written.add(frames, ordering: .relaxed)
+                    carried = available - frames * channels
+                    if carried > 0 { buffer.update(from: buffer + frames * channels, count: carried) }
+                }
+                if stopping { break }  // everything written before stop() is in the file
+                nanosleep(&pause, nil)
+            }
+            try writer.close()
+        } catch let error as WAVFileError {
+            failureBox.withLock { $0 = $0 ?? error }
+            try? writer.close()
+        } catch {
+            try? writer.close()
+        }
+    }
+}

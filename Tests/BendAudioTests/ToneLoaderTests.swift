@@ -1,0 +1,303 @@
+import BendAudio
+import CSndFile
+import Foundation
+import XCTest
+
+/// The package root, found from this file's path (Tests/BendAudioTests/…).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+let defaultTonePath = packageRoot.appendingPathComponent("Assets/synth_tone_mono.caf").path
+
+/// /work/shared/realworld/audio, next to the repository (`../shared/` from the main checkout).
+func realWorldAudio(_ name: String) throws -> String {
+    let candidates = [
+        packageRoot.deletingLastPathComponent().appendingPathComponent("shared/realworld/audio/\(name)").path,
+        "/work/shared/realworld/audio/\(name)",
+    ]
+    guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        throw XCTSkip("real-world file \(name) not found (looked in \(candidates))")
+    }
+    return path
+}
+
+/// A fresh temporary directory for one test.
+func makeTemporaryDirectory() throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bendaudio-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// Writes interleaved float samples with libsndfile (test input files).
+func writeSoundFile(_ path: String, _ samples: [Float], rate: Int, channels: Int = 1,
+                    format: Int32 = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)) {
+    var info = SF_INFO()
+    info.samplerate = Int32(rate)
+    info.channels = Int32(channels)
+    info.format = format
+    guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
+        fatalError("sf_open(\(path)): \(String(cString: sf_strerror(nil)))")
+    }
+    let frames = samples.count / channels
+    let written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
+    precondition(written == frames)
+    sf_close(file)
+}
+
+/// Reads a whole file with libsndfile: interleaved samples and its SF_INFO.
+func readSoundFile(_ path: String) -> (samples: [Float], info: SF_INFO)? {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else { return nil }
+    defer { sf_close(file) }
+    var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
+    let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
+    return (Array(samples[0..<(Int(got) * Int(info.channels))]), info)
+}
+
+/// Spectrum measurements: Hann-windowed, zero-padded radix-2 FFT.
+enum Spectrum {
+    /// Magnitudes of the first half of the FFT of `x` (Hann window, zero-padded to `size`).
+    static func magnitudes(_ x: [Float], size: Int) -> [Double] {
+        let n = min(x.count, size)
+        var re = [Double](repeating: 0, count: size)
+        var im = [Double](repeating: 0, count: size)
+        for i in 0..<n {
+            let w = n > 1 ? 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1)) : 1
+            re[i] = Double(x[i]) * w
+        }
+        var j = 0
+        for i in 1..<size {  // bit reversal
+            var bit = size >> 1
+            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            j |= bit
+            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+        }
+        var len = 2
+        while len <= size {
+            let angle = -2 * Double.pi / Double(len)
+            for start in stride(from: 0, to: size, by: len) {
+                for k in 0..<(len / 2) {
+                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
+                    let a = start + k, b = a + len / 2
+                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
+                    re[b] = re[a] - tr; im[b] = im[a] - ti
+                    re[a] += tr; im[a] += ti
+                }
+            }
+            len <<= 1
+        }
+        return (0..<(size / 2)).map { (re[$0] * re[$0] + im[$0] * im[$0]).squareRoot() }
+    }
+
+    /// Frequency of the strongest spectral peak, Hz (parabolic interpolation between bins).
+    static func peakFrequency(_ x: [Float], rate: Double, size: Int = 1 << 16) -> Double {
+        let m = magnitudes(x, size: size)
+        var k = 1
+        for i in 1..<(m.count - 1) where m[i] > m[k] { k = i }
+        let a = m[k - 1], b = m[k], c = m[k + 1]
+        let delta = 0.5 * (a - c) / (a - 2 * b + c)
+        return (Double(k) + delta) * rate / Double(size)
+    }
+
+    /// Amplitude of the component at `frequency` (DFT at that one frequency, no window):
+    /// exact for components with a whole number of cycles in `x`.
+    static func amplitude(_ x: [Float], rate: Double, at frequency: Double) -> Double {
+        var re = 0.0, im = 0.0
+        for (i, v) in x.enumerated() {
+            let phase = 2 * Double.pi * frequency * Double(i) / rate
+            re += Double(v) * cos(phase)
+            im -= Double(v) * sin(phase)
+        }
+        return 2 * (re * re + im * im).squareRoot() / Double(x.count)
+    }
+}
+
+func rms(_ x: [Float]) -> Double {
+    (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, x.count))).squareRoot()
+}
+
+/// Largest |x[i+1] − x[i]|, optionally including the wrap from the last sample to the first.
+func largestStep(_ x: [Float], wrapping: Bool = false) -> Float {
+    var step: Float = 0
+    for i in 1..<x.count { step = max(step, abs(x[i] - x[i - 1])) }
+    if wrapping { step = max(step, abs(x[0] - x[x.count - 1])) }
+    return step
+}
+
+func sine(frequency: Double, rate: Double, frames: Int, amplitude: Double = 0.5) -> [Float] {
+    (0..<frames).map { Float(amplitude * sin(2 * Double.pi * frequency * Double($0) / rate)) }
+}
+
+final class ToneLoaderTests: XCTestCase {
+    func testDefaultAssetIs440HzOneSecondAtMinus3dBFS() throws {
+        let tone = try ToneLoader.load(path: defaultTonePath, outputRate: 48_000)
+        XCTAssertEqual(tone.samples.count, 48_000)
+        XCTAssertEqual(tone.sourceFrames, 48_000)
+        XCTAssertEqual(tone.sourceRate, 48_000)
+        XCTAssertEqual(tone.sourceChannels, 1)
+        XCTAssertEqual(tone.notes, [])
+        let peak = tone.samples.map(abs).max()!
+        XCTAssertEqual(20 * log10(Double(peak)), -3, accuracy: 0.01)
+        XCTAssertEqual(Spectrum.peakFrequency(tone.samples, rate: 48_000), 440, accuracy: 440 * 0.001)
+        // Harmonics as documented in Assets/README.md: −6, −12, −18 dB.
+        let fundamental = Spectrum.amplitude(tone.samples, rate: 48_000, at: 440)
+        for (f, db) in [(880.0, -6.0), (1320, -12), (1760, -18)] {
+            let level = 20 * log10(Spectrum.amplitude(tone.samples, rate: 48_000, at: f) / fundamental)
+            XCTAssertEqual(level, db, accuracy: 0.01, "harmonic \(f) Hz")
+        }
+        // Seamless loop: the wrap from the last frame to the first is no larger than
+        // the steps inside the loop.
+        XCTAssertLessThanOrEqual(largestStep(tone.samples, wrapping: true), largestStep(tone.samples) * 1.0001)
+    }
+
+    func testRW15ZeroLISTChunk24BitLoads4800Frames() throws {
+        let tone = try ToneLoader.load(path: try realWorldAudio("RW-15_wav_pcm24_mono_LIST_all_zero.wav"), outputRate: 48_000)
+        XCTAssertEqual(tone.sourceFrames, 4_800)
+        XCTAssertEqual(tone.samples.count, 4_800)
+        XCTAssertEqual(Spectrum.peakFrequency(tone.samples, rate: 48_000), 1_000, accuracy: 5)
+        XCTAssertEqual(tone.samples.map(abs).max()!, 0.5, accuracy: 0.001)
+    }
+
+    func testRW17BogusPipeSizesGive1600FramesResampledTo4800() throws {
+        let path = try realWorldAudio("RW-17_wav_sox_pipe_bogus_RIFF_and_data_sizes.wav")
+        let native = try ToneLoader.load(path: path, outputRate: 16_000)
+        XCTAssertEqual(native.sourceFrames, 1_600)
+        XCTAssertEqual(native.samples.count, 1_600)
+        let tone = try ToneLoader.load(path: path, outputRate: 48_000)
+        XCTAssertEqual(tone.sourceRate, 16_000)
+        XCTAssertEqual(tone.samples.count, 4_800)
+        XCTAssertEqual(Spectrum.peakFrequency(tone.samples, rate: 48_000), 500, accuracy: 2.5)
+        XCTAssertTrue(tone.notes.contains { $0.contains("16000 Hz → 48000 Hz") }, "\(tone.notes)")
+    }
+
+    func testRW18SizesFFFFFFFFGive4410StereoFrames() throws {
+        let path = try realWorldAudio("RW-18_wav_pipe_sizes_0xFFFFFFFF.wav")
+        let tone = try ToneLoader.load(path: path, outputRate: 44_100)
+        XCTAssertEqual(tone.sourceFrames, 4_410)
+        XCTAssertEqual(tone.sourceChannels, 2)
+        XCTAssertEqual(tone.samples.count, 4_410)
+        XCTAssertEqual(try ToneLoader.load(path: path, outputRate: 48_000).samples.count, 4_800)
+        // Average of 440 Hz (left) and 660 Hz (right): both partials present, equal level.
+        XCTAssertEqual(Spectrum.amplitude(tone.samples, rate: 44_100, at: 440), 0.25, accuracy: 0.001)
+        XCTAssertEqual(Spectrum.amplitude(tone.samples, rate: 44_100, at: 660), 0.25, accuracy: 0.001)
+    }
+
+    func testRW20AmbisonicFourChannelsGiveThe1kHzTone() throws {
+        let tone = try ToneLoader.load(path: try realWorldAudio("RW-20_amb_extensible_pcm24_4ch_mask0_ambisonicB.wav"), outputRate: 48_000)
+        XCTAssertEqual(tone.sourceChannels, 4)
+        XCTAssertEqual(tone.sourceFrames, 480)
+        XCTAssertEqual(tone.samples.count, 480)
+        XCTAssertEqual(Spectrum.peakFrequency(tone.samples, rate: 48_000), 1_000, accuracy: 5)
+        // (W + X + Y + 0) / 4 with W = 0.5 sin, X = 0.25 sin, Y = 0.25 cos: amplitude ≈ 0.198.
+        XCTAssertEqual(tone.samples.map(abs).max()!, 0.198, accuracy: 0.01)
+        XCTAssertTrue(tone.notes.contains("4-channel file mixed down to mono (average of 4 channels)"), "\(tone.notes)")
+    }
+
+    func testRW21UnsignedEightBitSilenceIsExactlyZero() throws {
+        let tone = try ToneLoader.load(path: try realWorldAudio("RW-21_wav_pcm8_unsigned_mono.wav"), outputRate: 8_000)
+        XCTAssertEqual(tone.samples.count, 800)
+        XCTAssertEqual(Array(tone.samples[0..<200]), [Float](repeating: 0, count: 200))
+        XCTAssertEqual(Array(tone.samples[600..<800]), [Float](repeating: 0, count: 200))
+        XCTAssertEqual(tone.samples[250], -1.0)
+        XCTAssertEqual(tone.samples[251], 127.0 / 128.0)
+        XCTAssertEqual(Double(tone.samples.reduce(0, +)) / 800, 0, accuracy: 0.01, "no DC offset")
+    }
+
+    func testRW23MuLawNineFrames() throws {
+        let path = try realWorldAudio("RW-23_wav_mulaw_9_samples_odd_data_size.wav")
+        let tone = try ToneLoader.load(path: path, outputRate: 8_000)
+        XCTAssertEqual(tone.samples.count, 9)
+        XCTAssertEqual(tone.samples.first, 0)
+        XCTAssertEqual(tone.samples.last, 0, "the pad byte is not a sample")
+        XCTAssertEqual(try ToneLoader.load(path: path, outputRate: 48_000).samples.count, 54)
+    }
+
+    func testRW24CAFChunkAfterDataIsNotAudio() throws {
+        let path = try realWorldAudio("RW-24_caf_lpcm16_chunk_after_data.caf")
+        let tone = try ToneLoader.load(path: path, outputRate: 44_100)
+        XCTAssertEqual(tone.samples.count, 441)
+        // Every frame, the last ones included, is the 441 Hz sine (no `info` chunk bytes).
+        let expected = sine(frequency: 441, rate: 44_100, frames: 441)
+        for i in 0..<441 { XCTAssertEqual(tone.samples[i], expected[i], accuracy: 1.0 / 32_768 + 1e-6, "frame \(i)") }
+        // The loop end: the wrap step is the sine's own (its value at frame 441 vs frame 0), no larger.
+        XCTAssertLessThanOrEqual(abs(tone.samples[440] - tone.samples[0]), 0.30)
+        let resampled = try ToneLoader.load(path: path, outputRate: 48_000)
+        XCTAssertEqual(resampled.samples.count, 480)
+        XCTAssertLessThan(resampled.samples.map(abs).max()!, 0.56)
+    }
+
+    func testRW26SSNDBeforeCOMMLoadsTheSine() throws {
+        let tone = try ToneLoader.load(path: try realWorldAudio("RW-26_aiff_pcm16_SSND_before_COMM.aiff"), outputRate: 44_100)
+        XCTAssertEqual(tone.samples.count, 4_410)
+        let expected = sine(frequency: 441, rate: 44_100, frames: 4_410)
+        let worst = zip(tone.samples, expected).map { abs($0 - $1) }.max()!
+        XCTAssertLessThanOrEqual(worst, 1.0 / 32_768 + 1e-6)
+    }
+
+    func testRW27SowtStereoCancellingChannelsTakesChannel0() throws {
+        let tone = try ToneLoader.load(path: try realWorldAudio("RW-27_aifc_sowt_pcm16le_stereo.aifc"), outputRate: 44_100)
+        XCTAssertEqual(tone.sourceChannels, 2)
+        XCTAssertEqual(tone.samples.count, 4_410)
+        XCTAssertEqual(tone.samples[1], 0.0314, accuracy: 0.0001)
+        XCTAssertEqual(tone.samples[2], 0.0627, accuracy: 0.0001)
+        let expected = sine(frequency: 441, rate: 44_100, frames: 4_410)
+        let worst = zip(tone.samples, expected).map { abs($0 - $1) }.max()!
+        XCTAssertLessThanOrEqual(worst, 1.0 / 32_768 + 1e-6, "byte order right: the sine, not noise")
+        XCTAssertTrue(tone.notes.contains { $0.contains("cancel") && $0.contains("channel 0") }, "\(tone.notes)")
+    }
+
+    func testRW29ZeroChannelsIsAnErrorNamingTheFile() throws {
+        let path = try realWorldAudio("RW-29_wav_pcm16_zero_channels.wav")
+        XCTAssertThrowsError(try ToneLoader.load(path: path, outputRate: 48_000)) { error in
+            XCTAssertEqual("\(error)", "tone file '\(path)': libsndfile: Channel count is zero.")
+        }
+    }
+
+    func testTextFileAndMissingFileGiveErrorsNamingTheFile() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text = dir + "/notes.wav"
+        try "this is not audio\n".write(toFile: text, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ToneLoader.load(path: text, outputRate: 48_000)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("tone file '\(text)': libsndfile: "), "\(error)")
+        }
+        let missing = dir + "/missing.wav"
+        XCTAssertThrowsError(try ToneLoader.load(path: missing, outputRate: 48_000)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("tone file '\(missing)': libsndfile: "), "\(error)")
+            XCTAssertTrue("\(error)".contains("No such file or directory"), "\(error)")
+        }
+    }
+
+    func testEmptyAndNonFiniteFilesAreErrors() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let empty = dir + "/empty.wav"
+        writeSoundFile(empty, [], rate: 48_000)
+        XCTAssertThrowsError(try ToneLoader.load(path: empty, outputRate: 48_000)) { error in
+            XCTAssertEqual("\(error)", "tone file '\(empty)': holds no audio frames")
+        }
+        let nan = dir + "/nan.wav"
+        writeSoundFile(nan, [0, 0.5, .nan, 0.5, 0, .infinity], rate: 48_000, channels: 2)
+        XCTAssertThrowsError(try ToneLoader.load(path: nan, outputRate: 48_000)) { error in
+            XCTAssertEqual("\(error)", "tone file '\(nan)': sample at frame 1, channel 0 is nan; expected finite samples")
+        }
+    }
+
+    func testResampled44100Sine440KeepsItsPitchAndLoopsWithoutClick() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 0.5 s of 441 Hz at 44.1 kHz is 220.5 cycles; 440 Hz over 22 050 frames is
+        // 220 cycles: a whole-cycle loop whose resampled length is 24 000 frames.
+        let path = dir + "/sine440.wav"
+        writeSoundFile(path, sine(frequency: 440, rate: 44_100, frames: 22_050), rate: 44_100,
+                       format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_24))
+        let tone = try ToneLoader.load(path: path, outputRate: 48_000)
+        XCTAssertEqual(tone.samples.count, 24_000)
+        XCTAssertEqual(Spectrum.peakFrequency(tone.samples, rate: 48_000), 440, accuracy: 440 * 0.001)
+        // Against the ideal 440 Hz sine at 48 kHz, in phase: the loop is time-aligned.
+        let ideal = sine(frequency: 440, rate: 48_000, frames: 24_000)
+        let worst = zip(tone.samples, ideal).map { abs($0 - $1) }.max()!
+        XCTAssertLessThan(worst, 0.0001, "time-aligned to within 0.0001 of full scale")
+        // The seam: wrap step no larger than the steps inside.
+        XCTAssertLessThanOrEqual(largestStep(tone.samples, wrapping: true), largestStep(tone.samples) * 1.001)
+    }
+}
