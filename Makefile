@@ -42,3 +42,7 @@ lint:
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# Mixer figures (printed, never asserted): ns per voice-frame and real-time factor.
+bench: build
+	$(RELEASE) bench --voices 16,64,256 --period 256 --seconds 4

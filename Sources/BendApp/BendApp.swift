@@ -1,4 +1,58 @@
-/// Entry point of the `bendsynth` command (placeholder until the commands land).
+import Glibc
+
+/// The `bendsynth` command: `play`, `render`, `devices`, `bench`.
 public enum BendApp {
-    public static func main() {}
+    static let usage = """
+    usage: bendsynth COMMAND [options]
+
+    A real-time synth: touch the pad and looping tone voices bend in pitch (x),
+    gain (y) and pan (tilt).
+
+    commands:
+      play       play the instrument: a pad in the terminal, sound through ALSA
+      render     render a touch script (JSON Lines) to a WAV file, faster than real time
+      devices    list ALSA playback cards and PCMs and whether they open
+      bench      measure the mixer: ns per voice-frame and real-time factor
+
+    'bendsynth COMMAND --help' shows a command's options.
+    """
+
+    static let commands = ["play", "render", "devices", "bench"]
+
+    /// Runs the command line and returns the exit code: 0 success, 2 bad usage or
+    /// input, 1 runtime failure.
+    public static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            printErr(usage)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "-h", "--help", "help":
+                print(usage)
+            case "play": try PlayCommand.run(rest)
+            case "render": try RenderCommand.run(rest)
+            case "devices": try DevicesCommand.run(rest)
+            case "bench": try BenchCommand.run(rest)
+            default:
+                throw AppError.usage("unknown command '\(command)'")
+            }
+            return 0
+        } catch let e as AppError {
+            printErr("bendsynth: \(e)")
+            if case .usage = e {
+                printErr("Try 'bendsynth \(commands.contains(command) ? command + " " : "")--help'.")
+            }
+            return e.exitCode
+        } catch {
+            printErr("bendsynth: \(error)")
+            return 1
+        }
+    }
+
+    /// Runs with the process arguments and exits with the command's code.
+    public static func main() -> Never {
+        exit(run(Array(CommandLine.arguments.dropFirst())))
+    }
 }

@@ -1,0 +1,111 @@
+import BendEngine
+import BendSystem
+import Foundation
+
+/// `bendsynth bench`: renders offline with N moving voices and prints the cost of the
+/// mixer: ns per voice-frame, the real-time factor, and the voices one core could mix
+/// in real time. Figures on a shared machine move by 25 % or more between runs.
+enum BenchCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("voices", "n", value: "LIST", help: "comma-separated voice counts (default 16,64,256)"),
+        OptionSpec("period", value: "FRAMES", help: "period in frames (16…8192, default 256)"),
+        OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.1…600, default 4)"),
+        OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
+        OptionSpec("json", help: "print the figures as JSON"),
+        OptionSpec("help", "h", help: "show this help"),
+    ]
+
+    struct Result: Codable {
+        var voices: Int
+        var periodFrames: Int
+        var seconds: Double
+        var nsPerVoiceFrame: Double
+        var realTimeFactor: Double
+        var voicesPerCoreRealTime: Double
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let (options, operands) = try parse(arguments, specs: specs)
+        guard operands.isEmpty else { throw AppError.usage("bench: unexpected argument '\(operands[0])'") }
+        var counts = [16, 64, 256]
+        var period = 256
+        var seconds = 4.0
+        var rate = 48_000
+        var json = false
+        for (name, value) in options {
+            switch name {
+            case "help":
+                print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--json]\n\n" + OptionParser.help(specs))
+                return
+            case "voices":
+                let parts = (value ?? "").split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && (1...65_536).contains($0!) }) else {
+                    throw AppError.usage("option '--voices': expected a comma-separated list of counts in 1…65536, got '\(value ?? "")'")
+                }
+                counts = parts.map { $0! }
+            case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
+            case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.1...600)
+            case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
+            case "json": json = true
+            default: break
+            }
+        }
+        var results: [Result] = []
+        for n in counts {
+            let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate))
+            results.append(r)
+            if !json {
+                print(String(format: "%5d voices, %4d-frame periods: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
+                             r.voices, r.periodFrames, r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        }
+    }
+
+    /// Renders `seconds` of audio with `voices` looping voices whose pitch (0.5…2) and
+    /// gain move every period, and times the render calls alone.
+    static func measure(voices: Int, period: Int, seconds: Double, rate: Double) -> Result {
+        let samples = (0..<48_000).map { i -> Float in
+            let p = 2 * Double.pi * 440 * Double(i) / 48_000
+            return Float(0.5 * sin(p) + 0.25 * sin(2 * p) + 0.125 * sin(3 * p))
+        }
+        let tone = ToneTable(samples: samples, rate: rate)
+        var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
+        config.eventsPerSource = max(4096, voices * 2)
+        let mixer = Mixer(configuration: config, tone: tone)
+        defer { mixer.deallocate(); tone.deallocate() }
+        let (source, ring) = mixer.addSource()
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
+        defer { out.deallocate() }
+        var rng = SystemRandomNumberGenerator()
+        for v in 0..<voices {
+            ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: source, touch: UInt32(v)),
+                                  value: Float.random(in: 0.5...2, using: &rng), gain: 0.5 / Float(voices).squareRoot()))
+        }
+        let periods = max(1, Int(seconds * rate) / period)
+        var busy: UInt64 = 0
+        for p in 0..<periods {
+            // Move every voice's pitch and gain once per period (control side, not timed).
+            let frame = mixer.position
+            var v = 0
+            while v < voices {
+                ring.push(EngineEvent(frame: frame, kind: .move, key: TouchKey(source: source, touch: UInt32(v)),
+                                      value: 0.5 + 1.5 * Float((v &* 7 &+ p) % 97) / 96,
+                                      gain: (0.3 + 0.2 * Float((v + p) % 5) / 4) / Float(voices).squareRoot()))
+                v += 1
+            }
+            let t0 = MonotonicClock.nanos()
+            mixer.render(into: out, frames: period)
+            busy += MonotonicClock.nanos() - t0
+        }
+        let frames = Double(periods * period)
+        let ns = Double(busy) / (frames * Double(voices))
+        let rtf = (frames / rate) / (Double(busy) * 1e-9)
+        return Result(voices: voices, periodFrames: period, seconds: frames / rate, nsPerVoiceFrame: ns,
+                      realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate))
+    }
+}

@@ -1,0 +1,108 @@
+import CGetopt
+import Glibc
+
+/// A command-line option for `OptionParser`: a kebab-case long name, an optional short
+/// letter, whether it takes a value, and one line of help.
+public struct OptionSpec: Sendable {
+    public var long: String
+    public var short: Character?
+    /// Name of the value in the help (`FILE`, `N`); nil for a flag.
+    public var value: String?
+    public var help: String
+
+    public init(_ long: String, _ short: Character? = nil, value: String? = nil, help: String) {
+        self.long = long
+        self.short = short
+        self.value = value
+        self.help = help
+    }
+}
+
+/// Bad usage: unknown option, missing or malformed value, wrong arguments. Exit code 2.
+public struct UsageError: Error, CustomStringConvertible, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Parses options with glibc's `getopt_long` (GNU conventions: `--name value`,
+/// `--name=value`, `-x value`, bundled short flags, `--` ends options, options and
+/// operands may mix). getopt's own messages are off (`opterr = 0`); errors are thrown.
+public enum OptionParser {
+    /// The options found, in order, as (long name, value), and the operands.
+    /// - Throws: `UsageError` naming the option at fault.
+    public static func parse(_ arguments: [String], specs: [OptionSpec]) throws -> (options: [(String, String?)], operands: [String]) {
+        // getopt_long wants argv[0] and mutable C strings that outlive the parse.
+        let argv = (["bendsynth"] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var cArgv = argv + [nil]
+        let names = specs.map { strdup($0.long) }
+        defer { names.forEach { free($0) } }
+        var longOptions = specs.enumerated().map { i, spec in
+            option(name: UnsafePointer(names[i]), has_arg: spec.value == nil ? no_argument : required_argument,
+                   flag: nil, val: Int32(1000 + i))
+        }
+        longOptions.append(option(name: nil, has_arg: 0, flag: nil, val: 0))
+        // "+"-less: GNU permutes so operands may come first; ":" first reports a missing
+        // value as ':' instead of '?'.
+        var shortString = ":"
+        for spec in specs {
+            if let c = spec.short { shortString += String(c) + (spec.value == nil ? "" : ":") }
+        }
+        cgetopt_set_optind(0)  // 0 makes glibc reinitialise its state (tests parse many times)
+        cgetopt_set_opterr(0)
+        var found: [(String, String?)] = []
+        try cArgv.withUnsafeMutableBufferPointer { argvBuffer in
+            let argc = Int32(argvBuffer.count - 1)
+            while true {
+                var index: Int32 = -1
+                let c = getopt_long(argc, argvBuffer.baseAddress!, shortString, longOptions, &index)
+                if c == -1 { break }
+                let optind = cgetopt_optind(), optopt = cgetopt_optopt()
+                let offending = optind > 0 && Int(optind) <= Int(argc) ? String(cString: argvBuffer[Int(optind) - 1]!) : "?"
+                switch c {
+                case Int32(UInt8(ascii: "?")):
+                    if optopt != 0 && optopt < 1000 {
+                        throw UsageError("unknown option '-\(Character(Unicode.Scalar(UInt8(optopt))))'")
+                    }
+                    throw UsageError("unknown option '\(offending)'")
+                case Int32(UInt8(ascii: ":")):
+                    if optopt >= 1000, let spec = specs[safe: Int(optopt) - 1000] {
+                        throw UsageError("option '--\(spec.long)' needs a value (\(spec.value ?? "VALUE"))")
+                    }
+                    throw UsageError("option '\(offending)' needs a value")
+                default:
+                    let spec: OptionSpec?
+                    if c >= 1000 {
+                        spec = specs[safe: Int(c) - 1000]
+                    } else {
+                        spec = specs.first { $0.short.map { Int32($0.asciiValue ?? 0) } == c }
+                    }
+                    guard let spec else { throw UsageError("unknown option '\(offending)'") }
+                    found.append((spec.long, spec.value == nil ? nil : String(cString: cgetopt_optarg())))
+                }
+            }
+        }
+        // After parsing, glibc has permuted the operands to the end of argv.
+        let operands = (Int(cgetopt_optind())..<argv.count).map { String(cString: cArgv[$0]!) }
+        return (found, operands)
+    }
+
+    /// Help lines for `specs`, aligned.
+    public static func help(_ specs: [OptionSpec]) -> String {
+        let lefts = specs.map { spec -> String in
+            var s = spec.short.map { "-\($0), " } ?? "    "
+            s += "--\(spec.long)"
+            if let v = spec.value { s += " \(v)" }
+            return s
+        }
+        let width = (lefts.map(\.count).max() ?? 0) + 2
+        return zip(lefts, specs).map { left, spec in
+            "  " + left + String(repeating: " ", count: width - left.count) + spec.help
+        }.joined(separator: "\n")
+    }
+}
+
+extension Array {
+    subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
+}

@@ -1,0 +1,60 @@
+import BendControl
+
+/// Turns option values into typed settings, with errors naming the option and the
+/// expected form.
+enum OptionValues {
+    static func integer(_ value: String?, option: String, in range: ClosedRange<Int>) throws -> Int {
+        guard let value, let n = Int(value), range.contains(n) else {
+            throw AppError.usage("option '--\(option)': expected an integer in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
+        }
+        return n
+    }
+
+    static func number(_ value: String?, option: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let value, let n = Double(value), n.isFinite, range.contains(n) else {
+            throw AppError.usage("option '--\(option)': expected a number in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
+        }
+        return n
+    }
+}
+
+/// Settings shared by every command that makes sound: tone, rate, polyphony, pitch map.
+struct SoundOptions {
+    /// Tone file; nil means the default asset.
+    var tone: String?
+    /// Output rate, frames per second.
+    var rate = 48_000
+    /// Polyphony.
+    var voices = 64
+    var pitchMapName = "linear"
+    var octaves = 2.0
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
+        OptionSpec("rate", "r", value: "HZ", help: "output rate in frames per second (8000…192000, default 48000)"),
+        OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
+        OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
+        OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
+    ]
+
+    /// Applies one parsed option; returns false when it is not a sound option.
+    mutating func apply(_ name: String, _ value: String?) throws -> Bool {
+        switch name {
+        case "tone": tone = value
+        case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
+        case "voices": voices = try OptionValues.integer(value, option: name, in: 1...4096)
+        case "pitch-map":
+            guard value == "linear" || value == "exp" else {
+                throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
+            }
+            pitchMapName = value!
+        case "octaves": octaves = try OptionValues.number(value, option: name, in: 0.1...8)
+        default: return false
+        }
+        return true
+    }
+
+    var pitchMap: PitchMap {
+        pitchMapName == "exp" ? .exponential(octaves: octaves) : .linear
+    }
+}

@@ -1,0 +1,59 @@
+import BendAudio
+import BendControl
+import BendEngine
+import Foundation
+
+/// `bendsynth render SCRIPT -o OUT.wav`: plays a touch script through the mixer,
+/// faster than real time, into a float32 stereo WAV.
+enum RenderCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("output", "o", value: "OUT.wav", help: "the WAV file to write (float32 stereo); required"),
+        OptionSpec("period", value: "FRAMES", help: "render block in frames (16…8192, default 256)"),
+    ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+
+    static let usage = """
+    usage: bendsynth render SCRIPT -o OUT.wav [--tone FILE] [--rate HZ] [options]
+
+    Plays the touch script SCRIPT (JSON Lines; see README) through the same mixer as
+    'play' and writes what it would have sounded like. OUT.wav appears only when the
+    whole render succeeded.
+
+    """
+
+    static func run(_ arguments: [String]) throws {
+        let (options, operands) = try parse(arguments, specs: specs)
+        var sound = SoundOptions()
+        var output: String?
+        var period = 256
+        for (name, value) in options {
+            if try sound.apply(name, value) { continue }
+            switch name {
+            case "help":
+                print(usage + OptionParser.help(specs))
+                return
+            case "output": output = value
+            case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
+            default: break
+            }
+        }
+        guard operands.count == 1 else {
+            throw AppError.usage(operands.isEmpty ? "render: missing the touch script (SCRIPT)" : "render: expected one touch script, got \(operands.count): \(operands.joined(separator: " "))")
+        }
+        guard let output else { throw AppError.usage("render: missing -o OUT.wav") }
+        let script: TouchScript
+        do {
+            script = try TouchScript.load(path: operands[0])
+        } catch let e as TouchScript.ParseError {
+            throw AppError.input(e.description)
+        }
+        let tone = try ToneSource.load(sound, rate: Double(sound.rate))
+        defer { tone.table.deallocate() }
+        do {
+            let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
+                                                     pitchMap: sound.pitchMap, periodFrames: period, to: output)
+            printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
+        } catch {
+            throw AppError.runtime("render: cannot write '\(output)': \(error)")
+        }
+    }
+}
