@@ -1,0 +1,95 @@
+import XCTest
+import Foundation
+@testable import BendApp
+import BendTestSupport
+import CSndFile
+
+final class CommandLineTests: XCTestCase {
+    func testHelpGoesToStdoutWithExitZero() throws {
+        for args in [["--help"], ["render", "--help"], ["play", "--help"], ["devices", "--help"], ["bench", "--help"]] {
+            let r = try BinaryRunner.run(args)
+            XCTAssertEqual(r.status, 0, "\(args)")
+            XCTAssertTrue(r.stdout.contains("usage: bendsynth"), "\(args): \(r.stdout)")
+        }
+    }
+
+    func testBadUsageExitsTwoNamingTheProblem() throws {
+        let cases: [([String], String)] = [
+            ([], "usage: bendsynth"),
+            (["wobble"], "unknown command 'wobble'"),
+            (["render", "--bogus"], "unknown option '--bogus'"),
+            (["render", "x.jsonl"], "missing -o OUT.wav"),
+            (["render", "-o"], "needs a value"),
+            (["render", "x.jsonl", "-o", "y.wav", "--voices", "0"], "'--voices': expected an integer in 1…4096"),
+            (["render", "x.jsonl", "-o", "y.wav", "--pitch-map", "log"], "expected 'linear' or 'exp'"),
+            (["bench", "--voices", "a,b"], "'--voices'"),
+        ]
+        for (args, words) in cases {
+            let r = try BinaryRunner.run(args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(words), "\(args): \(r.stderr)")
+        }
+    }
+
+    /// getopt_long conventions: --name=value, short options, operands anywhere, `--`.
+    func testOptionParserFollowsGNUConventions() throws {
+        let specs = [OptionSpec("output", "o", value: "F", help: ""), OptionSpec("json", help: ""), OptionSpec("rate", "r", value: "N", help: "")]
+        let (opts, operands) = try OptionParser.parse(["a.jsonl", "--output=x.wav", "-r48000", "--json", "--", "--not-an-option"], specs: specs)
+        XCTAssertEqual(opts.map(\.0), ["output", "rate", "json"])
+        XCTAssertEqual(opts.map(\.1), ["x.wav", "48000", nil])
+        XCTAssertEqual(operands, ["a.jsonl", "--not-an-option"])
+        XCTAssertThrowsError(try OptionParser.parse(["--rate"], specs: specs)) { XCTAssertTrue("\($0)".contains("'--rate' needs a value")) }
+        XCTAssertThrowsError(try OptionParser.parse(["-x"], specs: specs)) { XCTAssertTrue("\($0)".contains("unknown option '-x'")) }
+    }
+
+    /// A bad script is an error naming the line and field, exit 2, and no OUT.wav.
+    func testRenderBadScriptLeavesNoOutput() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("bad.jsonl")
+        try """
+        {"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}
+        {"t": 0.5, "type": "move", "id": 2, "x": 0.5, "y": 0.5}
+        """.write(to: script, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out.wav")
+        let r = try BinaryRunner.run(["render", script.path, "-o", out.path])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("bad.jsonl:2: field \"id\": touch 2 is not down"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["bad.jsonl"], "no temporary file left")
+    }
+
+    /// A tone libsndfile rejects is an error naming the file and its reason, exit 2.
+    func testRenderBadToneIsAnInputError() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tone = dir.appendingPathComponent("notes.txt")
+        try "not audio".write(to: tone, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out.wav")
+        let r = try BinaryRunner.run(["render", BinaryRunner.packageRoot.appendingPathComponent("Assets/demo.jsonl").path,
+                                      "-o", out.path, "--tone", tone.path])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("notes.txt") && r.stderr.contains("libsndfile"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// The demo renders: it sounds, ends after its last touch has faded, and its
+    /// first touch plays the tone's 440 Hz.
+    func testRenderDemo() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("demo.wav")
+        let r = try BinaryRunner.run(["render", BinaryRunner.packageRoot.appendingPathComponent("Assets/demo.jsonl").path, "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var info = SF_INFO()
+        let file = try XCTUnwrap(sf_open(out.path, Int32(SFM_READ), &info))
+        defer { sf_close(file) }
+        XCTAssertEqual(info.channels, 2)
+        XCTAssertEqual(info.samplerate, 48_000)
+        XCTAssertEqual(Double(info.frames) / 48_000, 4.0, accuracy: 0.02, "ends ≤ 20 ms after the last up at 4.0 s")
+        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
+        XCTAssertEqual(sf_readf_float(file, &samples, info.frames), info.frames)
+        let mono = stride(from: 0, to: 2 * 24_000, by: 2).map { samples[$0] + samples[$0 + 1] }  // first 0.5 s: touch 1 alone at x 0.5
+        XCTAssertEqual(Measure.peakFrequency(mono, rate: 48_000), 440, accuracy: 2.2)
+    }
+}
