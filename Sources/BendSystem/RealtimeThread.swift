@@ -3,8 +3,8 @@ import Synchronization
 
 /// A joinable POSIX thread for the render loop, asking for real-time scheduling.
 ///
-/// `start` creates the thread, then asks for `SCHED_FIFO` at `priority` with
-/// `pthread_setschedparam` and, once per process, locks memory with
+/// `init` creates the thread with `SCHED_FIFO` at `priority` in its attributes (falling
+/// back to normal scheduling when that is refused) and, once per process, locks memory with
 /// `mlockall(MCL_CURRENT | MCL_FUTURE)` so the render thread never page-faults.
 /// Refusals are never fatal: the thread runs at normal priority and `note` says why,
 /// e.g. "real-time scheduling refused (EPERM): playing at normal priority"; the caller
@@ -43,29 +43,40 @@ public final class RealtimeThread: @unchecked Sendable {
             }
         }
         let context = Unmanaged.passRetained(Box(body)).toOpaque()
-        var t = pthread_t()
-        let created = pthread_create(&t, nil, { raw in
+        let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             box.body()
             return nil
-        }, context)
+        }
+        var t = pthread_t()
+        var realtime = false
+        var created: Int32 = -1
+        if let priority {
+            // The policy is set in the attributes, so the body runs under SCHED_FIFO from
+            // its first instruction; EPERM here means the system refuses real-time.
+            var attr = pthread_attr_t()
+            pthread_attr_init(&attr)
+            defer { pthread_attr_destroy(&attr) }
+            var param = sched_param()
+            param.sched_priority = min(max(priority, sched_get_priority_min(SCHED_FIFO)), sched_get_priority_max(SCHED_FIFO))
+            pthread_attr_setinheritsched(&attr, Int32(PTHREAD_EXPLICIT_SCHED))
+            pthread_attr_setschedpolicy(&attr, SCHED_FIFO)
+            pthread_attr_setschedparam(&attr, &param)
+            created = pthread_create(&t, &attr, entry, context)
+            if created == 0 {
+                realtime = true
+            } else {
+                notes.append("real-time scheduling refused (\(RealtimeThread.errnoName(created))): playing at normal priority")
+            }
+        }
+        if created != 0 {
+            created = pthread_create(&t, nil, entry, context)
+        }
         if created != 0 {
             Unmanaged<Box>.fromOpaque(context).release()
             throw SystemError(call: "pthread_create", code: created)
         }
         thread = t
-        var realtime = false
-        if let priority {
-            let lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO)
-            var param = sched_param()
-            param.sched_priority = min(max(priority, lo), hi)
-            let r = pthread_setschedparam(t, SCHED_FIFO, &param)
-            if r == 0 {
-                realtime = true
-            } else {
-                notes.append("real-time scheduling refused (\(RealtimeThread.errnoName(r))): playing at normal priority")
-            }
-        }
         isRealtime = realtime
         note = notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
