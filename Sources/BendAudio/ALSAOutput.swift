@@ -26,6 +26,8 @@ public final class ALSAOutput: @unchecked Sendable {
     private var thread: RealtimeThread?
     private var started = false
     var policy = ALSAWritePolicy()
+    /// How `start` reaches the PCM; tests put a mock here.
+    var makePort: (OpaquePointer) -> ALSAPCMPort = ALSAPCMPort.alsa
 
     /// Opens and configures a playback PCM.
     /// - Parameters:
@@ -101,8 +103,15 @@ public final class ALSAOutput: @unchecked Sendable {
     public var failure: ALSAError? {
         let code = Int32(truncatingIfNeeded: counters.get(.failure))
         guard code != 0 else { return nil }
-        let detail = code == -ETIMEDOUT ? "the device took no frames for \(policy.maxWaits) waits of \(policy.waitTimeoutMs) ms" : nil
-        return ALSAError(call: "snd_pcm_writei", code: code, device: device, detail: detail)
+        let call = ALSAFailedCall(rawValue: counters.get(.failedCall)) ?? .writei
+        var detail: String?
+        switch code {
+        case -ETIMEDOUT: detail = "the device took no frames for \(policy.maxWaits) waits of \(policy.waitTimeoutMs) ms"
+        case -EPIPE, -ESTRPIPE: detail = "still failing after \(policy.maxRetries) recoveries in a row"
+        case -ENODEV, -EBADFD, -ESHUTDOWN: detail = "the device is gone"
+        default: detail = call == .writei ? "still failing after \(policy.maxRetries) retries" : nil
+        }
+        return ALSAError(call: call.name, code: code, device: device, detail: detail)
     }
     /// Why real-time scheduling or memory locking was refused at `start`, to print once;
     /// nil when granted or not asked for. - Thread: setup.
@@ -129,7 +138,8 @@ public final class ALSAOutput: @unchecked Sendable {
     public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?, frameLimit: UInt64? = nil,
                       priority: Int32? = 70, lockMemory: Bool = true) throws {
         guard let pcm, !started else {
-            throw ALSAError(call: "start", code: -EINVAL, device: device, detail: "already started")
+            throw ALSAError(call: "start", code: -EINVAL, device: device,
+                            detail: started ? "already started" : "the PCM is closed")
         }
         guard mixer.configuration.maxPeriodFrames >= granted.periodFrames else {
             throw ALSAError(call: "start", code: -EINVAL, device: device,
@@ -139,7 +149,7 @@ public final class ALSAOutput: @unchecked Sendable {
             throw ALSAError(call: "start", code: -EINVAL, device: device,
                             detail: "mixer rate \(mixer.configuration.rate) Hz ≠ granted \(granted.rate) Hz")
         }
-        let loop = ALSARenderLoop(port: .alsa(pcm), policy: policy, counters: counters, stop: stopFlag,
+        let loop = ALSARenderLoop(port: makePort(pcm), policy: policy, counters: counters, stop: stopFlag,
                                   mixer: mixer, clock: clock, record: record, floats: floats, shorts: shorts,
                                   periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max)
         stopFlag.pointee.store(false, ordering: .relaxed)

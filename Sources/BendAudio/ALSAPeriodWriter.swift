@@ -47,7 +47,7 @@ struct ALSAWritePolicy: Sendable {
 
 /// Counters the render thread updates and any thread reads (relaxed atomics).
 struct ALSAPlaybackCounters: @unchecked Sendable {
-    enum Slot: Int, CaseIterable { case xruns, periodsWritten, lastError, waits, retries, failure }
+    enum Slot: Int, CaseIterable { case xruns, periodsWritten, lastError, waits, retries, failure, failedCall }
     let slots: UnsafeMutablePointer<Atomic<Int>>
 
     init() {
@@ -62,6 +62,20 @@ struct ALSAPlaybackCounters: @unchecked Sendable {
     @_noLocks @inline(__always)
     func set(_ slot: Slot, _ value: Int) { slots[slot.rawValue].store(value, ordering: .relaxed) }
     func get(_ slot: Slot) -> Int { slots[slot.rawValue].load(ordering: .relaxed) }
+}
+
+/// The call whose error stopped the loop (stored in `.failedCall`).
+enum ALSAFailedCall: Int {
+    case writei, recover, state, wait
+
+    var name: String {
+        switch self {
+        case .writei: return "snd_pcm_writei"
+        case .recover: return "snd_pcm_recover"
+        case .state: return "snd_pcm_state"
+        case .wait: return "snd_pcm_wait"
+        }
+    }
 }
 
 /// What became of one period.
@@ -93,13 +107,13 @@ func writePeriod(_ data: UnsafeRawPointer, frames: Int, frameBytes: Int, port: A
     var pending: Int32 = 0
     if state == ALSAPCMPort.stateXRun { pending = -EPIPE }
     if state == ALSAPCMPort.stateSuspended { pending = -ESTRPIPE }
-    if state == ALSAPCMPort.stateDisconnected { return fail(-ENODEV, counters) }
+    if state == ALSAPCMPort.stateDisconnected { return fail(-ENODEV, .state, counters) }
     if pending != 0 {
         counters.add(.xruns)
         counters.set(.lastError, Int(pending))
         // snd_pcm_recover with the state's error (never 0): prepares or resumes the stream.
         let r = _unsafePerformance { port.recover(port.handle, pending, 1) }
-        if r < 0 { return fail(r, counters) }
+        if r < 0 { return fail(r, .recover, counters) }
     }
 
     var done = 0
@@ -118,7 +132,7 @@ func writePeriod(_ data: UnsafeRawPointer, frames: Int, frameBytes: Int, port: A
         if r == 0 || code == -EAGAIN {
             if stop.pointee.load(ordering: .relaxed) { return .stopped }
             waits += 1
-            if waits > policy.maxWaits { return fail(-ETIMEDOUT, counters) }
+            if waits > policy.maxWaits { return fail(-ETIMEDOUT, .wait, counters) }
             counters.add(.waits)
             // snd_pcm_wait: sleeps in poll() until a period of room or the timeout. Its
             // errors (xrun, suspend, gone) come back from the next writei as well.
@@ -126,17 +140,17 @@ func writePeriod(_ data: UnsafeRawPointer, frames: Int, frameBytes: Int, port: A
             continue
         }
         counters.set(.lastError, Int(code))
-        if code == -ENODEV || code == -EBADFD || code == -ESHUTDOWN { return fail(code, counters) }
+        if code == -ENODEV || code == -EBADFD || code == -ESHUTDOWN { return fail(code, .writei, counters) }
         let isXRun = code == -EPIPE || code == -ESTRPIPE
         if isXRun { counters.add(.xruns) }
         failures += 1
-        if failures > policy.maxRetries { return fail(code, counters) }
+        if failures > policy.maxRetries { return fail(code, .writei, counters) }
         counters.add(.retries)
         if isXRun {
             // snd_pcm_recover with the write's error (−EPIPE: prepare; −ESTRPIPE: resume),
             // silent = 1 (alsa-lib would print to stderr otherwise).
             let rr = _unsafePerformance { port.recover(port.handle, code, 1) }
-            if rr < 0 { return fail(rr, counters) }
+            if rr < 0 { return fail(rr, .recover, counters) }
         }
     }
     counters.add(.periodsWritten)
@@ -144,8 +158,9 @@ func writePeriod(_ data: UnsafeRawPointer, frames: Int, frameBytes: Int, port: A
 }
 
 @_noLocks
-private func fail(_ code: Int32, _ counters: ALSAPlaybackCounters) -> PeriodWriteResult {
+private func fail(_ code: Int32, _ call: ALSAFailedCall, _ counters: ALSAPlaybackCounters) -> PeriodWriteResult {
     counters.set(.lastError, Int(code))
+    counters.set(.failedCall, call.rawValue)
     counters.set(.failure, Int(code))
     return .failed(code)
 }

@@ -143,6 +143,7 @@ final class ALSAPeriodWriterTests: XCTestCase {
         var waits = 0
         var xruns = 0
         var acceptedFrames: Int
+        var failedCall = ALSAFailedCall.writei
     }
 
     /// Every fault alone: what the writer returns, how often each call was made (no busy
@@ -162,17 +163,18 @@ final class ALSAPeriodWriterTests: XCTestCase {
             Case(name: "-EPIPE after a short write", writes: [56, Int(-EPIPE)], result: .written, writeCalls: 3,
                  recovers: [[-EPIPE, 1]], xruns: 1, acceptedFrames: 256),
             Case(name: "recover fails", writes: [Int(-EPIPE)], recoverResult: -ENODEV, result: .failed(-ENODEV),
-                 writeCalls: 1, recovers: [[-EPIPE, 1]], xruns: 1, acceptedFrames: 0),
+                 writeCalls: 1, recovers: [[-EPIPE, 1]], xruns: 1, acceptedFrames: 0, failedCall: .recover),
             Case(name: "-ENODEV (unplugged)", writes: [Int(-ENODEV)], result: .failed(-ENODEV), writeCalls: 1, acceptedFrames: 0),
             Case(name: "-EBADFD", writes: [Int(-EBADFD)], result: .failed(-EBADFD), writeCalls: 1, acceptedFrames: 0),
-            Case(name: "DISCONNECTED state", states: [disconnected], result: .failed(-ENODEV), writeCalls: 0, acceptedFrames: 0),
+            Case(name: "DISCONNECTED state", states: [disconnected], result: .failed(-ENODEV), writeCalls: 0, acceptedFrames: 0,
+                 failedCall: .state),
             Case(name: "-EINTR once", writes: [Int(-EINTR)], result: .written, writeCalls: 2, acceptedFrames: 256),
             Case(name: "-EIO forever", defaultWrite: Int(-EIO), result: .failed(-EIO), writeCalls: 6, acceptedFrames: 0),
             Case(name: "-EAGAIN twice", writes: [Int(-EAGAIN), Int(-EAGAIN)], result: .written, writeCalls: 3,
                  waits: 2, acceptedFrames: 256),
             Case(name: "0 frames then room", writes: [0], result: .written, writeCalls: 2, waits: 1, acceptedFrames: 256),
             Case(name: "-EAGAIN forever (stalled)", defaultWrite: Int(-EAGAIN), waitResult: 0, result: .failed(-ETIMEDOUT),
-                 writeCalls: 9, waits: 8, acceptedFrames: 0),
+                 writeCalls: 9, waits: 8, acceptedFrames: 0, failedCall: .wait),
             Case(name: "-EAGAIN while stopping", writes: [100, Int(-EAGAIN)], stopRequested: true, result: .stopped,
                  writeCalls: 2, acceptedFrames: 100),
         ]
@@ -197,6 +199,7 @@ final class ALSAPeriodWriterTests: XCTestCase {
             XCTAssertEqual(counters.get(.periodsWritten), c.result == .written ? 1 : 0, c.name)
             if case .failed(let code) = c.result {
                 XCTAssertEqual(counters.get(.failure), Int(code), c.name)
+                XCTAssertEqual(counters.get(.failedCall), c.failedCall.rawValue, c.name)
             }
             tearDown()
         }
@@ -226,5 +229,26 @@ final class ALSAPeriodWriterTests: XCTestCase {
         defer { offline.deallocate() }
         offline.sendScript()
         assertSameBytes(mock.accepted, bytes(of: offline.renderOffline(periods: periods, periodFrames: frames)), "accepted vs offline")
+    }
+
+    /// A device that disappears mid-play (−ENODEV after 10 periods) ends the render
+    /// thread by itself; `failure` names the call, the device and why.
+    func testDeviceGoneEndsTheThreadWithAFailure() throws {
+        let rig = ALSATestRig(periodFrames: frames)
+        defer { rig.deallocate() }
+        rig.sendScript()
+        let mock = MockPCM(frameBytes: frameBytes)
+        mock.writes = Array(repeating: .max, count: 10)
+        mock.defaultWrite = Int(-ENODEV)
+        let output = try ALSAOutput(device: "null", rate: 48_000, periodFrames: frames)
+        output.makePort = { _ in mock.port }
+        try output.start(mixer: rig.mixer, clock: nil, record: nil, priority: nil, lockMemory: false)
+        output.waitUntilEnded()
+        XCTAssertEqual(output.periodsWritten, 10)
+        XCTAssertEqual(mock.attempts.count, 11, "no retry after −ENODEV")
+        XCTAssertEqual(output.lastError, -ENODEV)
+        XCTAssertEqual(output.failure.map { "\($0)" }, "ALSA 'null': snd_pcm_writei: No such device (the device is gone)")
+        output.stop()
+        withExtendedLifetime(mock) {}
     }
 }
