@@ -1,0 +1,66 @@
+import BendEngine
+import BendSystem
+import Synchronization
+
+/// Everything the render thread touches, as plain values and pointers allocated at
+/// setup: no class reference, so the loop needs no reference counting.
+struct ALSARenderLoop: @unchecked Sendable {
+    let port: ALSAPCMPort
+    let policy: ALSAWritePolicy
+    let counters: ALSAPlaybackCounters
+    /// Set by `ALSAOutput.stop()`; read once per period and while waiting.
+    let stop: UnsafeMutablePointer<Atomic<Bool>>
+    let mixer: Mixer
+    let clock: StreamClock?
+    let record: SampleRing?
+    /// Interleaved stereo float period, 2 × `periodFrames` samples.
+    let floats: UnsafeMutablePointer<Float>
+    /// Interleaved stereo S16 period when the device granted S16, else nil.
+    let shorts: UnsafeMutablePointer<Int16>?
+    let periodFrames: Int
+    /// The loop ends by itself once the mixer's position reaches this frame.
+    let frameLimit: UInt64
+
+    /// Renders and writes periods until stop is requested, `frameLimit` is reached
+    /// (`.stopped`), or the device fails (`.failed`).
+    /// - Thread: render.
+    @_noLocks
+    func run() -> PeriodWriteResult {
+        let samples = 2 * periodFrames
+        let frameBytes = shorts == nil ? 8 : 4
+        let data: UnsafeRawPointer = shorts.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(floats)
+        while !stop.pointee.load(ordering: .relaxed) {
+            let position = mixer.position
+            if position >= frameLimit { return .stopped }
+            if let clock {
+                // MonotonicClock.nanos (BendSystem, not inlinable here): clock_gettime(CLOCK_MONOTONIC)
+                // through the vDSO, no lock, no allocation.
+                let now = _unsafePerformance { MonotonicClock.nanos() }
+                clock.publish(frame: position, nanos: now)
+            }
+            mixer.render(into: floats, frames: periodFrames)
+            if let record { record.write(floats, count: samples) }
+            if let shorts { ALSARenderLoop.convertToS16(floats, shorts, count: samples) }
+            let result = writePeriod(data, frames: periodFrames, frameBytes: frameBytes, port: port,
+                                     policy: policy, counters: counters, stop: stop)
+            if result != .written { return result }
+        }
+        return .stopped
+    }
+
+    /// Float −1…+1 → S16: clamped, scaled by 32767, rounded to nearest.
+    /// - Thread: render.
+    @_noLocks
+    static func convertToS16(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Int16>, count: Int) {
+        var i = 0
+        while i < count {
+            let x = input[i]
+            // NaN compares false both ways and ends up 0.
+            let clamped: Float = x > 1 ? 1 : (x < -1 ? -1 : (x == x ? x : 0))
+            let scaled = clamped * 32767
+            // Round half away from zero (Float.rounded(_:) is not allowed under @_noLocks).
+            output[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+            i += 1
+        }
+    }
+}
