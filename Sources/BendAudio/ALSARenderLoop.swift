@@ -43,7 +43,8 @@ struct ALSARenderLoop: @unchecked Sendable {
             if let shorts { ALSARenderLoop.convertToS16(floats, shorts, count: samples) }
             let result = writePeriod(data, frames: periodFrames, frameBytes: frameBytes, port: port,
                                      policy: policy, counters: counters, stop: stop)
-            if result != .written { return result }
+            if case .written = result { continue }
+            return result
         }
         return .stopped
     }

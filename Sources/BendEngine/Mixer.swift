@@ -118,11 +118,11 @@ public struct Mixer: @unchecked Sendable {
     }
 
     /// Stream position: frames rendered so far. - Thread: any.
-    public var position: UInt64 { meters[0].load(ordering: .relaxed) }
+    public var position: UInt64 { @_noLocks get { meters[0].load(ordering: .relaxed) } }
     /// Voices sounding after the last period (including fading ones). - Thread: any.
-    public var activeVoices: Int { Int(meters[1].load(ordering: .relaxed)) }
+    public var activeVoices: Int { @_noLocks get { Int(meters[1].load(ordering: .relaxed)) } }
     /// Largest absolute sample of the last period. - Thread: any.
-    public var peak: Float { Float(bitPattern: UInt32(truncatingIfNeeded: meters[2].load(ordering: .relaxed))) }
+    public var peak: Float { @_noLocks get { Float(bitPattern: UInt32(truncatingIfNeeded: meters[2].load(ordering: .relaxed))) } }
 
     /// Frees everything (not the tone). - Thread: setup, after the render thread stopped.
     public func deallocate() {
