@@ -1,0 +1,31 @@
+import BendEngine
+
+/// Where `play` sends the mixer's periods: an ALSA PCM, or (when none opens and a
+/// recording was asked for) a clock that paces the render thread in real time.
+public protocol AudioOutput: AnyObject, Sendable {
+    /// One line: device, rate, period, buffer, latency, format.
+    var description: String { get }
+    /// Output rate granted, frames per second.
+    var rate: Int { get }
+    /// Period granted, frames.
+    var periodFrames: Int { get }
+    /// Xruns recovered so far. - Thread: any.
+    var xruns: Int { get }
+    /// Why the render loop ended by itself (device gone), nil while it runs. - Thread: any.
+    var failureDescription: String? { get }
+    /// Why real-time scheduling was refused at `start`, to print once.
+    var realtimeNote: String? { get }
+    /// Starts the render thread. - Thread: setup.
+    func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws
+    /// Stops and joins the render thread. - Thread: setup.
+    func stop()
+}
+
+extension ALSAOutput: AudioOutput {
+    public var rate: Int { granted.rate }
+    public var periodFrames: Int { granted.periodFrames }
+    public var failureDescription: String? { failure?.description }
+    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws {
+        try start(mixer: mixer, clock: clock, record: record, frameLimit: nil)
+    }
+}
