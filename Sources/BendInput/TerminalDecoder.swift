@@ -231,14 +231,19 @@ public struct TerminalDecoder: Sendable {
             let cb = Int(buffer[body + 1]) - 32, cx = Int(buffer[body + 2]) - 32, cy = Int(buffer[body + 3]) - 32
             return .done(body + 4 - start, Self.mouse(cb: cb, column: cx, row: cy, sgrRelease: nil))
         }
+        // An SGR mouse report (`CSI <`, the only one a terminal sends) runs to its `M`/`m`
+        // even through bytes that would end another CSI, so a malformed report such as
+        // `CSI <32;NaN;NaNM` (RW-32) is consumed whole.
+        let sgr = buffer[body] == 0x3C
         var k = body
         while true {
-            guard k < count else {
+            guard k < count, k - start <= Self.maximumSequenceLength else {
                 // Too long to be anything we know: drop what we have.
                 return k - start > Self.maximumSequenceLength ? .done(k - start, nil) : .need
             }
             let c = buffer[k]
-            if (0x40...0x7E).contains(c) { break }
+            if sgr ? (c == 0x4D || c == 0x6D) : (0x40...0x7E).contains(c) { break }
+            if sgr && (0x20...0x7E).contains(c) { k += 1; continue }
             // Anything but a parameter or intermediate byte ends the sequence unfinished:
             // drop it and decode that byte afresh (e.g. an ESC starting the next report).
             guard (0x20...0x3F).contains(c) else { return .done(k - start, nil) }

@@ -161,12 +161,12 @@ public enum TerminalScreen {
             canvas.put(text, column: c, row: rows - 1, style: style)
             c += text.count
         }
-        let panCells = 21
+        let panCells = 15
         let panIndex = Int(((min(max(status.pan.isNaN ? 0 : status.pan, -1), 1) + 1) / 2 * Double(panCells - 1)).rounded())
         add("pan L")
         add(String((0..<panCells).map { $0 == panIndex ? "●" : $0 == panCells / 2 ? "┼" : "─" }))
-        add("R " + (status.pan >= 0 ? "+" : "") + number(status.pan, decimals: 2) + "  level ")
-        let meterCells = 20
+        add("R " + (status.pan >= 0 ? "+" : "") + number(status.pan, decimals: 2) + "  ")
+        let meterCells = 15
         let db = status.peak > 0 ? 20 * log10(status.peak) : -.infinity
         let lit = db.isFinite ? min(max(Int(((db + 60) / 60 * Double(meterCells)).rounded()), 0), meterCells) : 0
         for i in 0..<meterCells {
@@ -178,7 +178,7 @@ public enum TerminalScreen {
         add("  voices \(status.voices)  ")
         add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
 
-        let keys = status.keysHold ? "hold letter keys" : "press letter keys (toggle)"
+        let keys = status.keysHold ? "hold letter keys" : "tap keys on/off"
         canvas.put("drag the mouse or \(keys) · ←/→ tilt · ↓ centre · Esc all off · q quit",
                    column: 1, row: rows, style: .faint)
         return canvas
