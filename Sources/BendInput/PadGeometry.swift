@@ -1,5 +1,6 @@
 /// Where the pad's playing area is on the screen: its inner cells (inside the border),
 /// 1-based like mouse reports.
+/// - Thread: any (a value).
 public struct PadGeometry: Sendable, Equatable {
     /// Column of the leftmost inner cell (1-based).
     public var left: Int

@@ -142,7 +142,8 @@ public final class TerminalInput: @unchecked Sendable {
     }
 
     /// Writes the exit modes and puts back the terminal's settings; once (later calls do
-    /// nothing). Uses only write and tcsetattr, so a signal handler may call it.
+    /// nothing). Uses only write and tcsetattr, so a signal handler may call it (an
+    /// emergency path: normally `stop()`, which also ends the reader, does this).
     /// - Thread: any.
     public func restore() {
         guard !restored.exchange(true, ordering: .acquiringAndReleasing) else { return }
