@@ -229,7 +229,7 @@ public struct TerminalDecoder: Sendable {
         if !headless && buffer[body] == 0x4D {  // X10: CSI M cb cx cy (raw bytes + 32)
             guard body + 3 < count else { return .need }
             let cb = Int(buffer[body + 1]) - 32, cx = Int(buffer[body + 2]) - 32, cy = Int(buffer[body + 3]) - 32
-            return .done(body + 4 - start, Self.mouse(cb: cb, column: cx, row: cy, sgrRelease: nil))
+            return .done(body + 4 - start, MouseReport.event(cb: cb, column: cx, row: cy, sgrRelease: nil))
         }
         // An SGR mouse report (`CSI <`, the only one a terminal sends) runs to its `M`/`m`
         // even through bytes that would end another CSI, so a malformed report such as
@@ -275,16 +275,16 @@ public struct TerminalDecoder: Sendable {
             guard fields.count == 3, let cb = field(0), let x = field(1), let y = field(2) else {
                 return .done(consumed, nil)
             }
-            return .done(consumed, Self.mouse(cb: cb, column: x, row: y, sgrRelease: final == 0x6D))
+            return .done(consumed, MouseReport.event(cb: cb, column: x, row: y, sgrRelease: final == 0x6D))
         case (0x3F, 0x75):  // kitty flags reply
             return .done(consumed, .kittyFlags(p0 ?? 0))
         case (nil, 0x4D):  // urxvt 1015: Cb + 32, decimal
             guard fields.count == 3, let cb = field(0), let x = field(1), let y = field(2) else {
                 return .done(consumed, nil)
             }
-            return .done(consumed, Self.mouse(cb: cb - 32, column: x, row: y, sgrRelease: nil))
+            return .done(consumed, MouseReport.event(cb: cb - 32, column: x, row: y, sgrRelease: nil))
         case (nil, 0x75):  // kitty: code[:shifted:base] ; mods[:event] ; text u
-            guard let code = p0, let key = Self.kittyKey(code) else { return .done(consumed, nil) }
+            guard let code = p0, let key = TerminalKey(kittyCode: code) else { return .done(consumed, nil) }
             return .done(consumed, Self.keyEvent(key, mods: field(1), event: field(1, 1)))
         case (nil, 0x7E):
             if p0 == 200 { return .pasteStart(consumed) }
@@ -352,60 +352,5 @@ public struct TerminalDecoder: Sendable {
         }
         let modifiers = KeyModifiers(rawValue: max((mods ?? 1) - 1, 0))
         return .key(KeyEvent(key, modifiers: modifiers, kind: kind))
-    }
-
-    /// Kitty key codes: Unicode scalars for text keys, a few C0 codes, private-use codes
-    /// 57344… for functional keys.
-    private static func kittyKey(_ code: Int) -> TerminalKey? {
-        switch code {
-        case 27: return .escape
-        case 13: return .enter
-        case 9: return .tab
-        case 127, 8: return .backspace
-        case 57358: return .capsLock
-        case 57376...57398: return .function(code - 57376 + 13)
-        case 57441: return .leftShift
-        case 57442: return .leftControl
-        case 57443: return .leftAlt
-        case 57444: return .leftSuper
-        case 57447: return .rightShift
-        case 57448: return .rightControl
-        case 57449: return .rightAlt
-        case 57450: return .rightSuper
-        case 57344...63743: return .other(UInt32(code))
-        default:
-            guard code >= 32, let s = Unicode.Scalar(UInt32(code)) else { return nil }
-            return .char(s)
-        }
-    }
-
-    /// Cb: button bits 0–1 (3 = none), 4 shift, 8 alt, 16 ctrl, 32 motion, 64 wheel,
-    /// 128 buttons 8–11. `sgrRelease` is the SGR final (`m` = true); nil for urxvt/X10,
-    /// whose release is button bits 3. Motion is decided by bit 32, never by the final.
-    static func mouse(cb: Int, column: Int, row: Int, sgrRelease: Bool?) -> TerminalEvent? {
-        guard cb >= 0, column >= 1, row >= 1 else { return nil }
-        var modifiers: KeyModifiers = []
-        if cb & 4 != 0 { modifiers.insert(.shift) }
-        if cb & 8 != 0 { modifiers.insert(.alt) }
-        if cb & 16 != 0 { modifiers.insert(.ctrl) }
-        let low = cb & 3
-        func report(_ kind: MouseKind, _ button: MouseButton?) -> TerminalEvent {
-            .mouse(MouseReport(kind, button, column: column, row: row, modifiers: modifiers))
-        }
-        if cb & 64 != 0 && cb & 128 == 0 {
-            if sgrRelease == true { return nil }  // wheels have no release
-            let kinds: [MouseKind] = [.wheelUp, .wheelDown, .wheelLeft, .wheelRight]
-            return report(kinds[low], nil)
-        }
-        let button: MouseButton? = cb & 128 != 0 ? .extra(8 + low + (cb & 64 != 0 ? 2 : 0))
-            : [MouseButton.left, .middle, .right, nil][low]
-        if cb & 32 != 0 {
-            return button == nil ? report(.motion, nil) : report(.drag, button)
-        }
-        switch sgrRelease {
-        case true?: return report(.release, button)
-        case false?: return button == nil ? nil : report(.press, button)
-        case nil: return button == nil ? report(.release, nil) : report(.press, button)
-        }
     }
 }
