@@ -1,0 +1,52 @@
+import BendControl
+
+/// Everything one screen frame shows.
+public struct PadStatus: Sendable, Equatable {
+    /// A sounding touch as drawn: its marker and numbers.
+    public struct Touch: Sendable, Equatable {
+        public var id: UInt32
+        /// Pad coordinates, 0…1 (x left → right, y bottom → top).
+        public var x: Double
+        public var y: Double
+        /// Pitch ratio (1 = the tone as recorded).
+        public var ratio: Double
+        /// Linear gain, 0…1.
+        public var gain: Double
+        /// The marker: `●` for the mouse, a key's letter.
+        public var label: Character
+
+        public init(id: UInt32, x: Double, y: Double, ratio: Double, gain: Double, label: Character) {
+            self.id = id
+            self.x = x
+            self.y = y
+            self.ratio = ratio
+            self.gain = gain
+            self.label = label
+        }
+    }
+
+    public var touches: [Touch] = []
+    /// Pan, −1 (left) … +1 (right).
+    public var pan: Double = 0
+    /// Output peak since the last frame, linear (1 = full scale); shown in dBFS.
+    public var peak: Double = 0
+    /// Voices sounding in the engine.
+    public var voices: Int = 0
+    /// ALSA underruns so far.
+    public var xruns: Int = 0
+    /// The output settings line, e.g. "default · 48000 Hz · 2 ch · period 256 × 3".
+    public var device: String = ""
+    /// For the grid's ratio labels.
+    public var pitchMap: PitchMap = .linear
+    /// Letter keys hold (kitty key releases) rather than toggle; for the help line.
+    public var keysHold: Bool = false
+
+    public init() {}
+
+    /// The pad's touches with ratio and gain from `pitchMap` and `gain(y:)`.
+    public static func touches(_ touches: [TerminalPad.Touch], pitchMap: PitchMap) -> [Touch] {
+        touches.map {
+            Touch(id: $0.id, x: $0.x, y: $0.y, ratio: pitchMap.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.label)
+        }
+    }
+}

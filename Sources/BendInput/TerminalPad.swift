@@ -1,0 +1,199 @@
+import BendControl
+
+/// Turns decoded terminal events into pad touches and tilt (`ControlEvent`s), keeping
+/// the state that needs: which mouse button holds the mouse touch, which keys hold key
+/// touches, the tilt. Independent of the engine: the caller sends the returned events
+/// to a `ControlPort`.
+///
+/// Bindings:
+/// * mouse: left, middle or right button press = touch down at the cell, drag = move,
+///   release = up (one mouse touch, id `mouseTouchID`); motion without a button and the
+///   wheel do nothing.
+/// * letter keys `wertyuiop` / `asdfghjkl` / `zxcvbnm` (q quits): a touch each at a fixed
+///   point, see `keyPoint(_:)`. Where the terminal reports key releases (kitty keyboard
+///   protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
+///   sounds while held (matched on the key code, so Shift released first still ends it;
+///   repeats are ignored); elsewhere each press toggles the key's touch.
+/// * ← / → : tilt −/+ 0.1 (press and repeat), ↓ or `0`: tilt back to 0.
+/// * Escape: panic, ends every touch (keys and mouse), once per press.
+/// * `q`, `Q` or Ctrl-C: sets `quitRequested`.
+/// * paste: ignored (pasted text never plays notes).
+/// - Thread: one thread at a time (the terminal reader's).
+public struct TerminalPad: Sendable {
+    /// The touch id of the mouse.
+    public static let mouseTouchID: UInt32 = 0
+    /// Tilt change per ← / → press (tilt range −1…+1).
+    public static let tiltStep = 0.1
+
+    /// One sounding touch, for the screen.
+    public struct Touch: Sendable, Equatable {
+        public var id: UInt32
+        /// Pad coordinates, 0…1.
+        public var x: Double
+        public var y: Double
+        /// What plays it: `●` for the mouse, the key's capital letter.
+        public var label: Character
+    }
+
+    /// Where the pad is on the screen (mouse reports are mapped through it).
+    public var geometry: PadGeometry
+    /// True when key presses hold (kitty releases) rather than toggle.
+    public private(set) var reportsKeyReleases = false
+    /// `q` or Ctrl-C was pressed.
+    public private(set) var quitRequested = false
+    /// How many times Escape acted (panic).
+    public private(set) var panicCount = 0
+    /// Tilt in 0.1 steps, −10…10.
+    private var tiltSteps = 0
+    private var held: [UInt32: Touch] = [:]
+    private var mouseButton: MouseButton?
+
+    public init(geometry: PadGeometry) {
+        self.geometry = geometry
+    }
+
+    /// Current tilt, −1…+1.
+    public var tilt: Double { Double(tiltSteps) / 10 }
+
+    /// Touches down now, by id.
+    public var touches: [Touch] { held.values.sorted { $0.id < $1.id } }
+
+    /// The touch id of letter key `letter` (lowercase a…z).
+    public static func touchID(forKey letter: Unicode.Scalar) -> UInt32 { 0x100 + letter.value }
+
+    static let keyRows: [(keys: String, stagger: Double, y: Double)] = [
+        ("qwertyuiop", 0, 0.9), ("asdfghjkl", 0.25, 0.6), ("zxcvbnm", 0.75, 0.3),
+    ]
+
+    /// The pad point of letter key `letter` (lowercase), nil for keys that do not play
+    /// (`q` quits). x = (column on a US keyboard + row stagger + 0.5)/10 with staggers 0,
+    /// 0.25, 0.75 (w 0.15 … p 0.95, a 0.075 … l 0.875, z 0.125 … m 0.725); y = 0.9 (top
+    /// row, loud), 0.6, 0.3 (bottom row, quiet).
+    public static func keyPoint(_ letter: Unicode.Scalar) -> (x: Double, y: Double)? {
+        guard letter != "q" else { return nil }
+        for row in keyRows {
+            if let index = row.keys.unicodeScalars.firstIndex(of: letter) {
+                let column = row.keys.unicodeScalars.distance(from: row.keys.unicodeScalars.startIndex, to: index)
+                return ((Double(column) + row.stagger + 0.5) / 10, row.y)
+            }
+        }
+        return nil
+    }
+
+    /// The events for each of `events`, in order.
+    public mutating func handle(_ events: [TerminalEvent]) -> [ControlEvent] {
+        events.flatMap { handle($0) }
+    }
+
+    /// The control events for one terminal event (often none).
+    public mutating func handle(_ event: TerminalEvent) -> [ControlEvent] {
+        switch event {
+        case .paste:
+            return []
+        case let .kittyFlags(flags):
+            reportsKeyReleases = flags & 2 != 0
+            return []
+        case let .mouse(report):
+            return handleMouse(report)
+        case let .key(key):
+            return handleKey(key)
+        }
+    }
+
+    /// Ends every touch (the terminal hung up, or the player quit): an `.up` for each,
+    /// by id.
+    public mutating func end() -> [ControlEvent] {
+        let events = touches.map { ControlEvent.touch(id: $0.id, phase: .up, x: $0.x, y: $0.y) }
+        held.removeAll()
+        mouseButton = nil
+        return events
+    }
+
+    private mutating func handleMouse(_ report: MouseReport) -> [ControlEvent] {
+        let id = Self.mouseTouchID
+        let (x, y) = geometry.point(column: report.column, row: report.row)
+        switch report.kind {
+        case .press:
+            guard let button = report.button, button == .left || button == .middle || button == .right else { return [] }
+            if mouseButton == nil {
+                mouseButton = button
+                held[id] = Touch(id: id, x: x, y: y, label: "●")
+                return [.touch(id: id, phase: .down, x: x, y: y)]
+            }
+            return move(id, x, y)
+        case .drag:
+            return mouseButton == nil ? [] : move(id, x, y)
+        case .release:
+            guard let button = mouseButton, report.button == nil || report.button == button else { return [] }
+            mouseButton = nil
+            return up(id)
+        case .motion, .wheelUp, .wheelDown, .wheelLeft, .wheelRight:
+            return []
+        }
+    }
+
+    private mutating func handleKey(_ event: KeyEvent) -> [ControlEvent] {
+        if event.kind == .release { reportsKeyReleases = true }
+        let modifiers = event.modifiers.subtracting(.locks)
+        switch event.key {
+        case .char(let scalar):
+            let letter = scalar.isASCII && (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar
+            if event.kind == .press {
+                if letter == "c" && modifiers == .ctrl || letter == "q" && modifiers.subtracting(.shift).isEmpty {
+                    quitRequested = true
+                    return []
+                }
+                if letter == "0" && modifiers.isEmpty { return setTilt(0) }
+            }
+            guard let (x, y) = Self.keyPoint(letter) else { return [] }
+            let id = Self.touchID(forKey: letter)
+            let plain = modifiers.subtracting(.shift).isEmpty
+            switch event.kind {
+            case .press where reportsKeyReleases:
+                guard plain, held[id] == nil else { return [] }
+                return down(id, x, y, label: Character(String(letter).uppercased()))
+            case .press:
+                guard plain else { return [] }
+                return held[id] == nil ? down(id, x, y, label: Character(String(letter).uppercased())) : up(id)
+            case .repeat:
+                return []
+            case .release:
+                return reportsKeyReleases ? up(id) : []
+            }
+        case .left where event.kind != .release:
+            return setTilt(tiltSteps - 1)
+        case .right where event.kind != .release:
+            return setTilt(tiltSteps + 1)
+        case .down where event.kind == .press:
+            return setTilt(0)
+        case .escape where event.kind == .press:
+            panicCount += 1
+            return end()
+        default:
+            return []
+        }
+    }
+
+    private mutating func down(_ id: UInt32, _ x: Double, _ y: Double, label: Character) -> [ControlEvent] {
+        held[id] = Touch(id: id, x: x, y: y, label: label)
+        return [.touch(id: id, phase: .down, x: x, y: y)]
+    }
+
+    private mutating func move(_ id: UInt32, _ x: Double, _ y: Double) -> [ControlEvent] {
+        held[id]?.x = x
+        held[id]?.y = y
+        return [.touch(id: id, phase: .move, x: x, y: y)]
+    }
+
+    private mutating func up(_ id: UInt32) -> [ControlEvent] {
+        guard let touch = held.removeValue(forKey: id) else { return [] }
+        return [.touch(id: id, phase: .up, x: touch.x, y: touch.y)]
+    }
+
+    private mutating func setTilt(_ steps: Int) -> [ControlEvent] {
+        let steps = min(max(steps, -10), 10)
+        guard steps != tiltSteps else { return [] }
+        tiltSteps = steps
+        return [.tilt(tilt)]
+    }
+}

@@ -1,0 +1,203 @@
+import Glibc
+
+/// Draws the pad screen and holds the terminal mode strings.
+///
+/// Layout (rows × columns): row 1 device line; row 2 the pad's top border with ratio
+/// labels; rows 3…rows−4 the pad (inside a `│` border: columns 2…columns−1); row rows−3
+/// the bottom border; row rows−2 the touches; row rows−1 pan, level, voices, xruns;
+/// row rows the help line. Single-width characters only.
+/// - Thread: any (pure functions).
+public enum TerminalScreen {
+    /// Sent once at start: alternate screen, hidden cursor, no autowrap, clear; mouse
+    /// press/release (1000) with drag (1002), urxvt (1015) then SGR (1006) coordinates
+    /// (xterm takes the last one set, urxvt without 1006 keeps 1015); bracketed paste
+    /// (2004); kitty keyboard flags 11 pushed (1 disambiguate | 2 event types | 8 all keys
+    /// as escapes) and queried (`CSI ?u`, the reply says whether keys can be held).
+    public static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[2J"
+        + "\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1015h\u{1B}[?1006h"
+        + "\u{1B}[?2004h"
+        + "\u{1B}[>11u\u{1B}[?u"
+
+    /// Sent at exit, undoing `enter` in reverse: kitty flags popped, paste and mouse off,
+    /// attributes reset, autowrap and cursor back, main screen.
+    public static let exit = "\u{1B}[<u"
+        + "\u{1B}[?2004l"
+        + "\u{1B}[?1006l\u{1B}[?1015l\u{1B}[?1002l\u{1B}[?1000l"
+        + "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
+
+    /// Smallest terminal the pad is drawn in.
+    public static let minimumColumns = 24, minimumRows = 8
+
+    /// The pad's inner cells on a `columns` × `rows` terminal.
+    public static func layout(columns: Int, rows: Int) -> PadGeometry {
+        PadGeometry(left: 2, top: 3, width: columns - 2, height: rows - 6)
+    }
+
+    /// The frame as plain text, one string per row (no colours): for tests and logs.
+    public static func lines(_ status: PadStatus, columns: Int, rows: Int) -> [String] {
+        canvas(status, columns: columns, rows: rows).cells.map { String($0.map(\.character)) }
+    }
+
+    /// The frame as ANSI text: every row written in full from its first column (so no
+    /// clear is needed between frames of the same size).
+    public static func frame(_ status: PadStatus, columns: Int, rows: Int) -> String {
+        let canvas = canvas(status, columns: columns, rows: rows)
+        var out = ""
+        for (r, row) in canvas.cells.enumerated() {
+            out += "\u{1B}[\(r + 1);1H"
+            var style = Style.plain
+            out += style.sgr
+            for cell in row {
+                if cell.style != style {
+                    style = cell.style
+                    out += style.sgr
+                }
+                out.append(cell.character)
+            }
+        }
+        return out + Style.plain.sgr
+    }
+
+    // MARK: - Drawing
+
+    enum Style: Equatable {
+        case plain, faint, marker, good, warn, bad
+        var sgr: String {
+            switch self {
+            case .plain: "\u{1B}[0m"
+            case .faint: "\u{1B}[0;2m"
+            case .marker: "\u{1B}[0;1;7m"
+            case .good: "\u{1B}[0;32m"
+            case .warn: "\u{1B}[0;33m"
+            case .bad: "\u{1B}[0;1;31m"
+            }
+        }
+    }
+
+    struct Cell: Equatable {
+        var character: Character = " "
+        var style: Style = .plain
+    }
+
+    struct Canvas {
+        var cells: [[Cell]]
+        let columns: Int
+        init(columns: Int, rows: Int) {
+            self.columns = columns
+            cells = Array(repeating: Array(repeating: Cell(), count: columns), count: rows)
+        }
+        /// Writes `text` from 1-based (column, row), clipped to the row.
+        mutating func put(_ text: String, column: Int, row: Int, style: Style = .plain, limit: Int? = nil) {
+            guard row >= 1, row <= cells.count else { return }
+            var c = column
+            let end = min(limit ?? columns, columns)
+            for ch in text {
+                guard c <= end else { break }
+                if c >= 1 { cells[row - 1][c - 1] = Cell(character: ch, style: style) }
+                c += 1
+            }
+        }
+    }
+
+    static func canvas(_ status: PadStatus, columns: Int, rows: Int) -> Canvas {
+        var canvas = Canvas(columns: max(columns, 0), rows: max(rows, 0))
+        guard columns >= minimumColumns, rows >= minimumRows else {
+            canvas.put("enlarge the terminal to \(minimumColumns)×\(minimumRows)", column: 1, row: 1)
+            return canvas
+        }
+        let pad = layout(columns: columns, rows: rows)
+        let right = pad.left + pad.width - 1, bottom = pad.top + pad.height - 1
+
+        canvas.put("bendsynth · " + status.device, column: 1, row: 1)
+
+        // Border.
+        canvas.put("┌" + String(repeating: "─", count: pad.width) + "┐", column: 1, row: pad.top - 1)
+        canvas.put("└" + String(repeating: "─", count: pad.width) + "┘", column: 1, row: bottom + 1)
+        for r in pad.top...bottom {
+            canvas.put("│", column: 1, row: r)
+            canvas.put("│", column: columns, row: r)
+        }
+        canvas.put(" gain 1 ", column: 3, row: pad.top - 1, style: .faint)
+        canvas.put(" gain 0 ", column: 3, row: bottom + 1, style: .faint)
+
+        // Faint grid: ratio lines at x = ¼, ½, ¾ (labelled in the top border), gain ½.
+        let middleRow = pad.cell(x: 0, y: 0.5).row
+        for c in pad.left...right { canvas.put("┄", column: c, row: middleRow, style: .faint) }
+        var labelEnd = 3 + 8  // after " gain 1 "
+        for x in [0.25, 0.5, 0.75] {
+            let column = pad.cell(x: x, y: 0).column
+            for r in pad.top...bottom {
+                canvas.put(r == middleRow ? "┼" : "┆", column: column, row: r, style: .faint)
+            }
+            let label = " ×" + number(status.pitchMap.ratio(x: x), decimals: 2, trim: true) + " "
+            let start = column - label.count / 2
+            if start > labelEnd, start + label.count <= right {
+                canvas.put(label, column: start, row: pad.top - 1, style: .faint)
+                labelEnd = start + label.count
+            }
+        }
+
+        // Touches: numbers first, markers on top so none hides another's marker.
+        for touch in status.touches {
+            let cell = pad.cell(x: touch.x, y: touch.y)
+            let text = " ×" + number(touch.ratio, decimals: 2) + " g" + number(touch.gain, decimals: 2)
+            let start = cell.column + 1 + text.count - 1 <= right ? cell.column + 1 : cell.column - text.count
+            canvas.put(text, column: max(start, pad.left), row: cell.row, limit: right)
+        }
+        for touch in status.touches {
+            let cell = pad.cell(x: touch.x, y: touch.y)
+            canvas.put(String(touch.label), column: cell.column, row: cell.row, style: .marker)
+        }
+
+        // Touch list.
+        let list = status.touches.isEmpty ? "no touches" : status.touches.map {
+            "\($0.label) ×\(number($0.ratio, decimals: 2)) g\(number($0.gain, decimals: 2))"
+        }.joined(separator: "  ")
+        canvas.put(list, column: 1, row: rows - 2)
+
+        // Pan bar, level meter, voices, xruns.
+        var c = 1
+        func add(_ text: String, _ style: Style = .plain) {
+            canvas.put(text, column: c, row: rows - 1, style: style)
+            c += text.count
+        }
+        let panCells = 15
+        let panIndex = Int(((min(max(status.pan.isNaN ? 0 : status.pan, -1), 1) + 1) / 2 * Double(panCells - 1)).rounded())
+        add("pan L")
+        add(String((0..<panCells).map { $0 == panIndex ? "●" : $0 == panCells / 2 ? "┼" : "─" }))
+        add("R " + (status.pan >= 0 ? "+" : "") + number(status.pan, decimals: 2) + "  ")
+        let meterCells = 15
+        let db = status.peak > 0 ? 20 * log10(status.peak) : -.infinity
+        let lit = db.isFinite ? min(max(Int(((db + 60) / 60 * Double(meterCells)).rounded()), 0), meterCells) : 0
+        for i in 0..<meterCells {
+            let level = -60 + Double(i + 1) * 60 / Double(meterCells)
+            add(i < lit ? "▮" : "·", i >= lit ? .faint : level > -6 ? .bad : level > -18 ? .warn : .good)
+        }
+        let dbText = status.peak > 1 ? " CLIP" : db.isFinite ? " " + number(db, decimals: 1) + " dBFS" : " -inf dBFS"
+        add(dbText, status.peak > 1 ? .bad : .plain)
+        add("  voices \(status.voices)  ")
+        add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+
+        let keys = status.keysHold ? "hold letter keys" : "tap keys on/off"
+        canvas.put("drag the mouse or \(keys) · ←/→ tilt · ↓ centre · Esc all off · q quit",
+                   column: 1, row: rows, style: .faint)
+        return canvas
+    }
+
+    /// `value` with `decimals` digits after the point ("-12.3"); `trim` drops trailing
+    /// zeros ("1", "0.5").
+    static func number(_ value: Double, decimals: Int, trim: Bool = false) -> String {
+        guard value.isFinite else { return value.isNaN ? "nan" : value < 0 ? "-inf" : "inf" }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int((abs(value) * scale).rounded())
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        let whole = scaled / Int(scale)
+        var fraction = String(scaled % Int(scale))
+        while fraction.count < decimals { fraction = "0" + fraction }
+        if trim {
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+        }
+        return sign + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
+    }
+}
