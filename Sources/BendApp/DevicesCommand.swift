@@ -1,5 +1,6 @@
 import BendAudio
 import CALSA
+import Glibc
 
 /// `bendsynth devices`: ALSA playback cards (like `aplay -l`) and PCMs (like
 /// `aplay -L`), each with whether it opens for playback now.
@@ -43,7 +44,16 @@ enum DevicesCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// Whether `name` opens now. Plugins print their own complaints while being probed
+    /// (libjack: "jack server is not running…"), so standard error is muted meanwhile.
     static func status(_ name: String) -> String {
-        ALSADevices.probe(name: name).map { "does not open: \($0)" } ?? "opens"
+        let saved = dup(2)
+        let null = open("/dev/null", O_WRONLY)
+        if saved >= 0 && null >= 0 { dup2(null, 2) }
+        let result = ALSADevices.probe(name: name)
+        if saved >= 0 && null >= 0 { dup2(saved, 2) }
+        if saved >= 0 { close(saved) }
+        if null >= 0 { close(null) }
+        return result.map { "does not open: \($0)" } ?? "opens"
     }
 }

@@ -7,6 +7,7 @@ import CALSA
 import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 
 /// `bendsynth play`: the instrument. A pad in the terminal, voices mixed by the render
 /// thread and written to ALSA; optionally recorded to WAV and to a touch script.
