@@ -18,6 +18,8 @@ enum PlayCommand {
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
+        OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
+        OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
@@ -36,6 +38,8 @@ enum PlayCommand {
         var periods = 3
         var record: String?
         var recordTouches: String?
+        var script: String?
+        var terminal = true
     }
 
     static func run(_ arguments: [String]) throws {
@@ -52,17 +56,29 @@ enum PlayCommand {
             case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16)
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
+            case "script": o.script = value
+            case "no-terminal": o.terminal = false
             default: break
             }
         }
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
-        guard isatty(STDIN_FILENO) == 1 else {
-            throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one)")
+        var sources: [PlaySource] = []
+        if let path = o.script { sources.append(try ScriptSource(path: path)) }
+        if o.terminal {
+            guard isatty(STDIN_FILENO) == 1 else {
+                if sources.isEmpty {
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script)")
+                }
+                throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
+            }
+            sources.append(TerminalSource())
+        } else if sources.isEmpty {
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script)")
         }
-        try play(o)
+        try play(o, sources: sources)
     }
 
-    static func play(_ o: Options) throws {
+    static func play(_ o: Options, sources: [PlaySource]) throws {
         let output = try openOutput(o)
         let rate = output.rate
         let tone = try ToneSource.load(o.sound, rate: Double(rate))
@@ -77,7 +93,8 @@ enum PlayCommand {
                 throw AppError.input("cannot create touch script '\(path)': \(error.localizedDescription)")
             }
         }
-        let port = ControlPort(mixer: mixer, pitchMap: o.sound.pitchMap, clock: clock, observers: touchRecorder.map { [$0] } ?? [])
+        let observers: [ControlEventObserver] = touchRecorder.map { [$0] } ?? []
+        let ports = sources.map { _ in ControlPort(mixer: mixer, pitchMap: o.sound.pitchMap, clock: clock, observers: observers) }
         var ring: SampleRing?
         var recorder: WAVRecorder?
         if let path = o.record {
@@ -89,54 +106,72 @@ enum PlayCommand {
             ring = r
         }
 
-        try output.start(mixer: mixer, clock: clock, record: ring)
-        printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
-        if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
 
-        // Wait for q / Ctrl-C / hang-up (the reader) or SIGINT / SIGTERM (a signal source).
+        // Play until q / Ctrl-C / hang-up (the terminal), SIGINT / SIGTERM, or until
+        // every source that does not end play by itself has ended (a script is done).
         let finished = DispatchSemaphore(value: 0)
-        let finish = Mutex<TerminalInput.Finish?>(nil)
-        signal(SIGHUP, SIG_IGN)  // a hang-up reaches the reader as POLLHUP/EIO instead
-        var sources: [DispatchSourceSignal] = []
+        let remaining = Atomic<Int>(sources.filter { !$0.endsPlay }.count)
+        let waitsForAll = !sources.contains { $0.endsPlay }
+        signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
+        var signalSources: [DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { finished.signal() }
             source.resume()
-            sources.append(source)
+            signalSources.append(source)
         }
-        let input = TerminalInput(pitchMap: o.sound.pitchMap, status: { s in
-            s.peak = Double(mixer.peak)
-            s.voices = mixer.activeVoices
-            s.xruns = output.xruns
-            s.device = output.failureDescription.map { "stopped: \($0)" } ?? output.description
-        }, onEvent: { port.send($0) }, onFinish: { reason in
-            finish.withLock { $0 = reason }
-            finished.signal()
-        })
-        do { try input.start() } catch {
+        let context = PlayContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        var started: [PlaySource] = []
+        do {
+            for (source, port) in zip(sources, ports) {
+                let endsPlay = source.endsPlay
+                try source.start(port: port, context: context) {
+                    if endsPlay || (waitsForAll && remaining.subtract(1, ordering: .relaxed).newValue == 0) {
+                        finished.signal()
+                    }
+                }
+                started.append(source)
+            }
+        } catch {
+            started.forEach { $0.stop() }
             output.stop()
             recorder?.stop()
-            throw AppError.runtime("cannot use the terminal: \(error)")
+            throw error
         }
+        // The output starts after the sources, so a script's first events are queued
+        // before the first period is rendered.
+        do { try output.start(mixer: mixer, clock: clock, record: ring) } catch {
+            started.forEach { $0.stop() }
+            recorder?.stop()
+            throw AppError.runtime("cannot start the output: \(error)")
+        }
+        printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
+        if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
         finished.wait()
 
-        // Stop cleanly: held touches end (the reader sends their ups), voices fade,
-        // the output stops, files are finished, the terminal is restored.
-        input.stop()
-        sources.forEach { $0.cancel() }
-        port.releaseAll()
+        // Stop cleanly: every source stops and its touches end, voices fade, the output
+        // stops, files are finished, the terminal is restored.
+        started.forEach { $0.stop() }
+        signalSources.forEach { $0.cancel() }
+        ports.forEach { $0.releaseAll() }
         let fadeDeadline = MonotonicClock.nanos() + 200_000_000
         while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && output.failureDescription == nil {
             usleep(2_000)  // a few periods: the release is 8 ms
+        }
+        // One more period so the last fade is written out whole.
+        let settle = mixer.position + UInt64(output.periodFrames)
+        while mixer.position < settle && MonotonicClock.nanos() < fadeDeadline + 100_000_000 && output.failureDescription == nil {
+            usleep(1_000)
         }
         let failure = output.failureDescription
         output.stop()
         recorder?.stop()
         touchRecorder?.close()
         let seconds = Double(mixer.position) / Double(rate)
+        let dropped = ports.reduce(0) { $0 + $1.dropped }
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
-                 + (port.dropped > 0 ? ", \(port.dropped) events dropped (queue full)" : ""))
+                 + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
         if let recorder, let path = o.record {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
@@ -145,7 +180,9 @@ enum PlayCommand {
         ring?.deallocate()
         clock.deallocate()
         if let failure { throw AppError.runtime(failure) }
-        if case .failed(let e)? = finish.withLock({ $0 }) { throw AppError.runtime("terminal: \(e)") }
+        for case let terminal as TerminalSource in sources {
+            if let e = terminal.failureDescription { throw AppError.runtime("terminal: \(e)") }
+        }
     }
 
     /// The ALSA PCM asked for; when it does not open: say so, list the PCMs that exist,

@@ -45,6 +45,15 @@ public final class ControlPort: @unchecked Sendable {
         send(event, atFrame: frame)
     }
 
+    /// Like `send(_:atFrame:)`, but returns false (sending nothing, dropping nothing)
+    /// when the engine's ring for this source has no room, so the caller can retry.
+    /// - Thread: this source's thread.
+    public func trySend(_ event: ControlEvent, atFrame frame: UInt64) -> Bool {
+        guard ring.count < ring.capacity else { return false }
+        send(event, atFrame: frame)
+        return true
+    }
+
     /// Sends an event that takes effect at stream frame `frame` (offline render and
     /// replay). Frames are made non-decreasing per source.
     /// - Thread: this source's thread.

@@ -1,0 +1,122 @@
+import XCTest
+import Foundation
+import BendInput
+import BendTestSupport
+import CSndFile
+
+/// `bendsynth play` in a real terminal (tmux), played with SGR mouse reports sent by
+/// `tmux send-keys`, recording what it plays.
+final class TmuxPlayTests: XCTestCase {
+    let socket = "bendsynth-test-\(getpid())"
+
+    /// Runs a tmux client on the test's own server socket and returns its output.
+    /// Spawned with posix_spawn and reaped with waitpid: the server that `new-session`
+    /// forks inherits the client's descriptors, so Foundation's Process (which waits for
+    /// its own descriptor to close) would never see the client exit.
+    func tmux(_ args: [String]) throws -> String {
+        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = (["tmux", "-L", socket] + args).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+        guard rc == 0 else { throw NSError(domain: "posix_spawnp tmux", code: Int(rc)) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (try? String(contentsOfFile: outPath)) ?? ""
+    }
+
+    /// Polls `condition` every 10 ms until it holds (fails after `seconds`).
+    func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return }
+            usleep(10_000)
+        }
+        XCTFail("timed out waiting for \(what)")
+        throw XCTSkip("gave up")
+    }
+
+    func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "play"]) }
+
+    func recordedFrames(_ path: String) -> Int {
+        var info = SF_INFO()
+        guard let f = sf_open(path, Int32(SFM_READ), &info) else { return 0 }
+        sf_close(f)
+        return Int(info.frames)
+    }
+
+    func testMouseTouchInTmuxIsPlayedAndRecorded() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { throw XCTSkip("tmux is not installed") }
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("take.wav").path
+        let touches = dir.appendingPathComponent("take.jsonl").path
+        let log = dir.appendingPathComponent("stderr.txt").path
+        let (columns, rows) = (100, 30)
+        // No ALSA device here: play says so and plays, paced in real time, into the file.
+        let command = "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --record-touches \(touches) 2>\(log); echo exit=$? >>\(log)"
+        _ = try tmux(["new-session", "-d", "-s", "play", "-x", "\(columns)", "-y", "\(rows)", command])
+        defer { _ = try? tmux(["kill-server"]) }
+        try waitUntil("the pad") { try screen().contains("voices 0") }
+
+        // Press at x = 0.5 (the tone as recorded, 440 Hz), top row (gain 1); drag to x = 0.75; release.
+        let pad = TerminalScreenLayout.geometry(columns: columns, rows: rows)
+        let a = pad.cell(x: 0.5, y: 1), b = pad.cell(x: 0.75, y: 1)
+        _ = try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(a.column);\(a.row)M"])
+        try waitUntil("a voice") { try screen().contains("voices 1") }
+        let pressedAt = recordedFrames(wav)
+        try waitUntil("1 s of the held tone") { recordedFrames(wav) > pressedAt + 48_000 }
+        _ = try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<32;\(b.column);\(b.row)M"])
+        let draggedAt = recordedFrames(wav)
+        try waitUntil("1 s after the drag") { recordedFrames(wav) > draggedAt + 48_000 }
+        _ = try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(b.column);\(b.row)m"])
+        try waitUntil("the release") { try screen().contains("voices 0") }
+        let releasedAt = recordedFrames(wav)
+        try waitUntil("0.5 s after the release") { recordedFrames(wav) > releasedAt + 24_000 }
+        _ = try tmux(["send-keys", "-t", "play", "q"])
+        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
+        let stderr = try String(contentsOfFile: log)
+        XCTAssertTrue(stderr.contains("exit=0"), stderr)
+        XCTAssertTrue(stderr.contains("cannot open ALSA PCM 'bendsynth_no_such_pcm'"), stderr)
+
+        // The recording: silence, 440 Hz while pressed, 660 Hz after the drag, silence after.
+        var info = SF_INFO()
+        let file = try XCTUnwrap(sf_open(wav, Int32(SFM_READ), &info))
+        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
+        sf_readf_float(file, &samples, info.frames)
+        sf_close(file)
+        let left = Measure.channel(samples, 0)
+        let first = try XCTUnwrap(left.firstIndex { $0 != 0 })
+        let last = try XCTUnwrap(left.lastIndex { $0 != 0 })
+        let held = Double(last - first) / 48_000
+        XCTAssertGreaterThan(held, 1.9, "sounded while the mouse was down")
+        let firstHalf = Array(left[(first + 2_400)..<(first + 40_000)])
+        XCTAssertEqual(Measure.peakFrequency(firstHalf, rate: 48_000), 440 * pitchRatio(pad, a.column) / 1, accuracy: 440 * 0.005)
+        let secondHalf = Array(left[(last - 40_000)..<(last - 2_400)])
+        XCTAssertEqual(Measure.peakFrequency(secondHalf, rate: 48_000), 440 * pitchRatio(pad, b.column), accuracy: 660 * 0.005)
+        XCTAssertGreaterThan(left.count - last, 20_000, "silence after the release")
+        // The touch script of the take: one down, moves, one up.
+        let script = try String(contentsOfFile: touches)
+        XCTAssertEqual(script.components(separatedBy: "\"down\"").count - 1, 1, script)
+        XCTAssertEqual(script.components(separatedBy: "\"up\"").count - 1, 1, script)
+    }
+
+    /// Pitch ratio of a pad column (linear map: 2·x).
+    func pitchRatio(_ pad: PadGeometry, _ column: Int) -> Double {
+        2 * pad.point(column: column, row: pad.top).x
+    }
+}
+
+/// Where `play` puts the pad for a terminal size.
+enum TerminalScreenLayout {
+    static func geometry(columns: Int, rows: Int) -> PadGeometry {
+        TerminalScreen.layout(columns: columns, rows: rows)
+    }
+}
