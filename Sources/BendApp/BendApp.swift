@@ -42,12 +42,24 @@ public enum BendApp {
         } catch let e as AppError {
             printErr("bendsynth: \(e)")
             if case .usage = e {
-                printErr("Try 'bendsynth \(commands.contains(command) ? command + " " : "")--help'.")
+                printErr(usageLine(command))
+                printErr("Try 'bendsynth \(commands.contains(command) ? command + " " : "")--help' for the options.")
             }
             return e.exitCode
         } catch {
             printErr("bendsynth: \(error)")
             return 1
+        }
+    }
+
+    /// The one-line usage of `command` (the top-level one for an unknown command).
+    static func usageLine(_ command: String) -> String {
+        switch command {
+        case "play": return "usage: bendsynth play [--device PCM] [--record FILE.wav] [--record-touches FILE.jsonl] [--script FILE.jsonl] [options]"
+        case "render": return "usage: bendsynth render SCRIPT -o OUT.wav [--tone FILE] [--rate HZ] [options]"
+        case "devices": return "usage: bendsynth devices"
+        case "bench": return "usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--json]"
+        default: return "usage: bendsynth COMMAND [options]   (commands: \(commands.joined(separator: ", ")))"
         }
     }
 

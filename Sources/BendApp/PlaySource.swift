@@ -79,9 +79,9 @@ final class ScriptSource: PlaySource, @unchecked Sendable {
     func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
         let mixer = context.mixer
         let player = ScriptPlayer(script: script, port: port, rate: context.rate, position: { mixer.position })
-        let start = mixer.position
+        player.prefill(startFrame: mixer.position)
         let t = Thread { [self] in
-            if player.run(startFrame: start, shouldStop: { self.stopFlag.load(ordering: .relaxed) }) {
+            if player.run(shouldStop: { self.stopFlag.load(ordering: .relaxed) }) {
                 finished()
             }
             self.done.signal()

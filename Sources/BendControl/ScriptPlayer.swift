@@ -23,19 +23,40 @@ public final class ScriptPlayer: @unchecked Sendable {
         self.position = position
     }
 
-    /// Queues every event, starting the script at stream frame `startFrame`, then waits
+    private var next = 0
+    private var startFrame: UInt64 = 0
+    private var lastFrame: UInt64 = 0
+
+    /// Sets the script's start at stream frame `startFrame` and queues as many events
+    /// as the ring holds (all of them for scripts up to the ring's capacity), so a
+    /// script's first events are in place before the first period renders.
+    /// - Thread: the source's setup (before `run`), then only `run`.
+    public func prefill(startFrame: UInt64) {
+        self.startFrame = startFrame
+        lastFrame = startFrame
+        while next < script.entries.count {
+            let entry = script.entries[next]
+            let frame = startFrame + UInt64((entry.time * rate).rounded())
+            guard port.trySend(entry.event, atFrame: frame) else { return }
+            lastFrame = frame
+            next += 1
+        }
+    }
+
+    /// Queues the events `prefill` could not (waiting for room in the ring), then waits
     /// until the stream has passed the last one. Returns early (false) when
     /// `shouldStop` turns true; then the caller ends the touches (`port.releaseAll()`).
     /// - Thread: the source's own thread.
-    public func run(startFrame: UInt64, shouldStop: () -> Bool) -> Bool {
-        var lastFrame = startFrame
-        for entry in script.entries {
+    public func run(shouldStop: () -> Bool) -> Bool {
+        while next < script.entries.count {
+            let entry = script.entries[next]
             let frame = startFrame + UInt64((entry.time * rate).rounded())
             while !port.trySend(entry.event, atFrame: frame) {
                 if shouldStop() { return false }
                 usleep(1_000)  // the ring is full: the render thread frees a slot per event applied
             }
             lastFrame = frame
+            next += 1
         }
         while position() <= lastFrame {
             if shouldStop() { return false }

@@ -28,6 +28,7 @@ final class CommandLineTests: XCTestCase {
             let r = try BinaryRunner.run(args)
             XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains(words), "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("usage: bendsynth"), "the usage comes with the error: \(r.stderr)")
         }
     }
 
