@@ -1,4 +1,5 @@
 import BendAudio
+import BendTestSupport
 import CSndFile
 import Foundation
 import XCTest
@@ -53,49 +54,12 @@ func readSoundFile(_ path: String) -> (samples: [Float], info: SF_INFO)? {
     return (Array(samples[0..<(Int(got) * Int(info.channels))]), info)
 }
 
-/// Spectrum measurements: Hann-windowed, zero-padded radix-2 FFT.
+/// Spectrum measurements: peak frequency from BendTestSupport's FFT, and the
+/// amplitude of one component.
 enum Spectrum {
-    /// Magnitudes of the first half of the FFT of `x` (Hann window, zero-padded to `size`).
-    static func magnitudes(_ x: [Float], size: Int) -> [Double] {
-        let n = min(x.count, size)
-        var re = [Double](repeating: 0, count: size)
-        var im = [Double](repeating: 0, count: size)
-        for i in 0..<n {
-            let w = n > 1 ? 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1)) : 1
-            re[i] = Double(x[i]) * w
-        }
-        var j = 0
-        for i in 1..<size {  // bit reversal
-            var bit = size >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
-            j |= bit
-            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
-        }
-        var len = 2
-        while len <= size {
-            let angle = -2 * Double.pi / Double(len)
-            for start in stride(from: 0, to: size, by: len) {
-                for k in 0..<(len / 2) {
-                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
-                    let a = start + k, b = a + len / 2
-                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
-                }
-            }
-            len <<= 1
-        }
-        return (0..<(size / 2)).map { (re[$0] * re[$0] + im[$0] * im[$0]).squareRoot() }
-    }
-
-    /// Frequency of the strongest spectral peak, Hz (parabolic interpolation between bins).
-    static func peakFrequency(_ x: [Float], rate: Double, size: Int = 1 << 16) -> Double {
-        let m = magnitudes(x, size: size)
-        var k = 1
-        for i in 1..<(m.count - 1) where m[i] > m[k] { k = i }
-        let a = m[k - 1], b = m[k], c = m[k + 1]
-        let delta = 0.5 * (a - c) / (a - 2 * b + c)
-        return (Double(k) + delta) * rate / Double(size)
+    /// Frequency of the strongest spectral peak, Hz.
+    static func peakFrequency(_ x: [Float], rate: Double) -> Double {
+        Measure.peakFrequency(x, rate: rate)
     }
 
     /// Amplitude of the component at `frequency` (DFT at that one frequency, no window):
