@@ -67,7 +67,7 @@ public final class EvdevPollLoop: @unchecked Sendable {
     public func watch(directory: String) throws {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw SystemError(call: "inotify_init1") }
-        guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_ATTRIB)) >= 0 else {
+        guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_MOVED_TO)) >= 0 else {
             let e = SystemError(call: "inotify_add_watch(\(directory))")
             close(fd)
             throw e
