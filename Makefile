@@ -43,6 +43,8 @@ lint:
 clean:
 	rm -rf $(BUILD_DIR)
 
-# Mixer figures (printed, never asserted): ns per voice-frame and real-time factor.
+# Mixer figures (printed, never asserted): ns per voice-frame and real-time factor;
+# input latency: an evdev event's read → the period that renders it, at 64-frame periods.
 bench: build
 	$(RELEASE) bench --voices 16,64,256 --period 256 --seconds 4
+	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64

@@ -13,6 +13,7 @@ enum ReplayCommand {
         OptionSpec("touches", value: "OUT.jsonl", help: "write the decoded touches as a touch script (see README)"),
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM when playing (default 'default')"),
         OptionSpec("period", value: "FRAMES", help: "period / render block in frames (16…8192, default 256)"),
+        OptionSpec("latency", help: "measure: replay in real time through a pipe and the live read loop; print read → render latency"),
     ] + EvdevOptions.mappingSpecs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
@@ -36,6 +37,7 @@ enum ReplayCommand {
         var output: String?, touches: String?
         var device = "default"
         var period = 256
+        var latency = false
         for (name, value) in options {
             if try sound.apply(name, value) { continue }
             if try evdev.apply(name, value) { continue }
@@ -47,6 +49,7 @@ enum ReplayCommand {
             case "touches": touches = value
             case "device": device = value ?? ""
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
+            case "latency": latency = true
             default: break
             }
         }
@@ -61,6 +64,10 @@ enum ReplayCommand {
         let kind = EvdevDeviceKind.classify(recording.device)
         if case .skipped(let why) = kind {
             throw AppError.input("replay: \(operands[0]): device \"\(recording.device.name)\" is no touch device or accelerometer: \(why)")
+        }
+        if latency {
+            try EvdevLatencyBench.run(recording, name: operands[0], mapping: evdev.mapping, sound: sound, period: period)
+            return
         }
         let frames = EvdevReplay.frames(device: recording.device, events: recording.events, mapping: evdev.mapping, releaseAtEnd: true)
         let script = EvdevReplay.script(frames)

@@ -163,3 +163,14 @@ extension input_event {
         self.init(time: timeval(tv_sec: Int(e.micros / 1_000_000), tv_usec: Int(e.micros % 1_000_000)), type: e.type, code: e.code, value: e.value)
     }
 }
+
+extension InputEvent {
+    /// `events` as the bytes of consecutive `struct input_event`s, as an event node
+    /// delivers them (for feeding the live read loop through a pipe).
+    public static func kernelBytes(_ events: [InputEvent]) -> [UInt8] {
+        events.flatMap { e -> [UInt8] in
+            var s = input_event(e)
+            return withUnsafeBytes(of: &s) { Array($0) }
+        }
+    }
+}

@@ -41,3 +41,21 @@ final class NotesBox: @unchecked Sendable {
     func add(_ n: String) { lock.lock(); notes.append(n); lock.unlock() }
     var all: [String] { lock.lock(); defer { lock.unlock() }; return notes }
 }
+
+final class DeviceListingTests: XCTestCase {
+    func testListingNamesEachNodeAndWhyItCannotBeUsed() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bendsynth-list-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        XCTAssertEqual(EvdevDiscovery.report(in: dir), "Input devices (\(dir), for play --evdev):\n  none: no \(dir)/event* nodes (no input devices, or not visible here)")
+        for name in ["event10", "event2", "js0"] { close(open(dir + "/" + name, O_CREAT | O_WRONLY, 0o644)) }
+        XCTAssertEqual(EvdevDiscovery.eventNodes(in: dir), [dir + "/event2", dir + "/event10"])
+        XCTAssertTrue(EvdevDiscovery.report(in: dir).hasSuffix("\n  \(dir)/event10: cannot use input device '\(dir)/event10': libevdev_new_from_fd: Inappropriate ioctl for device; not an evdev input node (expected /dev/input/eventN)"))
+    }
+
+    func testAxesTextGivesRangesResolutionAndSlots() throws {
+        XCTAssertEqual(EvdevDiscovery.axesText(try Recordings.load("RW-03").device), "x 0…32767 (55 units/mm), y 0…32767 (98 units/mm), 5 slots")
+        XCTAssertEqual(EvdevDiscovery.axesText(try Recordings.load("RW-14").device), "x 30…4040 (no resolution), y 60…4035 (no resolution)")
+        XCTAssertEqual(EvdevDiscovery.axesText(try Recordings.fixture("accelerometer.evemu").device), "x -512…512 (256 units/g), y -512…512 (256 units/g), z -512…512 (256 units/g)")
+    }
+}
