@@ -5,9 +5,10 @@ import Glibc
 
 /// Input devices as a source of `play` (`--evdev auto|PATH`): one thread reads every
 /// device through `EvdevPollLoop` into this source's one `ControlPort`. Named devices
-/// must open (or play does not start); `auto` opens what is there, watches
-/// /dev/input for devices that appear, and keeps playing when one disappears (its
-/// touches end with the normal release).
+/// must open (or play does not start); `auto` opens what is there; /dev/input is
+/// watched for devices that appear (with `auto`, any it takes; otherwise a named device
+/// coming back), and play goes on when one disappears (its touches end with the normal
+/// release; a device that comes back starts with no touches).
 final class EvdevSource: PlaySource, @unchecked Sendable {
     let name = "input devices"
     let endsPlay = false
@@ -37,10 +38,14 @@ final class EvdevSource: PlaySource, @unchecked Sendable {
             printErr("bendsynth: \(path): \"\(reader.decoder.device.name)\" — \(reader.decoder.kind.summary)")
             loop.add(reader)
         }
-        if options.devices.contains("auto") {
-            do { try loop.watch(directory: EvdevDiscovery.directory) } catch {
-                throw AppError.runtime("--evdev auto: cannot watch \(EvdevDiscovery.directory) for devices: \(error)")
-            }
+        let auto = options.devices.contains("auto")
+        let named = Set(options.devices.filter { $0 != "auto" })
+        do { try loop.watch(directory: EvdevDiscovery.directory, takeAll: auto, named: named) } catch {
+            // Named devices play on without hot-plug; `auto` needs the directory.
+            if auto { throw AppError.runtime("--evdev auto: cannot watch \(EvdevDiscovery.directory) for devices: \(error)") }
+            printErr("bendsynth: note: cannot watch \(EvdevDiscovery.directory): \(error); an unplugged device will not be reopened")
+        }
+        if auto {
             for path in EvdevDiscovery.eventNodes() { loop.openIfTaken(path) }
             if loop.count == 0 { printErr("bendsynth: --evdev auto: no touch device or accelerometer yet; waiting for one to appear") }
         }

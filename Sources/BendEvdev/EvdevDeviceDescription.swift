@@ -49,6 +49,9 @@ public struct EvdevDeviceDescription: Sendable, Equatable {
     /// The multitouch slot current when decoding starts (libevdev: the device's; a
     /// recording: 0, as evemu replays it).
     public var currentSlot: Int32 = 0
+    /// Each multitouch slot's state when decoding starts: live devices opened while
+    /// touched (libevdev's values); empty for recordings (all slots free).
+    public var slots: [SlotState] = []
 
     public init(name: String) { self.name = name }
 
@@ -60,6 +63,23 @@ public struct EvdevDeviceDescription: Sendable, Equatable {
     public var idText: String {
         func h(_ v: UInt16) -> String { "0x" + String(v, radix: 16).leftPadded(to: 4) }
         return "bus \(h(bus)) vendor \(h(vendor)) product \(h(product))"
+    }
+}
+
+/// One multitouch slot's values.
+public struct SlotState: Sendable, Equatable {
+    /// −1: no touch.
+    public var trackingID: Int32
+    public var x: Int32
+    public var y: Int32
+    /// ABS_MT_TOOL_TYPE (0 finger, 2 palm).
+    public var toolType: Int32
+
+    public init(trackingID: Int32, x: Int32, y: Int32, toolType: Int32 = 0) {
+        self.trackingID = trackingID
+        self.x = x
+        self.y = y
+        self.toolType = toolType
     }
 }
 

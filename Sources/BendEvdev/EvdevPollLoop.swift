@@ -28,6 +28,9 @@ public final class EvdevPollLoop: @unchecked Sendable {
     /// inotify descriptor when watching a directory for new devices.
     private var inotify: Int32 = -1
     private var watched: String?
+    /// Hot-plug: open every node `auto` takes, or only these paths.
+    private var takeAll = true
+    private var named: Set<String> = []
     /// Nodes that failed to open, to say so once.
     private var reported: Set<String> = []
 
@@ -61,10 +64,13 @@ public final class EvdevPollLoop: @unchecked Sendable {
         nextSerial &+= 1
     }
 
-    /// Watches `directory` for new event nodes (hot-plug with `auto`): each that appears
-    /// and is taken by `auto` is opened. - Thread: setup.
+    /// Watches `directory` for new event nodes (hot-plug): each that appears is opened
+    /// when `auto` takes it (`takeAll`) or it is one of `named` (a named device that
+    /// was unplugged and comes back). - Thread: setup.
     /// - Throws: `SystemError` naming inotify_init1/inotify_add_watch.
-    public func watch(directory: String) throws {
+    public func watch(directory: String, takeAll: Bool = true, named: Set<String> = []) throws {
+        self.takeAll = takeAll
+        self.named = named
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw SystemError(call: "inotify_init1") }
         guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_MOVED_TO)) >= 0 else {
@@ -76,15 +82,16 @@ public final class EvdevPollLoop: @unchecked Sendable {
         watched = directory
     }
 
-    /// Opens `path` if `auto` takes it and it is not open yet; reports failures once.
+    /// Opens `path` if `auto` takes it (or `always`: a named device) and it is not
+    /// open yet; reports failures once. - Thread: setup or the loop's thread.
     /// - Returns: whether it was added.
     @discardableResult
-    public func openIfTaken(_ path: String) -> Bool {
+    public func openIfTaken(_ path: String, always: Bool = false) -> Bool {
         guard !readers.contains(where: { $0.reader.path == path }) else { return false }
         do {
             let r = try EvdevReader(path: path, mapping: mapping, grab: grab)
             let kind = r.decoder.kind
-            guard kind.takenByAuto else { return false }
+            guard kind.takenByAuto || always else { return false }
             add(r)
             reported.remove(path)
             onNote("\(path): \"\(r.decoder.device.name)\" — \(kind.summary)")
@@ -153,9 +160,10 @@ public final class EvdevPollLoop: @unchecked Sendable {
                 let len = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
                 let nameBytes = buffer[(offset + header)..<min(offset + header + len, n)]
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                if EvdevDiscovery.isEventNode(name) {
+                let path = dir + "/" + name
+                if EvdevDiscovery.isEventNode(name) && (takeAll || named.contains(path)) {
                     // A new node may not be readable until udev sets its mode (IN_ATTRIB).
-                    openIfTaken(dir + "/" + name)
+                    openIfTaken(path, always: named.contains(path))
                 }
                 offset += header + len
             }

@@ -84,7 +84,14 @@ public final class EvdevReader: @unchecked Sendable {
             d.absolute[a] = AbsInfo(value: info.value, minimum: info.minimum, maximum: info.maximum,
                                     fuzz: info.fuzz, flat: info.flat, resolution: info.resolution)
         }
-        if d.hasAbs(EvdevCode.absMTSlot) { d.currentSlot = libevdev_get_current_slot(dev) }
+        if let slotAxis = d.absolute[EvdevCode.absMTSlot] {
+            d.currentSlot = libevdev_get_current_slot(dev)
+            for s in 0...max(0, min(slotAxis.maximum, 63)) {
+                func value(_ code: UInt16) -> Int32 { libevdev_get_slot_value(dev, UInt32(s), UInt32(code)) }
+                d.slots.append(SlotState(trackingID: value(EvdevCode.absMTTrackingID), x: value(EvdevCode.absMTPositionX),
+                                         y: value(EvdevCode.absMTPositionY), toolType: value(EvdevCode.absMTToolType)))
+            }
+        }
         return d
     }
 

@@ -53,6 +53,13 @@ struct SlotTracker {
         let maxSlot = Int(device.absolute[EvdevCode.absMTSlot]?.maximum ?? 0)
         slots = Array(repeating: Slot(), count: min(max(maxSlot + 1, 1), 64))
         current = Int(device.currentSlot)
+        // A device opened while touched: its touches start at the first frame.
+        for (i, state) in device.slots.prefix(slots.count).enumerated() where state.trackingID >= 0 {
+            slots[i].trackingID = state.trackingID
+            slots[i].x = state.x
+            slots[i].y = state.y
+            slots[i].tool = state.toolType
+        }
         self.map = map
         self.onlySlotZero = onlySlotZero
     }

@@ -129,4 +129,15 @@ final class DecoderFixtureTests: XCTestCase {
         XCTAssertEqual(p(EvdevMapping(invertX: true)), [0.8, 0.9])
         XCTAssertEqual(p(EvdevMapping(invertY: true)), [0.2, 0.1])
     }
+
+    func testADeviceOpenedWhileTouchedPlaysItsTouchesFromTheFirstFrame() throws {
+        var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
+        device.slots = [SlotState(trackingID: -1, x: 0, y: 0), SlotState(trackingID: 40, x: 500, y: 500)]
+        device.currentSlot = 1
+        var decoder = EvdevDecoder(device: device)
+        XCTAssertEqual(decoder.feed(InputEvent(micros: 0, type: EvdevCode.evAbs, code: EvdevCode.absMTPositionX, value: 600)), [])
+        XCTAssertEqual(decoder.feed(InputEvent(micros: 0, type: 0, code: 0, value: 0)), [.touch(id: 1, phase: .down, x: 0.6, y: 0.5)])
+        XCTAssertEqual(decoder.feed(InputEvent(micros: 1, type: EvdevCode.evAbs, code: EvdevCode.absMTTrackingID, value: -1)), [])
+        XCTAssertEqual(decoder.feed(InputEvent(micros: 1, type: 0, code: 0, value: 0)), [.touch(id: 1, phase: .up, x: 0, y: 0)])
+    }
 }
