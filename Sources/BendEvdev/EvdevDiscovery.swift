@@ -1,6 +1,8 @@
 import Glibc
 
 /// The input devices present: what each is and whether `auto` takes it.
+///
+/// - Thread: any non-real-time thread (opens device nodes briefly).
 public enum EvdevDiscovery {
     public static let directory = "/dev/input"
 

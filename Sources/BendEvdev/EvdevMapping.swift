@@ -6,6 +6,8 @@
 /// the point `rotation` degrees clockwise about the centre (for a screen mounted turned
 /// that far counter-clockwise); invert x and/or y; flip y so the pad's y runs bottom
 /// to top.
+///
+/// - Thread: any (a value).
 public struct EvdevMapping: Sendable, Equatable {
     public enum Rotation: Int, Sendable, CaseIterable { case none = 0, quarter = 90, half = 180, threeQuarters = 270 }
     public enum TiltAxis: String, Sendable { case x, y }

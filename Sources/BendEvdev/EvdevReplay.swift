@@ -2,6 +2,8 @@ import BendControl
 
 /// A recording's events decoded as a live device would be: the touch script of a
 /// performance (`bendsynth replay`).
+///
+/// - Thread: any (pure functions).
 public enum EvdevReplay {
     /// One decoded frame: its time and what it did.
     public struct Frame: Sendable, Equatable {

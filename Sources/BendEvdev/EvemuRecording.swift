@@ -12,6 +12,8 @@ import Foundation
 ///
 /// `#` starts a comment. Old recordings come as a `.desc` (description) and an
 /// `.events` file (E: lines), read together with `load(paths:)`.
+///
+/// - Thread: any (values; parsing is pure).
 public struct EvemuRecording: Sendable {
     public var device: EvdevDeviceDescription
     public var events: [InputEvent]
