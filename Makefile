@@ -6,9 +6,9 @@ BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
-# Build and link: alsa-lib, libsndfile, libsamplerate (+ pkg-config to find them).
+# Build and link: alsa-lib, libsndfile, libsamplerate, libevdev (+ pkg-config to find them).
 # Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox.
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev
 DEB_TEST  = alsa-utils tmux sox
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 
@@ -43,6 +43,8 @@ lint:
 clean:
 	rm -rf $(BUILD_DIR)
 
-# Mixer figures (printed, never asserted): ns per voice-frame and real-time factor.
+# Mixer figures (printed, never asserted): ns per voice-frame and real-time factor;
+# input latency: an evdev event's read → the period that renders it, at 64-frame periods.
 bench: build
 	$(RELEASE) bench --voices 16,64,256 --period 256 --seconds 4
+	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64

@@ -2,6 +2,7 @@
 // bendsynth: a real-time looping-tone synth for Linux.
 // Layers (imports flow downward only; `make lint` checks it):
 //   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
+//                              → BendEvdev → BendControl, BendSystem, CEvdev
 //                              → BendAudio → BendEngine, BendSystem, CALSA, CSndFile, CSampleRate
 import PackageDescription
 
@@ -21,6 +22,8 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
+                       providers: [.apt(["libevdev-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // Test support only: counts malloc calls made on a marked thread.
@@ -37,8 +40,10 @@ let package = Package(
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
+        // Input devices (evdev: touchscreens, touchpads, accelerometers) and evemu recordings.
+        .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
@@ -48,6 +53,8 @@ let package = Package(
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendAudio", "BendTestSupport", "CEvdev"],
+                    path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
     ]
 )

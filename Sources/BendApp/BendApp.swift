@@ -1,6 +1,6 @@
 import Glibc
 
-/// The `bendsynth` command: `play`, `render`, `devices`, `bench`.
+/// The `bendsynth` command: `play`, `render`, `replay`, `devices`, `bench`.
 public enum BendApp {
     static let usage = """
     usage: bendsynth COMMAND [options]
@@ -11,13 +11,14 @@ public enum BendApp {
     commands:
       play       play the instrument: a pad in the terminal, sound through ALSA
       render     render a touch script (JSON Lines) to a WAV file, faster than real time
-      devices    list ALSA playback cards and PCMs and whether they open
+      replay     play, render or convert an evemu recording of a touch device
+      devices    list ALSA playback cards and PCMs, and input devices (touch, tilt)
       bench      measure the mixer: ns per voice-frame and real-time factor
 
     'bendsynth COMMAND --help' shows a command's options.
     """
 
-    static let commands = ["play", "render", "devices", "bench"]
+    static let commands = ["play", "render", "replay", "devices", "bench"]
 
     /// Runs the command line and returns the exit code: 0 success, 2 bad usage or
     /// input, 1 runtime failure.
@@ -33,6 +34,7 @@ public enum BendApp {
                 print(usage)
             case "play": try PlayCommand.run(rest)
             case "render": try RenderCommand.run(rest)
+            case "replay": try ReplayCommand.run(rest)
             case "devices": try DevicesCommand.run(rest)
             case "bench": try BenchCommand.run(rest)
             default:

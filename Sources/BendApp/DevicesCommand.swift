@@ -1,4 +1,5 @@
 import BendAudio
+import BendEvdev
 import CALSA
 import Glibc
 
@@ -10,11 +11,12 @@ enum DevicesCommand {
     static func run(_ arguments: [String]) throws {
         let (options, operands) = try parse(arguments, specs: specs)
         if options.contains(where: { $0.0 == "help" }) {
-            print("usage: bendsynth devices\n\nLists ALSA playback cards and PCMs and whether each opens.\n\n" + OptionParser.help(specs))
+            print("usage: bendsynth devices\n\nLists ALSA playback cards and PCMs and whether each opens, and input devices\n(/dev/input) with their kind, axes and resolution, or why each is skipped.\n\n" + OptionParser.help(specs))
             return
         }
         guard operands.isEmpty else { throw AppError.usage("devices: unexpected argument '\(operands[0])'") }
         print(report())
+        print(EvdevDiscovery.report())
     }
 
     /// The listing as text (also printed by `play` when no device opens).

@@ -1,0 +1,98 @@
+import BendAudio
+import BendControl
+import BendEngine
+import BendEvdev
+import BendSystem
+import Foundation
+import Glibc
+import Synchronization
+
+/// `bendsynth replay RECORDING --latency`: how long an event takes from being read to
+/// taking effect on the render thread. The recording is written in real time into a
+/// pipe as `struct input_event`s, read by the live read loop (`EvdevPollLoop`),
+/// stamped by the stream clock and sent to the engine, which renders real-time-paced
+/// periods into nothing (`PacedOutput`). For each frame of events the time from its
+/// read to the moment the render thread has rendered the period holding its stamped
+/// frame (the mixer's position passing it, watched every 20 µs) is one sample.
+/// Printed, never asserted: figures on a shared machine move.
+enum EvdevLatencyBench {
+    private final class Pending: @unchecked Sendable {
+        let lock = NSLock()
+        var waiting: [(frame: UInt64, readNanos: UInt64)] = []
+        func add(_ frame: UInt64, _ nanos: UInt64) { lock.lock(); waiting.append((frame, nanos)); lock.unlock() }
+        /// Removes and returns what the stream has passed.
+        func passed(_ position: UInt64) -> [UInt64] {
+            lock.lock(); defer { lock.unlock() }
+            let done = waiting.filter { $0.frame < position }.map(\.readNanos)
+            waiting.removeAll { $0.frame < position }
+            return done
+        }
+        var isEmpty: Bool { lock.lock(); defer { lock.unlock() }; return waiting.isEmpty }
+    }
+
+    static func run(_ recording: EvemuRecording, name: String, mapping: EvdevMapping, sound: SoundOptions, period: Int) throws {
+        let rate = sound.rate
+        let tone = try ToneSource.load(sound, rate: Double(rate))
+        defer { tone.table.deallocate() }
+        let mixer = Mixer(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: sound.voices), tone: tone.table)
+        defer { mixer.deallocate() }
+        let clock = StreamClock(rate: Double(rate), periodFrames: period)
+        defer { clock.deallocate() }
+        let port = ControlPort(mixer: mixer, pitchMap: sound.pitchMap, clock: clock)
+        let output = PacedOutput(rate: rate, periodFrames: period)
+        try output.start(mixer: mixer, clock: clock, record: nil)
+        defer { output.stop() }
+
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw AppError.runtime("\(SystemError(call: "pipe"))") }
+        let pending = Pending()
+        let loop = try EvdevPollLoop(mapping: mapping, grab: false, onFrame: { events, _, _ in
+            let now = MonotonicClock.nanos()
+            let frame = clock.stamp(nanos: now)
+            for e in events { port.send(e, atFrame: frame) }
+            pending.add(frame, now)
+        }, onNote: { _ in })
+        loop.add(EvdevReader(rawFD: fds[0], name: name, device: recording.device, mapping: mapping))
+        let loopThread = Thread { loop.run() }
+        loopThread.start()
+
+        // The writer: each frame of events at its recorded time.
+        let writeEnd = fds[1]
+        let events = recording.events
+        let writerDone = Atomic<Bool>(false)
+        let writer = Thread {
+            let start = MonotonicClock.nanos(), first = events.first?.micros ?? 0
+            var batch: [InputEvent] = []
+            for e in events {
+                batch.append(e)
+                guard e.type == EvdevCode.evSyn && e.code == EvdevCode.synReport else { continue }
+                let due = start + UInt64(max(0, e.micros - first)) * 1000
+                while MonotonicClock.nanos() < due { usleep(UInt32(min(10_000, max(1, (due - MonotonicClock.nanos()) / 1000)))) }
+                InputEvent.kernelBytes(batch).withUnsafeBytes { _ = write(writeEnd, $0.baseAddress, $0.count) }
+                batch.removeAll(keepingCapacity: true)
+            }
+            close(writeEnd)
+            writerDone.store(true, ordering: .releasing)
+        }
+        writer.start()
+
+        var samples: [Double] = []
+        let deadline = MonotonicClock.nanos() + UInt64(max(0, (events.last?.micros ?? 0) - (events.first?.micros ?? 0))) * 1000 + 5_000_000_000
+        while !(writerDone.load(ordering: .acquiring) && pending.isEmpty) && MonotonicClock.nanos() < deadline {
+            let position = mixer.position
+            let now = MonotonicClock.nanos()
+            samples += pending.passed(position).map { Double(now - min($0, now)) / 1e6 }
+            usleep(20)
+        }
+        loop.stop()
+        while loopThread.isExecuting { usleep(1_000) }
+        port.releaseAll()
+
+        samples.sort()
+        guard !samples.isEmpty else { throw AppError.input("\(name): no events that change anything; nothing to measure") }
+        func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int((Double(samples.count - 1) * p).rounded()))] }
+        let periodMS = Double(period) * 1000 / Double(rate)
+        print(String(format: "evdev read → render: %d frames of events, period %d frames (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms; %d late periods",
+                     samples.count, period, periodMS, percentile(0.5), percentile(0.99), samples.last!, output.xruns))
+    }
+}

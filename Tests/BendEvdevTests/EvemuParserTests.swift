@@ -1,0 +1,61 @@
+import BendEvdev
+import CEvdev
+import XCTest
+
+final class EvemuParserTests: XCTestCase {
+    let head = "N: Pad\nI: 0003 1234 5678 0001\nA: 35 0 100 0 0\nA: 36 0 100 0 0\nA: 2f 0 1 0 0\n"
+
+    private func error(_ text: String, file: String = "take.evemu") -> EvemuRecording.ParseError? {
+        do { _ = try EvemuRecording.parse(text, file: file); return nil } catch let e as EvemuRecording.ParseError { return e } catch { return nil }
+    }
+
+    func testDescriptionFields() throws {
+        let r = try EvemuRecording.parse(head + "P: 05 00\nB: 01 00 00 00 00 00 00 00 00\nB: 01 00 00 00 00 00 00 00 00\nB: 01 00 00 00 00 00 00 00 00\nB: 01 00 00 00 00 00 00 00 00\nB: 01 00 00 00 00 00 00 00 00\nB: 01 00 04 00 00 00 00 00 00\nA: 00 -5 5 1 2 40\nE: 1.000001 0003 0035 0042\t# comment\nE: 1.000001 0000 0000 0000\n")
+        XCTAssertEqual(r.device.name, "Pad")
+        XCTAssertEqual([r.device.bus, r.device.vendor, r.device.product, r.device.version], [3, 0x1234, 0x5678, 1])
+        XCTAssertEqual(r.device.properties, [EvdevCode.propPointer, EvdevCode.propButtonpad])
+        XCTAssertEqual(r.device.keys, [EvdevCode.btnTouch])
+        XCTAssertEqual(r.device.absolute[0], AbsInfo(minimum: -5, maximum: 5, fuzz: 1, flat: 2, resolution: 40))
+        XCTAssertEqual(r.events, [InputEvent(micros: 1_000_001, type: 3, code: 0x35, value: 42), InputEvent(micros: 1_000_001, type: 0, code: 0, value: 0)])
+    }
+
+    func testMalformedRecordingsNameFileAndLine() {
+        XCTAssertEqual(error(head + "X: what\n")?.description, "take.evemu:6: unknown line 'X:'; expected N:, I:, P:, B:, A: or E:")
+        XCTAssertEqual(error("E: 0.000000 0000 0000 0\n" + head)?.line, 1)
+        XCTAssertEqual(error("E: 0.000000 0000 0000 0\n" + head)?.message, "event before the device description (N: and I: lines expected first)")
+        XCTAssertEqual(error(head + "A: 40 0 1 0 0\n")?.message, "unknown axis 0x40 (ABS codes end at 0x3f)")
+        XCTAssertEqual(error(head + "E: 0.000000 0003 0041 7\n")?.line, 6)
+        XCTAssertEqual(error(head + "E: 0.000000 0003 0035 7\nE: 0.000000 0000 0000 0\nE: 0.010000 0003 00")?.description,
+                       "take.evemu:8: expected 'E: seconds.micros type code value', got 3 fields (truncated?)")
+        XCTAssertEqual(error(head + "E: 0.000000 0003 0035 7\nE: 0.000000 0000 0000 0\nE: 0.010000 0003 0035 8\n")?.description,
+                       "take.evemu:8: truncated: the recording ends inside a frame (no SYN_REPORT after this event)")
+        XCTAssertEqual(error(head + "E: 0.000000 0003 0035 seven\n")?.message, "event value 'seven' is not a decimal integer")
+        XCTAssertEqual(error(head + "E: 0.5 0003 0035 7\n")?.message, "time '0.5' is not seconds.micros (6 digits)")
+        XCTAssertEqual(error(head + "E: 0.000000 0000 0000 0\nA: 00 0 1 0 0\n")?.message, "device description (A:) after the events")
+        XCTAssertEqual(error("# nothing\n")?.message, "no device description (N: and I: lines expected)")
+    }
+
+    func testDescriptionAndEventsFilesTogetherNameTheRightFile() throws {
+        let parts = [(file: "dev.desc", text: head), (file: "take.events", text: "E: 0.000000 0003 0035 7\nE: 0.000000 0000 0000 x\n")]
+        XCTAssertThrowsError(try EvemuRecording.parse(parts)) { e in
+            XCTAssertEqual((e as? EvemuRecording.ParseError)?.description, "take.events:2: event value 'x' is not a decimal integer")
+        }
+    }
+
+    func testCodesMatchTheKernelHeader() {
+        XCTAssertEqual(Int32(EvdevCode.absMTSlot), ABS_MT_SLOT)
+        XCTAssertEqual(Int32(EvdevCode.absMTPositionX), ABS_MT_POSITION_X)
+        XCTAssertEqual(Int32(EvdevCode.absMTPositionY), ABS_MT_POSITION_Y)
+        XCTAssertEqual(Int32(EvdevCode.absMTToolType), ABS_MT_TOOL_TYPE)
+        XCTAssertEqual(Int32(EvdevCode.absMTTrackingID), ABS_MT_TRACKING_ID)
+        XCTAssertEqual(Int32(EvdevCode.absMax), ABS_MAX)
+        XCTAssertEqual(Int32(EvdevCode.btnTouch), BTN_TOUCH)
+        XCTAssertEqual(Int32(EvdevCode.btnToolFinger), BTN_TOOL_FINGER)
+        XCTAssertEqual(Int32(EvdevCode.synDropped), SYN_DROPPED)
+        XCTAssertEqual(Int32(EvdevCode.synMTReport), SYN_MT_REPORT)
+        XCTAssertEqual(Int32(EvdevCode.mtToolPalm), MT_TOOL_PALM)
+        XCTAssertEqual(Int32(EvdevCode.propAccelerometer), INPUT_PROP_ACCELEROMETER)
+        XCTAssertEqual(Int32(EvdevCode.propSemiMT), INPUT_PROP_SEMI_MT)
+        XCTAssertEqual(Int(cevdev_input_event_size()), MemoryLayout<input_event>.size)
+    }
+}
