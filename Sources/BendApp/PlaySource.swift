@@ -60,7 +60,8 @@ final class TerminalSource: PlaySource, @unchecked Sendable {
     func stop() { input?.stop() }
 }
 
-/// A touch script played live (`play --script FILE.jsonl`), stamped by stream frames.
+/// A touch script played live, stamped by stream frames: `play --script FILE.jsonl`,
+/// and `replay RECORDING` (a decoded evdev recording) to ALSA.
 final class ScriptSource: PlaySource, @unchecked Sendable {
     let name: String
     let endsPlay = false
@@ -74,6 +75,11 @@ final class ScriptSource: PlaySource, @unchecked Sendable {
         do { script = try TouchScript.load(path: path) } catch {
             throw AppError.input("\(error)")
         }
+    }
+
+    init(name: String, script: TouchScript) {
+        self.name = name
+        self.script = script
     }
 
     func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {

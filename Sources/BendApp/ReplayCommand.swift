@@ -97,7 +97,7 @@ enum ReplayCommand {
             o.device = device
             o.period = period
             o.terminal = false
-            try PlayCommand.play(o, sources: [ReplaySource(name: "replay '\(operands[0])'", script: script)])
+            try PlayCommand.play(o, sources: [ScriptSource(name: "replay '\(operands[0])'", script: script)])
         }
     }
 }
