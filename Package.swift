@@ -40,6 +40,8 @@ let package = Package(
         // Command line: options, commands, wiring.
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
+        // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones.
@@ -48,6 +50,7 @@ let package = Package(
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
     ]
 )
