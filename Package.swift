@@ -40,7 +40,7 @@ let package = Package(
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendPeers", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium"], path: "Sources/BendPeers"),

@@ -21,5 +21,5 @@ check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
 check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
 check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|Foundation|Glibc|Synchronization|Dispatch'
-check BendApp     'CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
+check BendApp     'CGetopt|BendPeers|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status

@@ -19,6 +19,8 @@ enum PlayCommand {
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
+        OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
+        OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -40,6 +42,8 @@ enum PlayCommand {
         var recordTouches: String?
         var script: String?
         var terminal = true
+        var listen: String?
+        var keyFile: String?
     }
 
     static func run(_ arguments: [String]) throws {
@@ -58,12 +62,15 @@ enum PlayCommand {
             case "record-touches": o.recordTouches = value
             case "script": o.script = value
             case "no-terminal": o.terminal = false
+            case "listen": o.listen = value ?? ""
+            case "key-file": o.keyFile = value
             default: break
             }
         }
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [PlaySource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
+        if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
@@ -73,7 +80,7 @@ enum PlayCommand {
             }
             sources.append(TerminalSource())
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --listen)")
         }
         try play(o, sources: sources)
     }
