@@ -6,9 +6,9 @@ BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
-# Build and link: alsa-lib, libsndfile, libsamplerate, libsodium (+ pkg-config to find them).
+# Build and link: alsa-lib, libsndfile, libsamplerate, libsodium, BlueZ libbluetooth (+ pkg-config to find them).
 # Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox.
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libsodium-dev
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libsodium-dev libbluetooth-dev
 DEB_TEST  = alsa-utils tmux sox
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 

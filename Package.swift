@@ -23,6 +23,8 @@ let package = Package(
                        providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
+                       providers: [.apt(["libbluetooth-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // Test support only: counts malloc calls made on a marked thread.
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendPeers", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
-        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium"], path: "Sources/BendPeers"),
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones.

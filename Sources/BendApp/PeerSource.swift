@@ -30,6 +30,14 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     private var buckets: [PeerID: (tokens: Double, at: UInt64, lastLog: UInt64)] = [:]
     private var nextTouch: UInt32 = 1
     private let bound = Mutex<String?>(nil)
+    private var announcer: PeerAnnouncer?
+
+    /// `play --bluetooth`: exit 1 with "no Bluetooth adapter (…)" where there is none.
+    /// - Throws: `AppError.runtime`.
+    static func requireBluetooth() throws {
+        if let why = BluetoothAddress.unavailableReason() { throw AppError.runtime("play: --bluetooth: \(why)") }
+        throw AppError.runtime("play: --bluetooth: listening over RFCOMM is not supported by this build yet")
+    }
 
     /// The address actually listened on (port filled in), after `start`.
     var boundAddress: String? { bound.withLock { $0 } }
@@ -84,6 +92,10 @@ final class PeerSource: PlaySource, @unchecked Sendable {
             let address = try session.listen(on: listenAddress)
             bound.withLock { $0 = address }
             printErr("bendsynth: listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
+            if let ep = try? IPEndpoint.parse(address) {
+                announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
+                                               broadcast: !ep.isLoopback)
+            }
         } catch {
             throw AppError.runtime("cannot listen for peers: \(error)")
         }
@@ -91,6 +103,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     }
 
     func stop() {
+        announcer?.stop()
+        announcer = nil
         session?.stop()   // every peer's disconnect releases its touches
         session = nil
     }

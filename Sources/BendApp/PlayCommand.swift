@@ -21,6 +21,7 @@ enum PlayCommand {
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
+        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -64,6 +65,7 @@ enum PlayCommand {
             case "no-terminal": o.terminal = false
             case "listen": o.listen = value ?? ""
             case "key-file": o.keyFile = value
+            case "bluetooth": try PeerSource.requireBluetooth()
             default: break
             }
         }

@@ -59,7 +59,8 @@ enum RemoteCommand {
         }
         o.target = operands[0]
         if BluetoothAddress.looksLike(o.target) {
-            throw AppError.runtime("remote: \(BluetoothAddress.unavailableReason())")
+            // The RFCOMM transport exists; the session over it is not wired into remote yet.
+            throw AppError.runtime("remote: \(BluetoothAddress.unavailableReason() ?? "Bluetooth remote control is not supported by this build yet")")
         }
         let script: TouchScript?
         do { script = try o.script.map { try TouchScript.load(path: $0) } } catch { throw AppError.input("\(error)") }
