@@ -7,9 +7,10 @@ RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libsodium, BlueZ libbluetooth (+ pkg-config to find them).
-# Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox.
+# Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox,
+# iproute2 (ip netns: the two-host peer tests).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libsodium-dev libbluetooth-dev
-DEB_TEST  = alsa-utils tmux sox
+DEB_TEST  = alsa-utils tmux sox iproute2
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 
 .PHONY: all deps build run test lint bench clean
