@@ -55,6 +55,6 @@ let package = Package(
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
     ]
 )
