@@ -25,7 +25,7 @@ enum RemoteCommand {
 
     Plays the instrument on HOST (bendsynth play --listen) from the pad in this terminal.
     The status line shows the connection, the round-trip time and the instrument's xruns.
-    Local sound is off. q or Ctrl-C leaves.
+    Local sound is off. / types a text message (Enter sends it); q or Ctrl-C leaves.
 
     """
 
@@ -129,17 +129,34 @@ enum RemoteCommand {
             printErr("bendsynth: played \(script.entries.count) events to \(peer.name)")
             return
         }
-        let input = TerminalInput(status: { s in
+        let keyboard: RemoteKeyboard
+        do {
+            keyboard = try RemoteKeyboard(onText: { text in
+                if !text.isEmpty { session.send(.text(text)) }
+            })
+        } catch { throw AppError.runtime("cannot use the terminal: \(error)") }
+        let input = TerminalInput(inputFD: keyboard.padFD, status: { s in
             let link = session.linkStatus(of: peer.id)
             let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
             s.xruns = Int(link?.remoteXruns ?? 0)
             s.voices = Int(link?.remoteVoices ?? 0)
-            s.device = gone.withLock { $0 }.map { "\(peer.name): disconnected (\($0))" } ?? "\(peer.name): connected, RTT \(rtt)"
+            if let line = keyboard.line {
+                s.device = "message: \(line)_  (Enter sends, Esc cancels)"
+            } else {
+                s.device = gone.withLock { $0 }.map { "\(peer.name): disconnected (\($0))" } ?? "\(peer.name): connected, RTT \(rtt); / types a message"
+            }
         }, onEvent: send, onFinish: { _ in finished.signal() })
         signal(SIGHUP, SIG_IGN)
-        do { try input.start() } catch { throw AppError.runtime("cannot use the terminal: \(error)") }
+        do {
+            try keyboard.start()
+            try input.start()
+        } catch {
+            keyboard.stop()
+            throw AppError.runtime("cannot use the terminal: \(error)")
+        }
         finished.wait()
         input.stop()
+        keyboard.stop()
         if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
     }
 }

@@ -140,6 +140,11 @@ final class TwoHostTests: XCTestCase {
         usleep(1_000_000)
         _ = try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)m"])
         try waitUntil("the release") { try tmux(["capture-pane", "-p", "-t", "remote"]).contains("voices 0") }
+        // "/" opens a text line; Enter sends it; the instrument shows it with the name.
+        _ = try tmux(["send-keys", "-t", "remote", "-l", "/hello from afar"])
+        try waitUntil("the text line") { try tmux(["capture-pane", "-p", "-t", "remote"]).contains("message: hello from afar_") }
+        _ = try tmux(["send-keys", "-t", "remote", "Enter"])
+        try waitUntil("the message at the instrument") { stderr.contains("message from far-away: hello from afar") }
         _ = try tmux(["send-keys", "-t", "remote", "q"])
         try waitUntil("the remote to leave") { stderr.contains("'far-away'") && stderr.contains("left:") }
         usleep(300_000)
