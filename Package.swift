@@ -3,6 +3,7 @@
 // Layers (imports flow downward only; `make lint` checks it):
 //   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
 //                              → BendAudio → BendEngine, BendSystem, CALSA, CSndFile, CSampleRate
+//                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.

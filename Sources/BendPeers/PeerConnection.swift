@@ -28,6 +28,8 @@ final class PeerConnection: @unchecked Sendable {
         var fd: Int32
         var udp: IPEndpoint?
         var remoteToken: UInt32 = 0
+        /// A write failed or timed out (a frame may be half sent): the I/O thread closes it.
+        var broken = false
         var status = PeerLinkStatus(roundTrip: nil, remoteXruns: 0, remoteVoices: 0, droppedDatagrams: 0)
     }
     let shared: Mutex<Shared>
@@ -51,7 +53,12 @@ final class PeerConnection: @unchecked Sendable {
     /// - Thread: any.
     func write(_ message: PeerMessage) -> Bool {
         let frame = FrameCodec.encode(message)
-        return shared.withLock { s in s.fd >= 0 && Sockets.sendAll(s.fd, frame) }
+        return shared.withLock { s in
+            guard s.fd >= 0, !s.broken else { return false }
+            if Sockets.sendAll(s.fd, frame) { return true }
+            s.broken = true
+            return false
+        }
     }
 
     /// Best effort, never blocks (BYE to a peer that may be gone).

@@ -54,6 +54,8 @@ public final class PeerSession: @unchecked Sendable {
     private var thread: pthread_t?
     private let stopping = Atomic<Bool>(false)
     private let commands = Mutex<[Command]>([])
+    /// Serialises opening the UDP socket and starting the I/O thread.
+    private let setup = Mutex(())
     private var connections: [PeerConnection] = []
     private let connected = Mutex<[PeerID: PeerConnection]>([:])
     private enum Command { case adopt(PeerConnection), disconnectAll }
@@ -84,9 +86,11 @@ public final class PeerSession: @unchecked Sendable {
             close(fd)
             throw PeerError.key("listening on \(bound) (not loopback) needs a shared key")
         }
-        listener = fd
-        if transport is TCPTransport, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
-        try startThread()
+        try setup.withLock { _ in
+            listener = fd
+            if transport is TCPTransport, udp < 0, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
+            try startThread()
+        }
         return bound
     }
 
@@ -96,8 +100,10 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any but the I/O thread (it blocks up to `timeout` seconds).
     public func connect(to address: String, timeout: Double = 3) throws -> PeerInfo {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
-        if transport is TCPTransport && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
-        try startThread()
+        try setup.withLock { _ in
+            if transport is TCPTransport && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
+            try startThread()
+        }
         let fd = try transport.connect(to: address, timeout: timeout)
         let c = PeerConnection(fd: fd, outgoing: true, remote: address, handshakeTimeout: timeout)
         let completion = ConnectCompletion()
@@ -258,6 +264,10 @@ public final class PeerSession: @unchecked Sendable {
     private func tick() {
         let now = MonotonicNanos.now()
         for c in connections where c.phase != .closed {
+            if c.shared.withLock({ $0.broken }) {
+                closeConnection(c, .connectionLost, "sending failed or timed out", bye: false)
+                continue
+            }
             if c.phase != .connected {
                 if now > c.handshakeDeadline { closeConnection(c, .handshakeTimeout, "no handshake within \(configuration.handshakeTimeout) s", bye: true) }
                 continue
