@@ -232,8 +232,11 @@ public final class PeerSession: @unchecked Sendable {
                 }
                 i += 1
             }
+            // Datagrams after the streams: a reliable down read in the same round comes
+            // before the unreliable moves that follow it.
+            var datagramsReady = false
             if udp >= 0 {
-                if fds[i].revents != 0 { readDatagrams(&buffer) }
+                datagramsReady = fds[i].revents != 0
                 i += 1
             }
             for c in open {
@@ -256,6 +259,7 @@ public final class PeerSession: @unchecked Sendable {
                     closeConnection(c, error.reason, error.detail, bye: true)
                 }
             }
+            if datagramsReady { readDatagrams(&buffer) }
             tick()
             connections.removeAll { $0.phase == .closed }
         }
