@@ -6,10 +6,11 @@ BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
-# Build and link: alsa-lib, libsndfile, libsamplerate, libevdev (+ pkg-config to find them).
-# Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox.
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev
-DEB_TEST  = alsa-utils tmux sox
+# Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth
+# (+ pkg-config to find them).
+# Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests).
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev
+DEB_TEST  = alsa-utils tmux sox iproute2
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 
 .PHONY: all deps build run test lint bench clean
@@ -48,3 +49,4 @@ clean:
 bench: build
 	$(RELEASE) bench --voices 16,64,256 --period 256 --seconds 4
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
+	$(RELEASE) bench --peers 1,8 --seconds 4

@@ -21,5 +21,6 @@ check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
 check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
 check BendEvdev   'BendControl|BendEngine|BendSystem|CEvdev|Foundation|Glibc|Synchronization|Dispatch'
-check BendApp     'BendEvdev|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
+check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|Foundation|Glibc|Synchronization|Dispatch'
+check BendApp     'BendEvdev|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status

@@ -12,6 +12,7 @@ enum BenchCommand {
         OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.1…600, default 4)"),
         OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
         OptionSpec("json", help: "print the figures as JSON"),
+        OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
@@ -32,6 +33,7 @@ enum BenchCommand {
         var seconds = 4.0
         var rate = 48_000
         var json = false
+        var peerCounts: [Int]?
         for (name, value) in options {
             switch name {
             case "help":
@@ -47,9 +49,11 @@ enum BenchCommand {
             case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.1...600)
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
             case "json": json = true
+            case "peers": peerCounts = (value ?? "").split(separator: ",").compactMap { Int($0) }.filter { (1...8).contains($0) }
             default: break
             }
         }
+        if let peerCounts { return try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) }
         var results: [Result] = []
         for n in counts {
             let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate))

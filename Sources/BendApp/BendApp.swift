@@ -12,13 +12,15 @@ public enum BendApp {
       play       play the instrument: a pad in the terminal, sound through ALSA
       render     render a touch script (JSON Lines) to a WAV file, faster than real time
       replay     play, render or convert an evemu recording of a touch device
+      remote     play an instrument on another machine (play --listen) from this pad
+      peers      list instruments nearby that accept remote players
       devices    list ALSA playback cards and PCMs, and input devices (touch, tilt)
       bench      measure the mixer: ns per voice-frame and real-time factor
 
     'bendsynth COMMAND --help' shows a command's options.
     """
 
-    static let commands = ["play", "render", "replay", "devices", "bench"]
+    static let commands = ["play", "render", "replay", "devices", "bench", "remote", "peers"]
 
     /// Runs the command line and returns the exit code: 0 success, 2 bad usage or
     /// input, 1 runtime failure.
@@ -37,6 +39,8 @@ public enum BendApp {
             case "replay": try ReplayCommand.run(rest)
             case "devices": try DevicesCommand.run(rest)
             case "bench": try BenchCommand.run(rest)
+            case "remote": try RemoteCommand.run(rest)
+            case "peers": try PeersCommand.run(rest)
             default:
                 throw AppError.usage("unknown command '\(command)'")
             }
@@ -60,6 +64,8 @@ public enum BendApp {
         case "play": return "usage: bendsynth play [--device PCM] [--record FILE.wav] [--record-touches FILE.jsonl] [--script FILE.jsonl] [options]"
         case "render": return "usage: bendsynth render SCRIPT -o OUT.wav [--tone FILE] [--rate HZ] [options]"
         case "devices": return "usage: bendsynth devices"
+        case "peers": return "usage: bendsynth peers [--seconds S] [--bluetooth]"
+        case "remote": return "usage: bendsynth remote HOST[:PORT] [--key-file FILE] [--script FILE.jsonl] [--text MESSAGE]"
         case "bench": return "usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--json]"
         default: return "usage: bendsynth COMMAND [options]   (commands: \(commands.joined(separator: ", ")))"
         }

@@ -19,6 +19,9 @@ enum PlayCommand {
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
+        OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
+        OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
+        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -41,6 +44,8 @@ enum PlayCommand {
         var script: String?
         var terminal = true
         var evdev = EvdevOptions()
+        var listen: String?
+        var keyFile: String?
     }
 
     static func run(_ arguments: [String]) throws {
@@ -60,6 +65,9 @@ enum PlayCommand {
             case "record-touches": o.recordTouches = value
             case "script": o.script = value
             case "no-terminal": o.terminal = false
+            case "listen": o.listen = value ?? ""
+            case "key-file": o.keyFile = value
+            case "bluetooth": try PeerSource.requireBluetooth()
             default: break
             }
         }
@@ -67,16 +75,17 @@ enum PlayCommand {
         var sources: [PlaySource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
+        if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
             sources.append(TerminalSource())
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen)")
         }
         try play(o, sources: sources)
     }

@@ -1,0 +1,178 @@
+import BendControl
+import BendPeers
+import BendSystem
+import Foundation
+import Glibc
+import Synchronization
+
+/// Per-peer limits of the instrument; going over is logged (once a second) and dropped.
+struct PeerLimits: Sendable {
+    /// TOUCH and TILT frames per second per peer (token bucket, burst = one second's worth).
+    var eventsPerSecond = 2000.0
+    /// Touches one peer may hold down at once.
+    var touchesAtOnce = 10
+    /// Longest TEXT shown, in UTF-8 bytes.
+    var textBytes = 200
+}
+
+/// `play --listen`: other machines' touches over the peer protocol. Each peer's touch
+/// ids live in their own namespace (mapped to fresh port ids); when a peer goes —
+/// BYE, closed socket, heartbeat timeout, a bad frame — every touch it holds ends.
+final class PeerSource: PlaySource, @unchecked Sendable {
+    let name: String
+    let endsPlay = false
+    let listenAddress: String
+    let key: SharedKey?
+    let limits: PeerLimits
+    private var session: PeerSession?
+    /// Only the session's I/O thread touches these (it is the port's one producer).
+    private var touches: [PeerID: [UInt32: UInt32]] = [:]
+    private var buckets: [PeerID: (tokens: Double, at: UInt64, lastLog: UInt64)] = [:]
+    private var nextTouch: UInt32 = 1
+    private let bound = Mutex<String?>(nil)
+    private var announcer: PeerAnnouncer?
+
+    /// `play --bluetooth`: exit 1 with "no Bluetooth adapter (…)" where there is none.
+    /// - Throws: `AppError.runtime`.
+    static func requireBluetooth() throws {
+        if let why = BluetoothAddress.unavailableReason() { throw AppError.runtime("play: --bluetooth: \(why)") }
+        throw AppError.runtime("play: --bluetooth: listening over RFCOMM is not supported by this build yet")
+    }
+
+    /// The address actually listened on (port filled in), after `start`.
+    var boundAddress: String? { bound.withLock { $0 } }
+
+    /// - Parameters:
+    ///   - listen: `[ADDR][:PORT]`; no ADDR → 127.0.0.1; a bare number is a port.
+    ///   - keyFile: the shared key for non-loopback addresses; without it the key in
+    ///     `$XDG_CONFIG_HOME/bendsynth/key` is used, made (and printed) on first use.
+    /// - Throws: `AppError.usage` for a bad address, `.input` for a bad key file.
+    init(listen: String, keyFile: String?, limits: PeerLimits = PeerLimits()) throws {
+        var spec = listen
+        if !spec.isEmpty, spec.allSatisfy(\.isNumber) { spec = ":" + spec }
+        let ep: IPEndpoint
+        do { ep = try IPEndpoint.parse(spec) } catch { throw AppError.usage("play: --listen \(error)") }
+        listenAddress = ep.description
+        name = "peers on \(ep)"
+        self.limits = limits
+        if let keyFile {
+            do { key = try SharedKey.load(path: keyFile) } catch { throw AppError.input("\(error)") }
+        } else if !ep.isLoopback {
+            let path = SharedKey.defaultPath
+            do {
+                let (k, created) = try SharedKey.loadOrCreate(path: path)
+                if created {
+                    printErr("bendsynth: made a shared key in '\(path)'; give it to the players who may connect (remote --key-file):\n\(k.hex)")
+                }
+                key = k
+            } catch { throw AppError.input("\(error)") }
+        } else {
+            key = nil
+        }
+    }
+
+    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
+        var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
+        config.key = key
+        let session = PeerSession(configuration: config)
+        let mixer = context.mixer, output = context.output
+        session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: mixer.activeVoices)) }
+        session.onStateChange = { [self] change in
+            switch change.state {
+            case .connected:
+                printErr("bendsynth: \(change.peer) connected")
+            case .disconnected:
+                releaseTouches(of: change.peer.id, port: port)
+                printErr("bendsynth: \(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(change.detail))")")
+            default: break
+            }
+        }
+        session.onReceive = { [self] message, peer in receive(message, from: peer, port: port) }
+        do {
+            let address = try session.listen(on: listenAddress)
+            bound.withLock { $0 = address }
+            printErr("bendsynth: listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
+            if let ep = try? IPEndpoint.parse(address) {
+                announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
+                                               broadcast: !ep.isLoopback)
+            }
+        } catch {
+            throw AppError.runtime("cannot listen for peers: \(error)")
+        }
+        self.session = session
+    }
+
+    func stop() {
+        announcer?.stop()
+        announcer = nil
+        session?.stop()   // every peer's disconnect releases its touches
+        session = nil
+    }
+
+    /// - Thread: the session's I/O thread.
+    private func receive(_ message: PeerMessage, from peer: PeerInfo, port: ControlPort) {
+        if case .text(let text) = message {
+            let shown = text.utf8.count > limits.textBytes ? "\(text.prefix(limits.textBytes))… (cut: \(text.utf8.count) bytes, limit \(limits.textBytes))" : text
+            printErr("bendsynth: message from \(peer.name.isEmpty ? peer.address : peer.name): \(shown)")
+            return
+        }
+        if case .touch(_, .up, _, _, _) = message {} else { guard allow(peer) else { return } }
+        switch message {
+        case let .touch(id, phase, x, y, _):
+            var mine = touches[peer.id, default: [:]]
+            switch phase {
+            case .down:
+                if let old = mine[id] { port.send(.touch(id: old, phase: .up, x: 0, y: 0)) }
+                guard mine.count < limits.touchesAtOnce || mine[id] != nil else {
+                    return log(peer, "more than \(limits.touchesAtOnce) touches at once; touch dropped")
+                }
+                let local = nextTouch
+                nextTouch = nextTouch == UInt32.max ? 1 : nextTouch + 1
+                mine[id] = local
+                port.send(.touch(id: local, phase: .down, x: Double(x), y: Double(y)))
+            case .move:
+                guard let local = mine[id] else { return }
+                port.send(.touch(id: local, phase: .move, x: Double(x), y: Double(y)))
+            case .up:
+                guard let local = mine.removeValue(forKey: id) else { return }
+                port.send(.touch(id: local, phase: .up, x: 0, y: 0))
+            }
+            touches[peer.id] = mine
+        case let .tilt(value, _):
+            port.send(.tilt(Double(value)))
+        default: break
+        }
+    }
+
+    private func releaseTouches(of peer: PeerID, port: ControlPort) {
+        for local in (touches.removeValue(forKey: peer) ?? [:]).values.sorted() {
+            port.send(.touch(id: local, phase: .up, x: 0, y: 0))
+        }
+        buckets[peer] = nil
+    }
+
+    /// Token bucket: `eventsPerSecond`, burst one second. An up always passes (never strand a voice).
+    private func allow(_ peer: PeerInfo) -> Bool {
+        let now = MonotonicClock.nanos()
+        var b = buckets[peer.id] ?? (limits.eventsPerSecond, now, 0)
+        b.tokens = min(limits.eventsPerSecond, b.tokens + Double(now - b.at) / 1e9 * limits.eventsPerSecond)
+        b.at = now
+        defer { buckets[peer.id] = b }
+        if b.tokens >= 1 { b.tokens -= 1; return true }
+        if now - b.lastLog > 1_000_000_000 {
+            b.lastLog = now
+            printErr("bendsynth: \(peer): over \(Int(limits.eventsPerSecond)) events/s; events dropped")
+        }
+        return false
+    }
+
+    private func log(_ peer: PeerInfo, _ what: String) {
+        printErr("bendsynth: \(peer): \(what)")
+    }
+
+    private func hostName() -> String {
+        var b = [UInt8](repeating: 0, count: 256)
+        guard gethostname(&b, b.count) == 0 else { return "?" }
+        return String(decoding: b.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}

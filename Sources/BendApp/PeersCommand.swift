@@ -1,0 +1,48 @@
+import BendPeers
+import Foundation
+import Glibc
+
+/// `bendsynth peers`: instruments nearby — on the LAN by their UDP announcements
+/// (docs/PROTOCOL.md, "Discovery"), and a one-line note about Bluetooth.
+enum PeersCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("seconds", value: "S", help: "how long to listen for announcements (1…30, default 3)"),
+        OptionSpec("bluetooth", help: "search over Bluetooth too (fails when there is no adapter)"),
+        OptionSpec("help", "h", help: "show this help"),
+    ]
+
+    static let usage = """
+    usage: bendsynth peers [--seconds S] [--bluetooth]
+
+    Lists the instruments (bendsynth play --listen) that announce themselves on this
+    machine or the LAN: HOST:PORT, whether they need the shared key, and their name.
+
+    """
+
+    static func run(_ arguments: [String]) throws {
+        let (parsed, operands) = try parse(arguments, specs: specs)
+        var seconds = 3, bluetooth = false
+        for (name, value) in parsed {
+            switch name {
+            case "help":
+                print(usage + OptionParser.help(specs))
+                return
+            case "seconds": seconds = try OptionValues.integer(value, option: name, in: 1...30)
+            case "bluetooth": bluetooth = true
+            default: break
+            }
+        }
+        guard operands.isEmpty else { throw AppError.usage("peers: unexpected argument '\(operands[0])'") }
+        let btNote = BluetoothAddress.unavailableReason()
+        if bluetooth, let btNote { throw AppError.runtime("peers: \(btNote)") }
+        print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "inquiry and SDP search are not built yet"))
+        let found: [PeerAnnouncement]
+        do { found = try discoverInstruments(seconds: Double(seconds)) } catch {
+            throw AppError.runtime("peers: cannot listen for announcements on UDP port \(PeerAnnouncement.port): \(error)")
+        }
+        if found.isEmpty { print("LAN: no instruments heard in \(seconds) s") }
+        for a in found {
+            print("\(a.host):\(a.tcpPort)\t\(a.authRequired ? "key" : "open")\t\(a.name)")
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import BendControl
+import BendInput
+import BendPeers
+import BendSystem
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// `bendsynth remote TARGET`: the local pad (or a touch script) plays an instrument on
+/// another machine (`bendsynth play --listen`). Touch downs and ups go reliably, moves and
+/// tilt unreliably (UDP; the newest move wins).
+enum RemoteCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("key-file", value: "FILE", help: "the instrument's shared key (needed unless it listens on loopback)"),
+        OptionSpec("name", value: "NAME", help: "name shown to the instrument (default: user@host)"),
+        OptionSpec("script", value: "FILE.jsonl", help: "play a touch script to the instrument instead of the pad, then leave"),
+        OptionSpec("text", value: "MESSAGE", help: "send a text message once connected (the instrument shows it)"),
+        OptionSpec("timeout", value: "SECONDS", help: "connect and handshake timeout (default 3)"),
+        OptionSpec("help", "h", help: "show this help"),
+    ]
+
+    static let usage = """
+    usage: bendsynth remote HOST[:PORT] [--key-file FILE] [--script FILE.jsonl] [options]
+
+    Plays the instrument on HOST (bendsynth play --listen) from the pad in this terminal.
+    The status line shows the connection, the round-trip time and the instrument's xruns.
+    Local sound is off. / types a text message (Enter sends it); q or Ctrl-C leaves.
+
+    """
+
+    struct Options {
+        var target = ""
+        var keyFile: String?
+        var name: String?
+        var script: String?
+        var text: String?
+        var timeout = 3.0
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let (parsed, operands) = try parse(arguments, specs: specs)
+        var o = Options()
+        for (name, value) in parsed {
+            switch name {
+            case "help":
+                print(usage + OptionParser.help(specs))
+                return
+            case "key-file": o.keyFile = value
+            case "name": o.name = value
+            case "script": o.script = value
+            case "text": o.text = value
+            case "timeout": o.timeout = Double(try OptionValues.integer(value, option: name, in: 1...60))
+            default: break
+            }
+        }
+        guard operands.count == 1 else {
+            throw AppError.usage(operands.isEmpty ? "remote: which instrument? give HOST[:PORT]" : "remote: unexpected argument '\(operands[1])'")
+        }
+        o.target = operands[0]
+        if BluetoothAddress.looksLike(o.target) {
+            // The RFCOMM transport exists; the session over it is not wired into remote yet.
+            throw AppError.runtime("remote: \(BluetoothAddress.unavailableReason() ?? "Bluetooth remote control is not supported by this build yet")")
+        }
+        let script: TouchScript?
+        do { script = try o.script.map { try TouchScript.load(path: $0) } } catch { throw AppError.input("\(error)") }
+        let key: SharedKey?
+        do { key = try o.keyFile.map { try SharedKey.load(path: $0) } } catch { throw AppError.input("\(error)") }
+        guard script != nil || isatty(STDIN_FILENO) == 1 else {
+            throw AppError.usage("remote: standard input is not a terminal; the pad is played from a terminal, or give --script")
+        }
+        try play(o, key: key, script: script)
+    }
+
+    static func play(_ o: Options, key: SharedKey?, script: TouchScript?) throws {
+        let user = ProcessInfo.processInfo.environment["USER"] ?? "player"
+        var config = PeerSession.Configuration(displayName: o.name ?? "\(user)@\(ProcessInfo.processInfo.hostName)", role: .client)
+        config.key = key
+        let session = PeerSession(configuration: config)
+        let gone = Mutex<String?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        session.onStateChange = { change in
+            if change.state == .disconnected {
+                gone.withLock { $0 = "\(change.reason.map { "\($0)" } ?? "closed")\(change.detail.isEmpty ? "" : ": \(change.detail)")" }
+                finished.signal()
+            }
+        }
+        session.onReceive = { message, peer in
+            if case .text(let t) = message { printErr("bendsynth: message from \(peer.name): \(t)") }
+        }
+        let peer: PeerInfo
+        do {
+            var target = o.target
+            if !target.isEmpty, target.allSatisfy(\.isNumber) { target = ":" + target }
+            peer = try session.connect(to: target, timeout: o.timeout)
+        } catch let e as PeerError {
+            session.stop()
+            if case .address = e { throw AppError.usage("remote: \(e)") }
+            throw AppError.runtime("remote: cannot play '\(o.target)': \(e)")
+        }
+        defer { session.stop() }
+        printErr("bendsynth: connected to \(peer)")
+        if let text = o.text { session.send(.text(text)) }
+        let send: @Sendable (ControlEvent) -> Void = { event in
+            let now = MonotonicClock.nanos()
+            switch event {
+            case let .touch(id, phase, x, y):
+                let code: TouchPhaseCode = phase == .down ? .down : phase == .move ? .move : .up
+                let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
+                session.send(.touch(id: id, phase: code, x: clamp(x), y: clamp(y), timestamp: now),
+                             mode: phase == .move ? .unreliable : .reliable)
+            case let .tilt(v):
+                session.send(.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: now), mode: .unreliable)
+            }
+        }
+        if let script {
+            let start = MonotonicClock.nanos()
+            for entry in script.entries {
+                let due = start + UInt64(entry.time * 1e9)
+                while MonotonicClock.nanos() < due {
+                    if gone.withLock({ $0 }) != nil { break }
+                    usleep(UInt32(min(5_000, (due - min(due, MonotonicClock.nanos())) / 1000 + 1)))
+                }
+                if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+                send(entry.event)
+            }
+            session.disconnectFromAllPeers()
+            _ = finished.wait(timeout: .now() + 2)
+            printErr("bendsynth: played \(script.entries.count) events to \(peer.name)")
+            return
+        }
+        let keyboard: RemoteKeyboard
+        do {
+            keyboard = try RemoteKeyboard(onText: { text in
+                if !text.isEmpty { session.send(.text(text)) }
+            })
+        } catch { throw AppError.runtime("cannot use the terminal: \(error)") }
+        let input = TerminalInput(inputFD: keyboard.padFD, status: { s in
+            let link = session.linkStatus(of: peer.id)
+            let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
+            s.xruns = Int(link?.remoteXruns ?? 0)
+            s.voices = Int(link?.remoteVoices ?? 0)
+            if let line = keyboard.line {
+                s.device = "message: \(line)_  (Enter sends, Esc cancels)"
+            } else {
+                s.device = gone.withLock { $0 }.map { "\(peer.name): disconnected (\($0))" } ?? "\(peer.name): connected, RTT \(rtt); / types a message"
+            }
+        }, onEvent: send, onFinish: { _ in finished.signal() })
+        signal(SIGHUP, SIG_IGN)
+        do {
+            try keyboard.start()
+            try input.start()
+        } catch {
+            keyboard.stop()
+            throw AppError.runtime("cannot use the terminal: \(error)")
+        }
+        finished.wait()
+        input.stop()
+        keyboard.stop()
+        if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+    }
+}

@@ -1,0 +1,110 @@
+import Glibc
+import Synchronization
+
+/// One stream to one peer. The session's I/O thread owns `phase`, the decoder and the
+/// timers; senders on other threads use `write`, which holds the lock that `shut`
+/// takes, so a descriptor is never written after it is closed.
+final class PeerConnection: @unchecked Sendable {
+    enum Phase { case awaitingChallenge, awaitingHello, awaitingAccept, connected, closed }
+
+    let outgoing: Bool
+    let remoteAddress: String
+    var phase: Phase
+    var decoder = FrameStreamDecoder()
+    var info: PeerInfo
+    /// Announced to the owner (a `.connecting` was sent), so a `.disconnected` follows.
+    var announced = false
+    var nonce: [UInt8] = []
+    var handshakeDeadline: UInt64
+    var lastHeard: UInt64
+    var lastPing: UInt64 = 0
+    var pingSequence: UInt32 = 0
+    /// The token this side gave the peer for its datagrams to us.
+    let localToken: UInt32
+    /// A waiting `connect(to:)`.
+    var completion: ConnectCompletion?
+
+    struct Shared {
+        var fd: Int32
+        var udp: IPEndpoint?
+        var remoteToken: UInt32 = 0
+        /// A write failed or timed out (a frame may be half sent): the I/O thread closes it.
+        var broken = false
+        var status = PeerLinkStatus(roundTrip: nil, remoteXruns: 0, remoteVoices: 0, droppedDatagrams: 0)
+    }
+    let shared: Mutex<Shared>
+    let fd: Int32
+
+    init(fd: Int32, outgoing: Bool, remote: String, handshakeTimeout: Double) {
+        self.fd = fd
+        self.outgoing = outgoing
+        self.remoteAddress = remote
+        self.phase = outgoing ? .awaitingChallenge : .awaitingHello
+        self.info = PeerInfo(id: PeerID(0), name: "", address: remote)
+        let now = MonotonicNanos.now()
+        self.handshakeDeadline = now + UInt64(handshakeTimeout * 1e9)
+        self.lastHeard = now
+        self.localToken = randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) } | 1
+        self.shared = Mutex(Shared(fd: fd))
+        Sockets.setSendTimeout(fd, seconds: 0.5)
+    }
+
+    /// Writes one whole frame on the stream. False when the stream is closed or broken.
+    /// - Thread: any.
+    func write(_ message: PeerMessage) -> Bool {
+        let frame = FrameCodec.encode(message)
+        return shared.withLock { s in
+            guard s.fd >= 0, !s.broken else { return false }
+            if Sockets.sendAll(s.fd, frame) { return true }
+            s.broken = true
+            return false
+        }
+    }
+
+    /// Best effort, never blocks (BYE to a peer that may be gone).
+    func writeNow(_ message: PeerMessage) {
+        let frame = FrameCodec.encode(message)
+        shared.withLock { s in
+            guard s.fd >= 0 else { return }
+            _ = frame.withUnsafeBytes { send(s.fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+    }
+
+    /// Closes the descriptor (once).
+    /// - Thread: the session's I/O thread.
+    func shut() {
+        phase = .closed
+        shared.withLock { s in
+            if s.fd >= 0 { close(s.fd); s.fd = -1 }
+        }
+    }
+}
+
+/// Hands a `connect(to:)` its result from the I/O thread.
+final class ConnectCompletion: @unchecked Sendable {
+    private let result = Mutex<Result<PeerInfo, PeerError>?>(nil)
+    private let done = Semaphore()
+
+    func finish(_ r: Result<PeerInfo, PeerError>) {
+        let first = result.withLock { old -> Bool in
+            guard old == nil else { return false }
+            old = r
+            return true
+        }
+        if first { done.signal() }
+    }
+
+    func wait() -> Result<PeerInfo, PeerError> {
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
+
+/// A POSIX semaphore (no Foundation in the I/O path).
+final class Semaphore: @unchecked Sendable {
+    private let s = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    init(_ value: UInt32 = 0) { sem_init(s, 0, value) }
+    deinit { sem_destroy(s); s.deallocate() }
+    func signal() { sem_post(s) }
+    func wait() { while sem_wait(s) != 0 && errno == EINTR {} }
+}

@@ -1,0 +1,26 @@
+/// Failures of the peer session API.
+public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A socket or system call failed: the call and its error text.
+    case system(String)
+    /// A bad address: what was given and what was expected.
+    case address(String)
+    /// The other side declined (or closed) the invitation.
+    case declined(CloseReason, String)
+    /// No answer within the timeout (seconds).
+    case timeout(String)
+    /// A bad or missing key file.
+    case key(String)
+    /// Bluetooth is not available here (no adapter, no kernel support).
+    case noBluetooth(String)
+    /// The session is stopped.
+    case stopped
+
+    public var description: String {
+        switch self {
+        case .system(let s), .address(let s), .timeout(let s), .key(let s): s
+        case .declined(let r, let d): d.isEmpty ? "declined: \(r)" : "declined: \(r) (\(d))"
+        case .noBluetooth(let s): "no Bluetooth adapter (\(s))"
+        case .stopped: "the peer session is stopped"
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/// One message of the bendsynth peer protocol (docs/PROTOCOL.md), decoded.
+///
+/// Coordinates are the pad's: x, y in 0…1; tilt −1…+1. Timestamps are the sender's
+/// CLOCK_MONOTONIC in nanoseconds (only differences between them mean anything).
+public enum PeerMessage: Sendable, Equatable {
+    /// Server → client, first frame on a stream: protocol version, whether HELLO must
+    /// carry an HMAC, and a fresh 32-byte nonce to authenticate over.
+    case challenge(version: UInt8, authRequired: Bool, nonce: [UInt8])
+    /// Client → server, answers CHALLENGE. `auth` is empty or HMAC-SHA256(key, nonce).
+    case hello(Hello)
+    /// Server → client: the invitation was accepted.
+    case accept(Accept)
+    /// Either way: the invitation was declined; the stream closes after it.
+    case decline(reason: CloseReason, detail: String)
+    /// A touch of the sender (ids are the sender's own: a separate namespace per peer).
+    case touch(id: UInt32, phase: TouchPhaseCode, x: Float, y: Float, timestamp: UInt64)
+    /// The sender's tilt, −1…+1.
+    case tilt(value: Float, timestamp: UInt64)
+    /// A short UTF-8 message for the other player (at most `PeerProtocol.maxTextBytes`).
+    case text(String)
+    /// Heartbeat request; `sent` is echoed in PONG for the round-trip time.
+    case ping(sequence: UInt32, sent: UInt64)
+    /// Heartbeat answer with the answering instrument's status.
+    case pong(sequence: UInt32, echoed: UInt64, xruns: UInt32, voices: UInt16)
+    /// The sender leaves; the stream closes after it.
+    case bye(reason: CloseReason, detail: String)
+
+    /// The frame type byte.
+    public var type: FrameType {
+        switch self {
+        case .challenge: .challenge
+        case .hello: .hello
+        case .accept: .accept
+        case .decline: .decline
+        case .touch: .touch
+        case .tilt: .tilt
+        case .text: .text
+        case .ping: .ping
+        case .pong: .pong
+        case .bye: .bye
+        }
+    }
+}
+
+/// HELLO's fields.
+public struct Hello: Sendable, Equatable {
+    public var version: UInt8
+    public var role: PeerRole
+    /// The sender's instance id: random per running session, stable across reconnects.
+    public var instance: UInt64
+    /// UDP port the sender receives unreliable frames on (0: none).
+    public var udpPort: UInt16
+    /// Token the receiver puts before every UDP frame it sends to the sender.
+    public var udpToken: UInt32
+    /// Display name, UTF-8, at most `PeerProtocol.maxNameBytes`.
+    public var name: String
+    /// Empty, or HMAC-SHA256(shared key, CHALLENGE nonce): 32 bytes.
+    public var auth: [UInt8]
+
+    public init(version: UInt8 = PeerProtocol.version, role: PeerRole, instance: UInt64, udpPort: UInt16, udpToken: UInt32, name: String, auth: [UInt8]) {
+        self.version = version; self.role = role; self.instance = instance
+        self.udpPort = udpPort; self.udpToken = udpToken; self.name = name; self.auth = auth
+    }
+}
+
+/// ACCEPT's fields (the server's side of HELLO).
+public struct Accept: Sendable, Equatable {
+    public var instance: UInt64
+    public var udpPort: UInt16
+    public var udpToken: UInt32
+    public var name: String
+
+    public init(instance: UInt64, udpPort: UInt16, udpToken: UInt32, name: String) {
+        self.instance = instance; self.udpPort = udpPort; self.udpToken = udpToken; self.name = name
+    }
+}
+
+/// Frame type byte values (docs/PROTOCOL.md).
+public enum FrameType: UInt8, Sendable {
+    case challenge = 1, hello = 2, accept = 3, decline = 4
+    case touch = 16, tilt = 17, text = 18
+    case ping = 32, pong = 33
+    case bye = 48
+}
+
+/// A touch phase on the wire.
+public enum TouchPhaseCode: UInt8, Sendable {
+    case down = 0, move = 1, up = 2
+}
+
+/// What a session is: an instrument (`server`), a controller (`client`) or both.
+public enum PeerRole: UInt8, Sendable {
+    case server = 0, client = 1, peer = 2
+}
+
+/// Why a peer was declined or closed; sent in DECLINE and BYE.
+public enum CloseReason: UInt8, Sendable, Equatable, CustomStringConvertible {
+    case normal = 0
+    case malformedFrame = 1
+    case oversizedFrame = 2
+    case outOfOrder = 3
+    case versionMismatch = 4
+    case authenticationFailed = 5
+    case declinedByPolicy = 6
+    case tooManyPeers = 7
+    case heartbeatTimeout = 8
+    case connectionLost = 9
+    case handshakeTimeout = 10
+    case replaced = 11
+    case other = 255
+
+    public var description: String {
+        switch self {
+        case .normal: "normal"
+        case .malformedFrame: "malformed frame"
+        case .oversizedFrame: "oversized frame"
+        case .outOfOrder: "frame out of order"
+        case .versionMismatch: "protocol version mismatch"
+        case .authenticationFailed: "authentication failed"
+        case .declinedByPolicy: "declined"
+        case .tooManyPeers: "too many peers"
+        case .heartbeatTimeout: "no heartbeat"
+        case .connectionLost: "connection lost"
+        case .handshakeTimeout: "handshake timed out"
+        case .replaced: "replaced by a new connection from the same peer"
+        case .other: "other"
+        }
+    }
+}
+
+/// Protocol constants.
+public enum PeerProtocol {
+    /// Protocol version carried in CHALLENGE and HELLO.
+    public static let version: UInt8 = 1
+    /// Largest frame body (type byte + payload) in bytes; the length prefix is 2 bytes.
+    public static let maxFrameBytes = 512
+    /// Longest display name in UTF-8 bytes.
+    public static let maxNameBytes = 64
+    /// Longest TEXT message in UTF-8 bytes.
+    public static let maxTextBytes = 280
+    /// Longest DECLINE/BYE detail in UTF-8 bytes.
+    public static let maxDetailBytes = 200
+    /// CHALLENGE nonce and HMAC-SHA256 length in bytes.
+    public static let nonceBytes = 32
+    /// DNS-SD style service name.
+    public static let service = "bendsynth"
+    /// Default TCP (and UDP) port.
+    public static let defaultPort: UInt16 = 47_810
+}

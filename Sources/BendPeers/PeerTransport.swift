@@ -1,0 +1,19 @@
+/// A reliable byte-stream transport the session runs its frames over (TCP, RFCOMM).
+/// Every method returns plain file descriptors the session polls, reads and writes;
+/// descriptors are blocking (the session reads only when poll says readable).
+/// - Thread: any (the session calls `accept` on its I/O thread, `connect` on the caller's).
+public protocol PeerTransport: Sendable {
+    /// For messages: "TCP", "Bluetooth RFCOMM".
+    var name: String { get }
+    /// Opens a listening socket on `address` (the transport's syntax).
+    /// Returns the descriptor and the address actually bound (port filled in).
+    /// - Throws: `PeerError` naming the failing call.
+    func listen(on address: String) throws -> (fd: Int32, bound: String)
+    /// Accepts one connection. Returns nil when none is pending.
+    func accept(_ listener: Int32) -> (fd: Int32, remote: String)?
+    /// Connects within `timeout` seconds.
+    /// - Throws: `PeerError.timeout`, `.system`, `.address`, `.noBluetooth`.
+    func connect(to address: String, timeout: Double) throws -> Int32
+    /// True when connections from `remote` must prove the shared key.
+    func requiresKey(listeningOn bound: String) -> Bool
+}

@@ -1,0 +1,103 @@
+import CBluetooth
+import Glibc
+
+/// Bluetooth RFCOMM through BlueZ's libbluetooth. Addresses are `XX:XX:XX:XX:XX:XX[@CHANNEL]`
+/// for `connect`, `CHANNEL` (1…30, default 7) for `listen`. There is no UDP here: an
+/// unreliable send goes on the stream.
+///
+/// RW-44: `connect()` may return before the link carries data, and a powered-off peer is
+/// reported only after the link supervision timeout (~17–20 s); the session's handshake
+/// timeout and 1 s heartbeat cover both.
+public struct RFCOMMTransport: PeerTransport {
+    public let name = "Bluetooth RFCOMM"
+    public static let defaultChannel: UInt8 = 7
+
+    public init() {}
+
+    /// Why Bluetooth cannot be used here, or nil when an adapter is present: the kernel
+    /// has no AF_BLUETOOTH (`socket` fails with EAFNOSUPPORT), or no adapter is up
+    /// (`hci_get_route` < 0).
+    /// - Thread: any.
+    public static func unavailableReason() -> String? {
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
+        if fd < 0 {
+            let e = errno
+            if e == EAFNOSUPPORT { return "this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(e)))" }
+            return "socket(AF_BLUETOOTH, RFCOMM): \(String(cString: strerror(e)))"
+        }
+        close(fd)
+        let dev = hci_get_route(nil)
+        if dev < 0 { return "hci_get_route found no adapter: \(String(cString: strerror(errno)))" }
+        return nil
+    }
+
+    public func listen(on address: String) throws -> (fd: Int32, bound: String) {
+        if let why = Self.unavailableReason() { throw PeerError.noBluetooth(why) }
+        guard let channel = address.isEmpty ? Self.defaultChannel : UInt8(address), (1...30).contains(channel) else {
+            throw PeerError.address("RFCOMM channel '\(address)': expected 1…30")
+        }
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
+        guard fd >= 0 else { throw Sockets.fail("socket(AF_BLUETOOTH, RFCOMM)") }
+        var sa = sockaddr_rc()
+        sa.rc_family = sa_family_t(AF_BLUETOOTH)
+        sa.rc_bdaddr = bendsynth_bdaddr_any()
+        sa.rc_channel = channel
+        let rc = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
+        }
+        guard rc == 0, Glibc.listen(fd, 8) == 0 else { let e = Sockets.fail("bind/listen(RFCOMM channel \(channel))"); close(fd); throw e }
+        return (fd, "channel \(channel)")
+    }
+
+    public func accept(_ listener: Int32) -> (fd: Int32, remote: String)? {
+        var sa = sockaddr_rc(), len = socklen_t(MemoryLayout<sockaddr_rc>.size)
+        let fd = withUnsafeMutablePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &len) }
+        }
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return (fd, Self.string(sa.rc_bdaddr))
+    }
+
+    public func connect(to address: String, timeout: Double) throws -> Int32 {
+        let parts = address.split(separator: "@", maxSplits: 1).map(String.init)
+        guard let host = parts.first, BluetoothAddress.looksLike(host) else {
+            throw PeerError.address("'\(address)': expected a Bluetooth address XX:XX:XX:XX:XX:XX[@CHANNEL]")
+        }
+        let channel = parts.count > 1 ? UInt8(parts[1]) : Self.defaultChannel
+        guard let channel, (1...30).contains(channel) else { throw PeerError.address("'\(address)': channel expected 1…30") }
+        if let why = Self.unavailableReason() { throw PeerError.noBluetooth(why) }
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), BTPROTO_RFCOMM)
+        guard fd >= 0 else { throw Sockets.fail("socket(AF_BLUETOOTH, RFCOMM)") }
+        var sa = sockaddr_rc()
+        sa.rc_family = sa_family_t(AF_BLUETOOTH)
+        _ = str2ba(host, &sa.rc_bdaddr)
+        sa.rc_channel = channel
+        let rc = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
+        }
+        if rc != 0 {
+            guard errno == EINPROGRESS || errno == EAGAIN else { let e = Sockets.fail("connect(\(address))"); close(fd); throw e }
+            guard Sockets.wait(fd, events: Int16(POLLOUT), timeout: timeout) else {
+                close(fd); throw PeerError.timeout("connect(\(address)): no answer within \(timeout) s")
+            }
+            var err: Int32 = 0, len = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
+            if err != 0 { errno = err; let e = Sockets.fail("connect(\(address))"); close(fd); throw e }
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return fd
+    }
+
+    /// Bluetooth pairing is the link's authentication; invitations over RFCOMM are
+    /// meant to be accepted by the player (`invitationPolicy`), not by key.
+    public func requiresKey(listeningOn bound: String) -> Bool { false }
+
+    static func string(_ a: bdaddr_t) -> String {
+        var b = [CChar](repeating: 0, count: 18)
+        var a = a
+        _ = ba2str(&a, &b)
+        return String(decoding: b.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

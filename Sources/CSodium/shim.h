@@ -1,0 +1,2 @@
+// libsodium (Debian libsodium-dev): HMAC-SHA256 for the peer handshake, random nonces.
+#include <sodium.h>

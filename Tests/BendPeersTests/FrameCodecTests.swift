@@ -1,0 +1,108 @@
+import BendPeers
+import XCTest
+
+final class FrameCodecTests: XCTestCase {
+    static let samples: [PeerMessage] = [
+        .challenge(version: 1, authRequired: true, nonce: Array(0..<32)),
+        .hello(Hello(role: .client, instance: 0x0102_0304_0506_0708, udpPort: 47811, udpToken: 0xdead_beef, name: "Ana's pad ♪", auth: Array(repeating: 7, count: 32))),
+        .hello(Hello(role: .peer, instance: 1, udpPort: 0, udpToken: 0, name: "", auth: [])),
+        .accept(Accept(instance: 9, udpPort: 1, udpToken: 2, name: "stage")),
+        .decline(reason: .authenticationFailed, detail: "wrong key"),
+        .touch(id: 3, phase: .down, x: 0.25, y: 1, timestamp: 123_456_789),
+        .touch(id: .max, phase: .up, x: 0, y: 0, timestamp: .max),
+        .tilt(value: -1, timestamp: 5),
+        .text("héllo 🎹"),
+        .ping(sequence: 7, sent: 99),
+        .pong(sequence: 7, echoed: 99, xruns: 3, voices: 12),
+        .bye(reason: .normal, detail: ""),
+    ]
+
+    func testEverySampleRoundTripsThroughTheStreamDecoder() throws {
+        var all: [UInt8] = []
+        for m in Self.samples { all += FrameCodec.encode(m) }
+        // Fed one byte at a time: frames come out whole and in order.
+        var d = FrameStreamDecoder()
+        var out: [PeerMessage] = []
+        for b in all { out += try d.feed([b]) }
+        XCTAssertEqual(out, Self.samples)
+        XCTAssertEqual(d.pending, 0)
+    }
+
+    func testTouchFrameIsByteExact() {
+        let f = FrameCodec.encode(.touch(id: 0x0102_0304, phase: .move, x: 0.5, y: 1, timestamp: 0x0a0b))
+        XCTAssertEqual(f, [0, 22, 16, 1, 2, 3, 4, 1, 0x3f, 0, 0, 0, 0x3f, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0x0b])
+        XCTAssertEqual(f.count, 2 + 1 + 4 + 1 + 4 + 4 + 8)
+    }
+
+    func testMalformedFramesNameTheirReason() {
+        func body(_ m: PeerMessage) -> [UInt8] { Array(FrameCodec.encode(m).dropFirst(2)) }
+        func reason(_ b: [UInt8]) -> FrameError? {
+            do { _ = try FrameCodec.decode(body: b); return nil } catch { return error }
+        }
+        XCTAssertEqual(reason([99])?.detail, "unknown frame type 99")
+        var touch = body(.touch(id: 1, phase: .down, x: 0.5, y: 0.5, timestamp: 0))
+        touch[5] = 9
+        XCTAssertEqual(reason(touch)?.detail, "TOUCH: phase = 9, expected 0 (down), 1 (move) or 2 (up)")
+        let nanX = body(.touch(id: 1, phase: .down, x: .nan, y: 0.5, timestamp: 0))
+        XCTAssertEqual(reason(nanX)?.reason, .malformedFrame)
+        XCTAssertEqual(reason(body(.touch(id: 1, phase: .down, x: 1.5, y: 0, timestamp: 0)))?.detail, "TOUCH: x = 1.5, expected 0…1")
+        touch[5] = 1
+        XCTAssertEqual(reason(Array(touch.prefix(8)))?.detail, "TOUCH: truncated at x (needs 4 bytes, 2 left)")
+        XCTAssertEqual(reason(body(.ping(sequence: 1, sent: 2)) + [0])?.detail, "PING: 1 bytes after the last field")
+        XCTAssertEqual(reason([FrameType.text.rawValue, 0, 2, 0xff, 0xfe])?.detail, "TEXT: text is not valid UTF-8")
+        let long = [FrameType.text.rawValue, 1, 0x2c] + Array(repeating: UInt8(ascii: "a"), count: 300)
+        XCTAssertEqual(reason(long)?.reason, .oversizedFrame)
+        XCTAssertEqual(reason(Array(repeating: 16, count: 513))?.reason, .oversizedFrame)
+        XCTAssertEqual(reason(body(.tilt(value: 2, timestamp: 0)))?.detail, "TILT: tilt = 2.0, expected −1…1")
+    }
+
+    func testStreamLengthPrefixLimits() {
+        var d = FrameStreamDecoder()
+        XCTAssertThrowsError(try d.feed([0x02, 0x01])) { XCTAssertEqual(($0 as? FrameError)?.reason, .oversizedFrame) }
+        var z = FrameStreamDecoder()
+        XCTAssertThrowsError(try z.feed([0, 0])) { XCTAssertEqual(($0 as? FrameError)?.detail, "frame length 0") }
+    }
+
+    func testLongStringsAreCutAtACharacterBoundaryOnEncode() throws {
+        let s = String(repeating: "é", count: 200)   // 400 bytes
+        guard case .text(let back) = try FrameCodec.decode(body: FrameCodec.encode(.text(s)).dropFirst(2)) else { return XCTFail() }
+        XCTAssertEqual(back.utf8.count, 280)
+        XCTAssertEqual(back, String(repeating: "é", count: 140))
+    }
+
+    /// Seeded fuzz: truncated, bit-flipped and random frames never crash the decoder;
+    /// every outcome is a message or a FrameError.
+    func testSeededFuzzOfTruncatedAndGarbageFrames() {
+        var rng = SplitMix(seed: 0xb3_5d)
+        let valid = Self.samples.map(FrameCodec.encode)
+        var decoded = 0, rejected = 0
+        let rounds = 1_000_000
+        for i in 0..<rounds {
+            var f = valid[Int(rng.next() % UInt64(valid.count))]
+            switch i % 4 {
+            case 0: f = Array(f.prefix(Int(rng.next() % UInt64(f.count))))           // truncated
+            case 1: let k = Int(rng.next() % UInt64(f.count)); f[k] ^= UInt8(truncatingIfNeeded: rng.next() | 1)  // flipped
+            case 2: f = (0..<Int(rng.next() % 40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }  // garbage
+            default: f += (0..<Int(rng.next() % 8)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }  // trailing bytes
+            }
+            var d = FrameStreamDecoder()
+            do { decoded += try d.feed(f).count } catch { rejected += 1 }
+        }
+        print("fuzz: \(rounds) frames, \(decoded) decoded, \(rejected) rejected")
+        XCTAssertGreaterThan(rejected, rounds / 4)
+        XCTAssertGreaterThan(decoded, 0)
+    }
+}
+
+/// Deterministic generator for the fuzz (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}

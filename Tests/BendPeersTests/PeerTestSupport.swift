@@ -1,0 +1,77 @@
+@testable import BendPeers
+import Foundation
+import Glibc
+import XCTest
+
+/// Collects a session's events and messages (thread-safe) and waits for conditions.
+final class PeerRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _states: [PeerStateChange] = []
+    private var _messages: [(PeerMessage, PeerInfo)] = []
+
+    var states: [PeerStateChange] { lock.lock(); defer { lock.unlock() }; return _states }
+    var messages: [(PeerMessage, PeerInfo)] { lock.lock(); defer { lock.unlock() }; return _messages }
+
+    func attach(_ s: PeerSession) {
+        s.onStateChange = { [self] e in lock.lock(); _states.append(e); lock.unlock() }
+        s.onReceive = { [self] m, p in lock.lock(); _messages.append((m, p)); lock.unlock() }
+    }
+
+    /// The states of one peer, or of every peer.
+    func stateNames() -> [String] { states.map(\.state.rawValue) }
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func waitFor(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(2_000)
+    }
+    return condition()
+}
+
+func makeSession(_ name: String, role: PeerRole, key: SharedKey? = nil, requireKey: Bool = false, timeout: Double = 1.0) -> (PeerSession, PeerRecorder) {
+    var c = PeerSession.Configuration(displayName: name, role: role)
+    c.key = key
+    c.alwaysRequireKey = requireKey
+    c.heartbeatTimeout = timeout
+    let s = PeerSession(configuration: c)
+    let r = PeerRecorder()
+    r.attach(s)
+    return (s, r)
+}
+
+/// A hand-driven peer on a plain TCP socket: speaks frames the test chooses.
+final class RawPeer {
+    let fd: Int32
+    var decoder = FrameStreamDecoder()
+
+    init(_ address: String) throws { fd = try TCPTransport().connect(to: address, timeout: 2) }
+    deinit { close(fd) }
+
+    func send(_ m: PeerMessage) { _ = Sockets.sendAll(fd, FrameCodec.encode(m)) }
+    func sendRaw(_ bytes: [UInt8]) { _ = Sockets.sendAll(fd, bytes) }
+
+    /// The next frame, or nil at end of stream / after `seconds`. Throws a FrameError.
+    func next(_ seconds: Double = 3) throws -> PeerMessage? {
+        var pending: [PeerMessage] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while pending.isEmpty && Date() < deadline {
+            guard Sockets.wait(fd, events: Int16(POLLIN), timeout: 0.05) else { continue }
+            var b = [UInt8](repeating: 0, count: 1)   // one byte at a time: never read past a frame
+            let n = recv(fd, &b, 1, 0)
+            if n <= 0 { return nil }
+            pending = try decoder.feed(b)
+        }
+        return pending.first
+    }
+
+    /// CHALLENGE → HELLO → ACCEPT. Returns the ACCEPT.
+    func handshake(name: String, instance: UInt64, key: SharedKey? = nil) throws -> PeerMessage? {
+        guard case .challenge(_, let authRequired, let nonce)? = try next() else { return nil }
+        let auth = authRequired ? (key?.authenticator(for: nonce) ?? []) : []
+        send(.hello(Hello(role: .client, instance: instance, udpPort: 0, udpToken: 0, name: name, auth: auth)))
+        return try next()
+    }
+}
