@@ -1,6 +1,7 @@
 import BendControl
 import BendEngine
 import Foundation
+import Synchronization
 import Glibc
 
 /// What an offline render produced.
@@ -49,19 +50,22 @@ public enum OfflineRenderer {
     public static func render(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
                               periodFrames: Int = 256, to path: String) throws -> RenderSummary {
         let rate = Int(tone.rate.rounded())
-        let url = URL(fileURLWithPath: path)
+        let target = try OfflineRenderer.outputTarget(path)
+        let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
         let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: rate, channels: 2)
+        OfflineRenderer.temporaryPath.withLock { $0 = temporary }
+        defer { OfflineRenderer.temporaryPath.withLock { $0 = nil } }
         do {
             let (frames, peak) = try renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
                                                    periodFrames: periodFrames) { period in
                 try writer.write(period.baseAddress!, frames: period.count / 2)
             }
             try writer.close()
-            if rename(temporary, path) != 0 {
+            if rename(temporary, target) != 0 {
                 let code = errno
-                throw WAVFileError(path: path, call: "rename(\(temporary) → \(path))", reason: String(cString: strerror(code)))
+                throw WAVFileError(path: path, call: "rename", reason: String(cString: strerror(code)))
             }
             return RenderSummary(frames: frames, seconds: Double(frames) / tone.rate, peak: peak)
         } catch {
@@ -69,6 +73,35 @@ public enum OfflineRenderer {
             unlink(temporary)
             throw error
         }
+    }
+
+    /// The temporary file of the render in progress, for `removeTemporaryFile()`.
+    static let temporaryPath = Mutex<String?>(nil)
+
+    /// Removes the half-written temporary file of the render in progress, if any (for a
+    /// SIGINT/SIGTERM handler: `path` itself is untouched until the final rename).
+    /// - Thread: any.
+    public static func removeTemporaryFile() {
+        temporaryPath.withLock { path in
+            if let p = path { unlink(p) }
+            path = nil
+        }
+    }
+
+    /// Where the WAV really goes: `path`, or the file a symbolic link at `path` points to.
+    /// - Throws: `WAVFileError` when `path` exists and is not a regular file (a directory,
+    ///   a device such as /dev/null): the render would replace it.
+    static func outputTarget(_ path: String) throws -> String {
+        var target = path
+        var info = stat()
+        if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK, let resolved = realpath(path, nil) {
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        if stat(target, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            throw WAVFileError(path: path, call: "stat", reason: "exists and is not a regular file; expected a WAV file path")
+        }
+        return target
     }
 
     /// Renders `script` as `render(…, to:)` does, into memory.

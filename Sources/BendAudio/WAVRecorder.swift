@@ -25,7 +25,9 @@ final class FloatWAVWriter {
     let channels: Int
     private var handle: OpaquePointer?
 
-    /// Creates (truncates) `path` as a float32 WAV.
+    /// Creates (truncates) `path` as a float32 WAV. It is written as RF64 with libsndfile's
+    /// automatic downgrade: a file that ends below 4 GiB is a plain WAV, a longer one
+    /// becomes RF64 instead of a WAV whose 32-bit sizes wrap.
     /// - Throws: `WAVFileError` (call "sf_open") naming `displayPath`.
     init(path: String, displayPath: String, rate: Int, channels: Int) throws {
         self.displayPath = displayPath
@@ -33,11 +35,11 @@ final class FloatWAVWriter {
         var info = SF_INFO()
         info.samplerate = Int32(rate)
         info.channels = Int32(channels)
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
+        info.format = Int32(SF_FORMAT_RF64 | SF_FORMAT_FLOAT)
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            let call = path == displayPath ? "sf_open" : "sf_open(\(path))"
-            throw WAVFileError(path: displayPath, call: call, reason: String(cString: sf_strerror(nil)))
+            throw WAVFileError(path: displayPath, call: "sf_open", reason: String(cString: sf_strerror(nil)))
         }
+        _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.handle = handle
     }
 
