@@ -1,6 +1,9 @@
 /// A looping mono tone at the output rate, laid out for 4-point interpolation without
-/// any wrap test: `storage[0]` is the last frame, `storage[1...length]` the tone, and
-/// `storage[length+1...length+3]` repeat its first three frames (guard points).
+/// any wrap test: `storage[i]` is frame `(i − 1) mod length` of the tone for every
+/// `i` in `0 ..< loopFrames + 1 + guardFrames`. The loop is repeated to `loopFrames`
+/// (a whole multiple of `length`, ≥ 128), so the mixer wraps its phase at most once per
+/// 8-frame block, and reads up to `guardFrames` past the loop end without a test.
+/// Reading frame `p mod loopFrames` is reading frame `p mod length`: the sound is the same.
 ///
 /// Immutable after `init`; shared read-only by every voice.
 public struct ToneTable: @unchecked Sendable {
@@ -8,6 +11,10 @@ public struct ToneTable: @unchecked Sendable {
     public let length: Int
     /// Frames per second of the samples (the output rate).
     public let rate: Double
+    /// Frames the mixer's phase wraps at: `length` repeated to at least 128 frames.
+    let loopFrames: Int
+    /// Frames readable past `loopFrames` (one 8-frame block at ratio 8, plus 4 taps).
+    static let guardFrames = 68
     let storage: UnsafeMutablePointer<Float>
 
     /// - Parameters:
@@ -18,10 +25,10 @@ public struct ToneTable: @unchecked Sendable {
         precondition(!samples.isEmpty, "a tone needs at least one frame")
         length = samples.count
         self.rate = rate
-        storage = .allocate(capacity: length + 4)
-        storage[0] = samples[length - 1]
-        for i in 0..<length { storage[i + 1] = samples[i] }
-        for g in 0..<3 { storage[length + 1 + g] = samples[g % length] }
+        loopFrames = length * ((128 + length - 1) / length)
+        let count = loopFrames + 1 + ToneTable.guardFrames
+        storage = .allocate(capacity: count)
+        for i in 0..<count { storage[i] = samples[(i + length - 1) % length] }
     }
 
     /// Frame `i` of the loop, 0 ≤ i < length.
