@@ -23,6 +23,8 @@ public struct MixerConfiguration: Sendable {
     public var maxSources: Int = 32
     /// Events each source's ring holds.
     public var eventsPerSource: Int = 4096
+    /// How a voice reads between tone frames.
+    public var interpolation: Interpolation = .cubic
 
     public init(rate: Double = 48_000, maxPeriodFrames: Int = 4096, voices: Int = 64) {
         self.rate = rate
@@ -79,6 +81,7 @@ public struct Mixer: @unchecked Sendable {
         var panTarget: Float = 0
         var panStep: Float = 0
         var panLeft: Int32 = 0
+        var cubic = true
         var glideFrames: Int32 = 1
         var panGlideFrames: Int32 = 1
         var attackStep: Float = 0
@@ -100,6 +103,7 @@ public struct Mixer: @unchecked Sendable {
         let rate = configuration.rate
         var s = State()
         s.freeCount = configuration.voices
+        if case .linear = configuration.interpolation { s.cubic = false }
         s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), 1_048_576))
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), 1_048_576))
         s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))
@@ -204,7 +208,11 @@ public struct Mixer: @unchecked Sendable {
         var a = 0
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
-            mixVoice(v, into: mono, count: count)
+            if state.pointee.cubic {
+                mixVoice(v, into: mono, count: count, cubic: true)
+            } else {
+                mixVoice(v, into: mono, count: count, cubic: false)
+            }
             if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
                 if voices.hasPending[v] {
                     voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],

@@ -19,8 +19,10 @@ extension Mixer {
     /// Adds voice `v` into `mix[0..<count]` (and, harmlessly, up to the next multiple of
     /// 8) and advances its state by `count` frames.
     /// - Thread: render.
-    @_noLocks
-    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
+    /// `cubic`: 4-point Hermite (`hermite4`), else linear between the two nearest frames;
+    /// a constant at each call site, so the loop is compiled once for each.
+    @_noLocks @inline(__always)
+    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, cubic: Bool) {
         let table = UnsafeRawPointer(tone.storage)
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
@@ -69,11 +71,15 @@ extension Mixer {
             let y0 = SIMD8<Float>(q0[1], q1[1], q2[1], q3[1], q4[1], q5[1], q6[1], q7[1])
             let y1 = SIMD8<Float>(q0[2], q1[2], q2[2], q3[2], q4[2], q5[2], q6[2], q7[2])
             let y2 = SIMD8<Float>(q0[3], q1[3], q2[3], q3[3], q4[3], q5[3], q6[3], q7[3])
-            // hermite4, lane-wise.
-            let c1 = 0.5 * (y1 - ym1)
-            let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
-            let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
-            let y = ((c3 * t + c2) * t + c1) * t + y0
+            let y: SIMD8<Float>
+            if cubic {  // hermite4, lane-wise
+                let c1 = 0.5 * (y1 - ym1)
+                let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
+                let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
+                y = ((c3 * t + c2) * t + c1) * t + y0
+            } else {
+                y = y0 + (y1 - y0) * t
+            }
 
             let gain = SIMD8<Float>(repeating: gainTarget) - gainStep * SIMD8<Float>(g)
             let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))

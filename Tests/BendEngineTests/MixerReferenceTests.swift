@@ -48,15 +48,18 @@ final class MixerReferenceTests: XCTestCase {
             ("random, 37 frames", (0..<37).map { _ in Float.random(in: -1...1, using: &rng) }),
             ("random, 300 frames", (0..<300).map { _ in Float.random(in: -1...1, using: &rng) }),
         ]
-        for (trial, period) in [64, 256, 100, 512, 64, 256].enumerated() {
+        for (trial, period) in [64, 256, 100, 512, 64, 256, 64, 256].enumerated() {
+            let interpolation: Interpolation = trial >= 6 ? .linear : .cubic
             let (name, samples) = tones[trial % tones.count]
             let voices = Int.random(in: 1...40, using: &rng)
             let frames = 24_000
             let events = randomEvents(voices: voices, frames: frames, using: &rng)
-            let h = MixerHarness(voices: voices, period: period, tone: samples)
+            let h = MixerHarness(voices: voices, period: period, tone: samples) { $0.interpolation = interpolation }
             defer { h.free() }
             let fast = h.render(frames: frames, events: events)
-            var reference = ReferenceMixer(tone: samples, configuration: MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices))
+            var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
+            configuration.interpolation = interpolation
+            var reference = ReferenceMixer(tone: samples, configuration: configuration)
             let slow = reference.render(frames: frames, events: events)
             var worst = 0.0, worstAt = 0, peak = 0.0
             for i in 0..<fast.count {
@@ -64,8 +67,8 @@ final class MixerReferenceTests: XCTestCase {
                 if d > worst { worst = d; worstAt = i }
                 peak = max(peak, abs(slow[i]))
             }
-            print(String(format: "trial %d (%@, %d voices, period %d): peak %.3f, largest difference %.1f dBFS",
-                         trial, name, voices, period, peak, Measure.dB(worst)))
+            print(String(format: "trial %d (%@, %@, %d voices, period %d): peak %.3f, largest difference %.1f dBFS",
+                         trial, name, "\(interpolation)", voices, period, peak, Measure.dB(worst)))
             XCTAssertGreaterThan(peak, 0.001, "trial \(trial): the voices sounded")
             XCTAssertLessThan(Measure.dB(worst), -100,
                               "trial \(trial) (\(name), \(voices) voices, period \(period)): largest difference \(worst) at frame \(worstAt / 2)")

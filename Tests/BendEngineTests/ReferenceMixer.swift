@@ -101,7 +101,8 @@ struct ReferenceMixer {
             let c1 = 0.5 * (y1 - ym1)
             let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
             let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
-            let y = ((c3 * t + c2) * t + c1) * t + y0
+            let y: Double
+            if case .linear = configuration.interpolation { y = y0 + (y1 - y0) * t } else { y = ((c3 * t + c2) * t + c1) * t + y0 }
             mix += y * gain * envelope * fade
             v.phase = (v.phase + Int64(inc)) % loop
             v.glideLeft = max(v.glideLeft - 1, 0)
