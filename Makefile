@@ -17,9 +17,10 @@ DEB_BENCH = libopenal-dev valgrind gcc
 # CPU features of release builds. swiftc targets baseline x86-64 (SSE2) unless told;
 # when this machine's /proc/cpuinfo lists AVX2 and FMA, release builds target Haswell
 # (the x86-64-v3 feature set: AVX2, FMA, BMI2; swiftc 6.3's clang importer does not
-# know the name `x86-64-v3`). `make CPU=baseline` builds for any x86-64.
+# know the name `x86-64-v3`), and -DBEND_FMA lets the mixer use fused multiply-adds.
+# `make CPU=baseline` builds for any x86-64.
 CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && echo haswell || echo baseline)
-SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU))
+SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU) -Xswiftc -DBEND_FMA)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 

@@ -23,7 +23,8 @@ extension Mixer {
     /// a constant at each call site, so the loop is compiled once for each.
     @_noLocks @inline(__always)
     func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, cubic: Bool) {
-        let table = UnsafeRawPointer(tone.storage)
+        let coefficients = tone.coefficients
+        let stride = tone.coefficientStride
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
         let incTarget = voices.incTarget[v]
@@ -42,6 +43,7 @@ extension Mixer {
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / Mixer.silenceRatio
         var base = phase0
+        var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
         var n0: Int32 = 0
         let end = Int32(count)
         while n0 < end {
@@ -58,37 +60,31 @@ extension Mixer {
             let whole = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base >> Int64(bits))) &+ (position &>> Int32(bits))
             let t = SIMD8<Float>(position & fractionMask) * unit
 
-            // The 4 taps of each lane: one unaligned 16-byte load, then transposed.
-            let q0 = table.loadUnaligned(fromByteOffset: Int(whole[0]) &* 4, as: SIMD4<Float>.self)
-            let q1 = table.loadUnaligned(fromByteOffset: Int(whole[1]) &* 4, as: SIMD4<Float>.self)
-            let q2 = table.loadUnaligned(fromByteOffset: Int(whole[2]) &* 4, as: SIMD4<Float>.self)
-            let q3 = table.loadUnaligned(fromByteOffset: Int(whole[3]) &* 4, as: SIMD4<Float>.self)
-            let q4 = table.loadUnaligned(fromByteOffset: Int(whole[4]) &* 4, as: SIMD4<Float>.self)
-            let q5 = table.loadUnaligned(fromByteOffset: Int(whole[5]) &* 4, as: SIMD4<Float>.self)
-            let q6 = table.loadUnaligned(fromByteOffset: Int(whole[6]) &* 4, as: SIMD4<Float>.self)
-            let q7 = table.loadUnaligned(fromByteOffset: Int(whole[7]) &* 4, as: SIMD4<Float>.self)
-            let ym1 = SIMD8<Float>(q0[0], q1[0], q2[0], q3[0], q4[0], q5[0], q6[0], q7[0])
-            let y0 = SIMD8<Float>(q0[1], q1[1], q2[1], q3[1], q4[1], q5[1], q6[1], q7[1])
-            let y1 = SIMD8<Float>(q0[2], q1[2], q2[2], q3[2], q4[2], q5[2], q6[2], q7[2])
-            let y2 = SIMD8<Float>(q0[3], q1[3], q2[3], q3[3], q4[3], q5[3], q6[3], q7[3])
+            // 8 scalar loads per coefficient array (structure of arrays: no transpose).
+            // (Indices are ≥ 0: as UInt32 they widen for free.)
+            let w = SIMD8<UInt32>(truncatingIfNeeded: whole)
+            let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
+            let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
+            @inline(__always) func column(_ k: Int) -> SIMD8<Float> {
+                let c = coefficients + k &* stride
+                return SIMD8<Float>(c[i0], c[i1], c[i2], c[i3], c[i4], c[i5], c[i6], c[i7])
+            }
             let y: SIMD8<Float>
-            if cubic {  // hermite4, lane-wise
-                let c1 = 0.5 * (y1 - ym1)
-                let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
-                let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
-                y = ((c3 * t + c2) * t + c1) * t + y0
-            } else {
-                y = y0 + (y1 - y0) * t
+            if cubic {  // hermite4, lane-wise: ((c3·t + c2)·t + c1)·t + y0
+                y = multiplyAdd(multiplyAdd(multiplyAdd(column(3), t, column(2)), t, column(1)), t, column(0))
+            } else {    // y0 + (y1 − y0)·t
+                y = multiplyAdd(column(4), t, column(0))
             }
 
             let gain = SIMD8<Float>(repeating: gainTarget) - gainStep * SIMD8<Float>(g)
             let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
-            let rampLinear = ramp0 + rampStep * (SIMD8<Float>(repeating: Float(n0 + 1)) + lanesF)
+            let rampLinear = multiplyAdd(SIMD8<Float>(repeating: rampStep), frameNumber, SIMD8<Float>(repeating: ramp0))
+            frameNumber += 8
             let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
             let envelope = ramp * ramp * (3 - 2 * ramp)
 
             let slot = UnsafeMutableRawPointer(mix + Int(n0))
-            let sum = slot.loadUnaligned(as: SIMD8<Float>.self) + y * (gain * envelope * fade)
+            let sum = multiplyAdd(y, gain * envelope * fade, slot.loadUnaligned(as: SIMD8<Float>.self))
             slot.storeBytes(of: sum, as: SIMD8<Float>.self)
 
             // Next block's base: the same sum over all 8 lanes, wrapped once.
@@ -99,11 +95,16 @@ extension Mixer {
             n0 &+= 8
         }
 
-        // The exact state after `count` frames, in closed form.
-        let mc = Int64(min(end, max(glideLeft, 0)))
-        let glideTotal = mc &* Int64(glideLeft) &- ((mc &* (mc &- 1)) >> 1)
-        let advanced = phase0 &+ Int64(end) &* Int64(incTarget) &- glideTotal &* Int64(incStep)
-        voices.phase[v] = advanced % loop
+        // The exact state after `count` frames: the block loop's base when `count` is a
+        // whole number of blocks, else the closed form (one division).
+        if end & 7 == 0 {
+            voices.phase[v] = base
+        } else {
+            let mc = Int64(min(end, max(glideLeft, 0)))
+            let glideTotal = mc &* Int64(glideLeft) &- ((mc &* (mc &- 1)) >> 1)
+            let advanced = phase0 &+ Int64(end) &* Int64(incTarget) &- glideTotal &* Int64(incStep)
+            voices.phase[v] = advanced % loop
+        }
         voices.glideLeft[v] = max(glideLeft &- end, 0)
         voices.ramp[v] = min(max(ramp0 + rampStep * Float(end), 0), 1)
     }
@@ -157,3 +158,15 @@ func lanewiseMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.repla
 func lanewiseMin(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> { a.replacing(with: b, where: b .< a) }
 @_noLocks @inline(__always)
 func lanewiseMax(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> { a.replacing(with: b, where: b .> a) }
+
+/// a·b + c. Fused (one rounding, `vfmadd`) when the build targets FMA (`-D BEND_FMA`, set
+/// by the Makefile with `-target-cpu haswell`); on baseline x86-64 a fused multiply-add
+/// would be a libm call per lane, so it stays a multiply and an add there.
+@_noLocks @inline(__always)
+func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
+    #if BEND_FMA
+    return c.addingProduct(a, b)
+    #else
+    return a * b + c
+    #endif
+}
