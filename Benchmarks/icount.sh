@@ -5,7 +5,7 @@
 # keeps what each period costs: the pitch/gain updates plus the render.
 # usage: Benchmarks/icount.sh BENDSYNTH OPENAL_BASELINE
 set -eu
-BIN=$1; OAL=$2; S1=0.1; S2=0.3; RATE=48000
+BIN=$1; OAL=$2; S1=0.05; S2=0.15; RATE=48000
 CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
 
 total() {  # total CMD... → instructions executed
