@@ -209,9 +209,9 @@ public struct Mixer: @unchecked Sendable {
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
             if state.pointee.cubic {
-                mixVoice(v, into: mono, count: count, cubic: true)
+                mixVoiceCubic(v, into: mono, count: count)
             } else {
-                mixVoice(v, into: mono, count: count, cubic: false)
+                mixVoiceLinear(v, into: mono, count: count)
             }
             if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
                 if voices.hasPending[v] {

@@ -19,6 +19,18 @@ extension Mixer {
     /// Adds voice `v` into `mix[0..<count]` (and, harmlessly, up to the next multiple of
     /// 8) and advances its state by `count` frames.
     /// - Thread: render.
+    /// `mixVoice` with 4-point Hermite interpolation, compiled on its own.
+    @_noLocks @inline(never)
+    func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        mixVoice(v, into: mix, count: count, cubic: true)
+    }
+
+    /// `mixVoice` with linear interpolation, compiled on its own.
+    @_noLocks @inline(never)
+    func mixVoiceLinear(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        mixVoice(v, into: mix, count: count, cubic: false)
+    }
+
     /// `cubic`: 4-point Hermite (`hermite4`), else linear between the two nearest frames;
     /// a constant at each call site, so the loop is compiled once for each.
     @_noLocks @inline(__always)
