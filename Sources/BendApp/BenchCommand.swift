@@ -65,7 +65,9 @@ enum BenchCommand {
         }
         var results: [Result] = []
         for n in counts {
+            let saved = FloatEnvironment.flushDenormals()  // as on the render thread
             let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation)
+            FloatEnvironment.restore(saved)
             results.append(r)
             if !json {
                 print(String(format: "%5d voices, %4d-frame periods, %@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
