@@ -12,8 +12,20 @@ ARGS       ?=
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev
 DEB_TEST  = alsa-utils tmux sox iproute2
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
+# `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler.
+DEB_BENCH = libopenal-dev valgrind gcc
 
-.PHONY: all deps build run test lint bench clean
+# CPU features of release builds. swiftc targets baseline x86-64 (SSE2) unless told;
+# when this machine's /proc/cpuinfo lists AVX2 and FMA, release builds target Haswell
+# (the x86-64-v3 feature set: AVX2, FMA, BMI2; swiftc 6.3's clang importer does not
+# know the name `x86-64-v3`), and -DBEND_FMA lets the mixer use fused multiply-adds.
+# `make CPU=baseline` builds for any x86-64.
+CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && echo haswell || echo baseline)
+SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU) -Xswiftc -DBEND_FMA)
+OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
+BENCH_SECONDS ?= 2
+
+.PHONY: all deps build run test lint bench bench-deps bench-icount clean
 
 all: build
 
@@ -28,14 +40,14 @@ $(DEB_STAMP):
 	@mkdir -p $(BUILD_DIR) && touch $@
 
 build: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(SWIFT_CPU)
 
 run: build
 	$(RELEASE) play $(ARGS)
 
 # The release build compiles the @_noLocks render path with the checks on.
 test: deps lint
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(SWIFT_CPU)
 	$(SWIFT) test
 
 lint:
@@ -44,9 +56,27 @@ lint:
 clean:
 	rm -rf $(BUILD_DIR)
 
-# Mixer figures (printed, never asserted): ns per voice-frame and real-time factor;
-# input latency: an evdev event's read → the period that renders it, at 64-frame periods.
-bench: build
-	$(RELEASE) bench --voices 16,64,256 --period 256 --seconds 4
+# Figures (printed, never asserted): the mixer — bendsynth and OpenAL Soft on the same
+# voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; input
+# latency — an evdev event's read → the period that renders it, at 64-frame periods;
+# peer latency — send → the instrument's queue.
+bench: build $(OPENAL_BASELINE)
+	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
+
+# Instructions per voice-frame under callgrind: the noise-free figure.
+bench-icount: build $(OPENAL_BASELINE)
+	@Benchmarks/icount.sh $(RELEASE) $(OPENAL_BASELINE)
+
+bench-deps:
+	@missing=$$(for p in $(DEB_BENCH); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(OPENAL_BASELINE): Benchmarks/OpenALBaseline/openal_baseline.c | bench-deps
+	@mkdir -p $(BUILD_DIR)
+	cc -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs openal) -lm

@@ -31,13 +31,15 @@ let package = Package(
                        providers: [.apt(["libbluetooth-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
+        // MXCSR (flush denormals on the render thread): <xmmintrin.h> wrappers.
+        .systemLibrary(name: "CFloatEnv", path: "Sources/CFloatEnv"),
         // Test support only: counts malloc calls made on a marked thread.
         .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
 
         // The render loop: voices, mixer, rings. Imports Synchronization only.
         .target(name: "BendEngine", path: "Sources/BendEngine"),
         // errno, clocks, threads, signals, terminal modes.
-        .target(name: "BendSystem", path: "Sources/BendSystem"),
+        .target(name: "BendSystem", dependencies: ["CFloatEnv"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // ALSA output, tone loading (libsndfile + libsamplerate), WAV recording, offline render.

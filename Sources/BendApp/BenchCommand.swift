@@ -7,10 +7,11 @@ import Foundation
 /// in real time. Figures on a shared machine move by 25 % or more between runs.
 enum BenchCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec("voices", "n", value: "LIST", help: "comma-separated voice counts (default 16,64,256)"),
+        OptionSpec("voices", "n", value: "LIST", help: "comma-separated voice counts (default 16,64,256,1024)"),
         OptionSpec("period", value: "FRAMES", help: "period in frames (16…8192, default 256)"),
-        OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.1…600, default 4)"),
+        OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.01…600, default 4)"),
         OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
+        OptionSpec("interp", value: "linear|cubic", help: "interpolation (default cubic)"),
         OptionSpec("json", help: "print the figures as JSON"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("help", "h", help: "show this help"),
@@ -19,35 +20,47 @@ enum BenchCommand {
     struct Result: Codable {
         var voices: Int
         var periodFrames: Int
+        var interpolation: String
         var seconds: Double
         var nsPerVoiceFrame: Double
         var realTimeFactor: Double
         var voicesPerCoreRealTime: Double
+        /// Largest absolute output sample (the render was not silent).
+        var peak: Double
+        /// Voices sounding after the last period (all N).
+        var activeVoices: Int
     }
 
     static func run(_ arguments: [String]) throws {
         let (options, operands) = try parse(arguments, specs: specs)
         guard operands.isEmpty else { throw AppError.usage("bench: unexpected argument '\(operands[0])'") }
-        var counts = [16, 64, 256]
+        var counts = [16, 64, 256, 1024]
         var period = 256
         var seconds = 4.0
         var rate = 48_000
         var json = false
         var peerCounts: [Int]?
+        var interpolation = Interpolation.cubic
         for (name, value) in options {
             switch name {
             case "help":
-                print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--json]\n\n" + OptionParser.help(specs))
+                print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp linear|cubic] [--json]\n\n" + OptionParser.help(specs))
                 return
             case "voices":
-                let parts = (value ?? "").split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                let parts = (value ?? "").split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
                 guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && (1...65_536).contains($0!) }) else {
                     throw AppError.usage("option '--voices': expected a comma-separated list of counts in 1…65536, got '\(value ?? "")'")
                 }
                 counts = parts.map { $0! }
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
-            case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.1...600)
+            case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.01...600)
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
+            case "interp":
+                switch value {
+                case "linear": interpolation = .linear
+                case "cubic": interpolation = .cubic
+                default: throw AppError.usage("option '--interp': expected 'linear' or 'cubic', got '\(value ?? "")'")
+                }
             case "json": json = true
             case "peers": peerCounts = (value ?? "").split(separator: ",").compactMap { Int($0) }.filter { (1...8).contains($0) }
             default: break
@@ -56,11 +69,13 @@ enum BenchCommand {
         if let peerCounts { return try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) }
         var results: [Result] = []
         for n in counts {
-            let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate))
+            let saved = FloatEnvironment.flushDenormals()  // as on the render thread
+            let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation)
+            FloatEnvironment.restore(saved)
             results.append(r)
             if !json {
-                print(String(format: "%5d voices, %4d-frame periods: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
-                             r.voices, r.periodFrames, r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
+                print(String(format: "%5d voices, %4d-frame periods, %@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
+                             r.voices, r.periodFrames, r.interpolation, r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
             }
         }
         if json {
@@ -68,48 +83,67 @@ enum BenchCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(results), as: UTF8.self))
         }
+        if let bad = results.first(where: { $0.peak < 1e-4 || $0.activeVoices != $0.voices }) {
+            throw AppError.runtime("bench: \(bad.voices) voices rendered peak \(bad.peak) with \(bad.activeVoices) voices sounding; expected sound from all of them")
+        }
+    }
+
+    /// The bench's voice set, shared with Benchmarks/OpenALBaseline (same formulas):
+    /// voice v starts at ratio 0.5 + 1.5·((37v) mod 97)/96 and gain 0.5/√N; in period p
+    /// it moves to ratio 0.5 + 1.5·((7v + p) mod 97)/96, gain (0.3 + 0.2·((v + p) mod 5)/4)/√N.
+    static func startRatio(_ v: Int) -> Float { 0.5 + 1.5 * Float((v &* 37) % 97) / 96 }
+    static func moveRatio(_ v: Int, period p: Int) -> Float { 0.5 + 1.5 * Float((v &* 7 &+ p) % 97) / 96 }
+    static func moveGain(_ v: Int, period p: Int, voices: Int) -> Float {
+        (0.3 + 0.2 * Float((v + p) % 5) / 4) / Float(voices).squareRoot()
+    }
+
+    /// The bench tone: 1 s of 440 Hz with two harmonics, as the OpenAL baseline makes it.
+    static func tone(rate: Double) -> [Float] {
+        (0..<Int(rate)).map { i -> Float in
+            let p = 2 * Double.pi * 440 * Double(i) / rate
+            return Float(0.5 * sin(p) + 0.25 * sin(2 * p) + 0.125 * sin(3 * p))
+        }
     }
 
     /// Renders `seconds` of audio with `voices` looping voices whose pitch (0.5…2) and
-    /// gain move every period, and times the render calls alone.
-    static func measure(voices: Int, period: Int, seconds: Double, rate: Double) -> Result {
-        let samples = (0..<48_000).map { i -> Float in
-            let p = 2 * Double.pi * 440 * Double(i) / 48_000
-            return Float(0.5 * sin(p) + 0.25 * sin(2 * p) + 0.125 * sin(3 * p))
-        }
-        let tone = ToneTable(samples: samples, rate: rate)
+    /// gain move every period, and times each period's updates (the events pushed, as
+    /// OpenAL's baseline times its property setters) and render call.
+    static func measure(voices: Int, period: Int, seconds: Double, rate: Double, interpolation: Interpolation) -> Result {
+        let tone = ToneTable(samples: tone(rate: rate), rate: rate)
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         config.eventsPerSource = max(4096, voices * 2)
+        config.interpolation = interpolation
         let mixer = Mixer(configuration: config, tone: tone)
         defer { mixer.deallocate(); tone.deallocate() }
         let (source, ring) = mixer.addSource()
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
         defer { out.deallocate() }
-        var rng = SystemRandomNumberGenerator()
         for v in 0..<voices {
             ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: source, touch: UInt32(v)),
-                                  value: Float.random(in: 0.5...2, using: &rng), gain: 0.5 / Float(voices).squareRoot()))
+                                  value: startRatio(v), gain: 0.5 / Float(voices).squareRoot()))
         }
         let periods = max(1, Int(seconds * rate) / period)
         var busy: UInt64 = 0
+        var peak: Float = 0
         for p in 0..<periods {
-            // Move every voice's pitch and gain once per period (control side, not timed).
+            let t0 = MonotonicClock.nanos()
+            // Move every voice's pitch and gain once per period.
             let frame = mixer.position
             var v = 0
             while v < voices {
                 ring.push(EngineEvent(frame: frame, kind: .move, key: TouchKey(source: source, touch: UInt32(v)),
-                                      value: 0.5 + 1.5 * Float((v &* 7 &+ p) % 97) / 96,
-                                      gain: (0.3 + 0.2 * Float((v + p) % 5) / 4) / Float(voices).squareRoot()))
+                                      value: moveRatio(v, period: p), gain: moveGain(v, period: p, voices: voices)))
                 v += 1
             }
-            let t0 = MonotonicClock.nanos()
             mixer.render(into: out, frames: period)
             busy += MonotonicClock.nanos() - t0
+            peak = max(peak, mixer.peak)
         }
         let frames = Double(periods * period)
         let ns = Double(busy) / (frames * Double(voices))
         let rtf = (frames / rate) / (Double(busy) * 1e-9)
-        return Result(voices: voices, periodFrames: period, seconds: frames / rate, nsPerVoiceFrame: ns,
-                      realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate))
+        return Result(voices: voices, periodFrames: period, interpolation: "\(interpolation)", seconds: frames / rate,
+                      nsPerVoiceFrame: ns, realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate),
+                      peak: Double(peak), activeVoices: mixer.activeVoices)
     }
 }

@@ -154,6 +154,7 @@ public final class ALSAOutput: @unchecked Sendable {
                                   periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max)
         stopFlag.pointee.store(false, ordering: .relaxed)
         let t = try RealtimeThread(priority: priority, lockMemory: lockMemory) {
+            FloatEnvironment.flushDenormalsOnThisThread()
             _ = loop.run()
         }
         started = true

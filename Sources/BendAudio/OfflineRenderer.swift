@@ -1,4 +1,5 @@
 import BendControl
+import BendSystem
 import BendEngine
 import Foundation
 import Synchronization
@@ -122,6 +123,9 @@ public enum OfflineRenderer {
                               periodFrames: Int,
                               _ sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> (frames: Int, peak: Float) {
         precondition(voices >= 1 && periodFrames >= 1)
+        // Denormals flushed as on the live render thread, so both paths render alike.
+        let savedFloatEnvironment = FloatEnvironment.flushDenormals()
+        defer { FloatEnvironment.restore(savedFloatEnvironment) }
         let configuration = MixerConfiguration(rate: tone.rate, maxPeriodFrames: periodFrames, voices: voices)
         let mixer = Mixer(configuration: configuration, tone: tone)
         defer { mixer.deallocate() }

@@ -46,7 +46,10 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
                              floats: floats, periodFrames: periodFrames,
                              periodNanos: UInt64(periodFrames) * 1_000_000_000 / UInt64(rate))
         stopFlag.pointee.store(false, ordering: .relaxed)
-        let t = try RealtimeThread(priority: 70, lockMemory: true) { loop.run() }
+        let t = try RealtimeThread(priority: 70, lockMemory: true) {
+            FloatEnvironment.flushDenormalsOnThisThread()
+            loop.run()
+        }
         thread = t
         realtimeNote = t.note
     }

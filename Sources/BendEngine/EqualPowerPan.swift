@@ -28,4 +28,19 @@ public enum EqualPowerPan {
         r = r * x2 * -1 + 1
         return r
     }
+
+    /// cos x lane-wise for x in [0, π/2], the same series as the scalar `cosine`.
+    @_noLocks @inline(__always)
+    static func cosine(_ x: SIMD8<Float>) -> SIMD8<Float> {
+        let x2 = -(x * x)
+        var r = SIMD8<Float>(repeating: 1.147_074_6e-11)
+        r = r * x2 + 1.0 / 479_001_600
+        r = r * x2 + 1.0 / 3_628_800
+        r = r * x2 + 1.0 / 40_320
+        r = r * x2 + 1.0 / 720
+        r = r * x2 + 1.0 / 24
+        r = r * x2 + 0.5
+        r = r * x2 + 1
+        return r
+    }
 }

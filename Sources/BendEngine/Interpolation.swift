@@ -1,3 +1,11 @@
+/// How a voice reads the tone between frames.
+public enum Interpolation: Sendable {
+    /// 4-point, 3rd-order Hermite (`hermite4`), the default.
+    case cubic
+    /// Straight line between the two nearest frames: y0 + (y1 − y0)·t.
+    case linear
+}
+
 /// 4-point, 3rd-order Hermite (Catmull–Rom) interpolation between `y0` and `y1` at
 /// fraction `t` in [0, 1), with neighbours `ym1` (before `y0`) and `y2` (after `y1`).
 ///

@@ -14,14 +14,17 @@ public struct MixerConfiguration: Sendable {
     public var releaseSeconds: Double = 0.008
     /// Fade of a voice stolen for a new touch, seconds.
     public var stealSeconds: Double = 0.001
-    /// Time constant of the per-sample smoothing of pitch ratio and gain, seconds.
+    /// Glide time of pitch ratio and gain to each new target (a linear ramp per
+    /// sample, restarted from the current value by every move), seconds.
     public var smoothingSeconds: Double = 0.003
-    /// Time constant of the per-sample smoothing of the pan, seconds.
+    /// Glide time of the pan to each new target (linear, per sample), seconds.
     public var panSmoothingSeconds: Double = 0.005
     /// Input sources (event rings) the mixer can take.
     public var maxSources: Int = 32
     /// Events each source's ring holds.
     public var eventsPerSource: Int = 4096
+    /// How a voice reads between tone frames.
+    public var interpolation: Interpolation = .cubic
 
     public init(rate: Double = 48_000, maxPeriodFrames: Int = 4096, voices: Int = 64) {
         self.rate = rate
@@ -36,22 +39,34 @@ public struct MixerConfiguration: Sendable {
 /// made by `addSource()` at setup; each event is applied at its frame (sample-accurate).
 /// Counters for other threads (`activeVoices`, `peak`, `position`) are atomics.
 ///
-/// Pitch: a voice reads the tone at `ratio` frames per output frame with 4-point
-/// Hermite interpolation (`hermite4`). Below a ratio of `silenceRatio` (0.05) the voice
-/// fades linearly to silence, so ratio 0 (the pad's left edge) gives silence, never a
-/// held (DC) sample value, and moving there or away never clicks.
+/// Pitch: a voice reads the tone at `ratio` frames per output frame (0…`maximumRatio`,
+/// a fixed-point increment with `fractionBits` fractional bits) with 4-point Hermite
+/// interpolation (`hermite4`). Below a ratio of `silenceRatio` (0.05) the voice fades
+/// linearly to silence, so ratio 0 (the pad's left edge) gives silence, never a held
+/// (DC) sample value, and moving there or away never clicks. Ratio and gain glide
+/// linearly to each new target over `smoothingSeconds` (see `VoiceBank`).
 ///
 /// Pan: one value for all voices, so voices are mixed to mono and the equal-power pan
-/// (`EqualPowerPan`) is applied once per frame.
+/// (`EqualPowerPan`) is applied once per frame, gliding linearly over
+/// `panSmoothingSeconds` to each new value.
+///
+/// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`);
+/// every per-frame value is a closed form of the frame number (no per-sample branches or
+/// loop-carried chains), and an event finds its voice through a hash table (`VoiceIndex`).
 ///
 /// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
 public struct Mixer: @unchecked Sendable {
     /// Pitch ratio below which a voice fades linearly to silence.
-    public static let silenceRatio: Float = 0.05
+    public static var silenceRatio: Float { @_noLocks @inline(__always) get { 0.05 } }
+    /// Largest pitch ratio; larger values are clamped.
+    public static var maximumRatio: Float { @_noLocks @inline(__always) get { 8 } }
+    /// Fractional bits of the fixed-point phase and increment.
+    public static var fractionBits: Int { @_noLocks @inline(__always) get { 24 } }
 
     public let configuration: MixerConfiguration
     public let tone: ToneTable
     let voices: VoiceBank
+    let index: VoiceIndex
     let state: UnsafeMutablePointer<State>
     let rings: UnsafeMutablePointer<EventRing>
     let mono: UnsafeMutablePointer<Float>
@@ -63,10 +78,12 @@ public struct Mixer: @unchecked Sendable {
         var freeCount = 0
         var sourceCount = 0
         var nextAge: UInt64 = 1
-        var pan: Float = 0
         var panTarget: Float = 0
-        var smoothing: Float = 0
-        var panSmoothing: Float = 0
+        var panStep: Float = 0
+        var panLeft: Int32 = 0
+        var cubic = true
+        var glideFrames: Int32 = 1
+        var panGlideFrames: Int32 = 1
         var attackStep: Float = 0
         var releaseStep: Float = 0
         var stealStep: Float = 0
@@ -81,28 +98,30 @@ public struct Mixer: @unchecked Sendable {
         self.configuration = configuration
         self.tone = tone
         voices = VoiceBank(capacity: configuration.voices)
+        index = VoiceIndex(voices: configuration.voices)
         state = .allocate(capacity: 1)
         let rate = configuration.rate
         var s = State()
         s.freeCount = configuration.voices
-        s.smoothing = Mixer.onePoleCoefficient(seconds: configuration.smoothingSeconds, rate: rate)
-        s.panSmoothing = Mixer.onePoleCoefficient(seconds: configuration.panSmoothingSeconds, rate: rate)
+        if case .linear = configuration.interpolation { s.cubic = false }
+        s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), 1_048_576))
+        s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), 1_048_576))
         s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))
         s.releaseStep = -Float(1 / max(1, configuration.releaseSeconds * rate))
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
         state.initialize(to: s)
         rings = .allocate(capacity: configuration.maxSources)
-        mono = .allocate(capacity: configuration.maxPeriodFrames)
+        mono = .allocate(capacity: (configuration.maxPeriodFrames + 7) & ~7)
         meters = .allocate(capacity: 3)
         for i in 0..<3 { (meters + i).initialize(to: Atomic(0)) }
     }
 
-    /// 1 − e^(−1/(τ·rate)): the per-sample coefficient of a one-pole smoother with time
-    /// constant τ (63 % of a step after τ seconds). Series to the cubic term, since the
-    /// engine has no libm; for τ·rate ≥ 10 the error is below 10⁻⁵ relative.
-    static func onePoleCoefficient(seconds: Double, rate: Double) -> Float {
-        let a = 1 / max(1, seconds * rate)
-        return Float(a - a * a / 2 + a * a * a / 6)
+    /// Fixed-point phase increment for a pitch `ratio` (clamped to 0…`maximumRatio`;
+    /// NaN counts as 0), rounded to the nearest 2^−fractionBits.
+    @_noLocks @inline(__always)
+    static func increment(ratio: Float) -> Int32 {
+        let r = ratio.isNaN ? 0 : min(max(ratio, 0), maximumRatio)
+        return Int32(r * Float(1 << fractionBits) + 0.5)  // r ≥ 0: rounds to nearest
     }
 
     /// Creates the event ring of one more input source and returns it with its index
@@ -129,6 +148,7 @@ public struct Mixer: @unchecked Sendable {
         for i in 0..<state.pointee.sourceCount { rings[i].deallocate() }
         rings.deallocate()
         voices.deallocate()
+        index.deallocate()
         state.deallocate()
         mono.deallocate()
         meters.deallocate()
@@ -181,47 +201,19 @@ public struct Mixer: @unchecked Sendable {
     /// Mixes the sounding voices into frames `from..<from+count` of the period.
     @_noLocks
     func renderSegment(_ out: UnsafeMutablePointer<Float>, from: Int, count: Int) {
-        let mix = mono + from
+        // The mono mix starts at `mono[0]` and is padded to whole 8-frame blocks.
+        let padded = (count + 7) & ~7
         var i = 0
-        while i < count { mix[i] = 0; i += 1 }
-        let k = state.pointee.smoothing
-        let length = Double(tone.length)
-        let table = tone.storage
-        let fadeScale = 1 / Mixer.silenceRatio
+        while i < padded { mono[i] = 0; i += 1 }
         var a = 0
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
-            var phase = voices.phase[v]
-            var ratio = voices.ratio[v]
-            let ratioTarget = voices.ratioTarget[v]
-            var gain = voices.gain[v]
-            let gainTarget = voices.gainTarget[v]
-            var ramp = voices.ramp[v]
-            let step = voices.rampStep[v]
-            var n = 0
-            while n < count {
-                ratio += (ratioTarget - ratio) * k
-                gain += (gainTarget - gain) * k
-                ramp = min(max(ramp + step, 0), 1)
-                let envelope = ramp * ramp * (3 - 2 * ramp)
-                let fade = min(ratio * fadeScale, 1)
-                let index = Int(phase)
-                let t = Float(phase - Double(index))
-                let p = table + index
-                let y = hermite4(p[0], p[1], p[2], p[3], t)
-                mix[n] += y * (gain * envelope * fade)
-                phase += Double(ratio)
-                while phase >= length { phase -= length }
-                n += 1
+            if state.pointee.cubic {
+                mixVoiceCubic(v, into: mono, count: count)
+            } else {
+                mixVoiceLinear(v, into: mono, count: count)
             }
-            // Snap converged smoothers so they never decay into denormals.
-            if abs(ratioTarget - ratio) < 1e-6 { ratio = ratioTarget }
-            if abs(gainTarget - gain) < 1e-6 { gain = gainTarget }
-            voices.phase[v] = phase
-            voices.ratio[v] = ratio
-            voices.gain[v] = gain
-            voices.ramp[v] = ramp
-            if step < 0 && ramp <= 0 {
+            if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
                 if voices.hasPending[v] {
                     voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
                                  gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
@@ -232,21 +224,7 @@ public struct Mixer: @unchecked Sendable {
             }
             a += 1
         }
-        // Equal-power pan of the mono mix, smoothed per frame.
-        var pan = state.pointee.pan
-        let panTarget = state.pointee.panTarget
-        let kp = state.pointee.panSmoothing
-        let o = out + 2 * from
-        i = 0
-        while i < count {
-            pan += (panTarget - pan) * kp
-            let g = EqualPowerPan.gains(pan)
-            o[2 * i] = mix[i] * g.left
-            o[2 * i + 1] = mix[i] * g.right
-            i += 1
-        }
-        if abs(panTarget - pan) < 1e-6 { pan = panTarget }
-        state.pointee.pan = pan
+        panToStereo(mono, into: out + 2 * from, count: count)
     }
 
     // MARK: - Events (real-time)
@@ -255,37 +233,30 @@ public struct Mixer: @unchecked Sendable {
     func apply(_ event: EngineEvent) {
         switch event.kind {
         case .down:
-            if let v = findVoice(event.key) {
+            let v = index.find(event.key)
+            if v >= 0 {
                 retarget(v, key: event.key, ratio: event.value, gain: event.gain)
             } else {
                 startVoice(event.key, ratio: event.value, gain: event.gain)
             }
         case .move:
-            if let v = findVoice(event.key) {
-                retarget(v, key: event.key, ratio: event.value, gain: event.gain)
-            }
+            let v = index.find(event.key)
+            if v >= 0 { retarget(v, key: event.key, ratio: event.value, gain: event.gain) }
         case .up:
-            if let v = findVoice(event.key) { release(v, key: event.key) }
+            let v = index.find(event.key)
+            if v >= 0 { release(v, key: event.key) }
         case .pan:
-            state.pointee.panTarget = min(max(event.value, -1), 1)
+            let target = event.value.isNaN ? 0 : min(max(event.value, -1), 1)
+            let s = state.pointee
+            let now = s.panTarget - s.panStep * Float(s.panLeft)
+            state.pointee.panTarget = target
+            state.pointee.panStep = (target - now) / Float(s.panGlideFrames)
+            state.pointee.panLeft = s.panGlideFrames
         case .releaseSource:
             releaseMatching(source: event.key.source, all: false)
         case .releaseAll:
             releaseMatching(source: 0, all: true)
         }
-    }
-
-    /// The voice that sounds (not releasing) or waits (pending) for `key`.
-    @_noLocks
-    func findVoice(_ key: TouchKey) -> Int? {
-        var a = 0
-        while a < state.pointee.activeCount {
-            let v = Int(voices.active[a])
-            if voices.hasPending[v] && voices.pendingKey[v].matches(key) { return v }
-            if voices.key[v].matches(key) && voices.rampStep[v] > 0 { return v }
-            a += 1
-        }
-        return nil
     }
 
     @_noLocks
@@ -294,8 +265,17 @@ public struct Mixer: @unchecked Sendable {
             voices.pendingRatio[v] = ratio
             voices.pendingGain[v] = gain
         } else {
-            voices.ratioTarget[v] = ratio
+            // Glide from where the voice is now to the new target.
+            let glide = state.pointee.glideFrames
+            let left = voices.glideLeft[v]
+            let incNow = voices.incTarget[v] &- voices.incStep[v] &* left
+            let gainNow = voices.gainTarget[v] - voices.gainStep[v] * Float(left)
+            let inc = Mixer.increment(ratio: ratio)
+            voices.incTarget[v] = inc
+            voices.incStep[v] = (inc &- incNow) / glide
             voices.gainTarget[v] = gain
+            voices.gainStep[v] = (gain - gainNow) / Float(glide)
+            voices.glideLeft[v] = glide
         }
     }
 
@@ -306,6 +286,7 @@ public struct Mixer: @unchecked Sendable {
         } else {
             voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
         }
+        index.remove(key, voice: v)
     }
 
     @_noLocks
@@ -315,8 +296,10 @@ public struct Mixer: @unchecked Sendable {
             let v = Int(voices.active[a])
             if voices.hasPending[v] && (all || voices.pendingKey[v].source == source) {
                 voices.hasPending[v] = false
+                index.remove(voices.pendingKey[v], voice: v)
             }
             if all || voices.key[v].source == source {
+                if voices.rampStep[v] > 0 { index.remove(voices.key[v], voice: v) }
                 voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
             }
             a += 1
@@ -333,6 +316,7 @@ public struct Mixer: @unchecked Sendable {
             voices.start(v, key: key, ratio: ratio, gain: gain, age: age, attackStep: state.pointee.attackStep)
             voices.active[state.pointee.activeCount] = Int32(v)
             state.pointee.activeCount += 1
+            index.insert(key, voice: v)
             return
         }
         // All voices busy: steal the oldest (a voice already fading counts as oldest),
@@ -346,6 +330,12 @@ public struct Mixer: @unchecked Sendable {
             if rank < best || victim < 0 { best = rank; victim = v }
             a += 1
         }
+        if voices.hasPending[victim] {
+            index.remove(voices.pendingKey[victim], voice: victim)  // that waiting touch is dropped
+        } else if voices.rampStep[victim] > 0 {
+            index.remove(voices.key[victim], voice: victim)
+        }
+        index.insert(key, voice: victim)
         voices.rampStep[victim] = min(voices.rampStep[victim], state.pointee.stealStep)
         voices.hasPending[victim] = true
         voices.pendingKey[victim] = key

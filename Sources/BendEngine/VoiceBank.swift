@@ -1,9 +1,14 @@
 /// Voice state in structure-of-arrays form: slot `v` of every array is voice `v`.
 /// Allocated once at setup for the configured polyphony; never grows.
 ///
-/// A voice loops the tone from its start. Its pitch ratio and gain move toward their
-/// targets per sample (one-pole smoothing); its envelope is a linear ramp 0…1 shaped by
-/// smoothstep (3r² − 2r³), rising for the attack and falling for the release or steal.
+/// A voice loops the tone from its start. Its read position (`phase`) is fixed-point,
+/// `Mixer.fractionBits` fractional bits, so every implementation of the algorithm reads
+/// the same positions. Its pitch ratio (a fixed-point increment) and gain glide linearly
+/// to each new target over `glideLeft` frames: at frame n of a period segment, with
+/// g = max(glideLeft − n, 0), increment = incTarget − incStep·g and gain = gainTarget −
+/// gainStep·g, so both land exactly on their targets. Its envelope is a linear ramp 0…1
+/// shaped by smoothstep (3r² − 2r³), rising for the attack and falling for the release
+/// or steal.
 /// A voice being stolen may hold a pending touch that starts when its fade ends.
 struct VoiceBank {
     let capacity: Int
@@ -11,14 +16,17 @@ struct VoiceBank {
     let key: UnsafeMutablePointer<TouchKey>
     /// Order of starting, for stealing the oldest.
     let age: UnsafeMutablePointer<UInt64>
-    /// Read position in the tone, frames, 0 ≤ phase < tone length.
-    let phase: UnsafeMutablePointer<Double>
-    /// Pitch ratio now and its target.
-    let ratio: UnsafeMutablePointer<Float>
-    let ratioTarget: UnsafeMutablePointer<Float>
-    /// Linear gain now and its target.
-    let gain: UnsafeMutablePointer<Float>
+    /// Read position in the tone, fixed-point frames (`Mixer.fractionBits`),
+    /// 0 ≤ phase < `ToneTable.loopFrames`·2^fractionBits.
+    let phase: UnsafeMutablePointer<Int64>
+    /// Pitch ratio as a fixed-point phase increment per frame: target and glide step.
+    let incTarget: UnsafeMutablePointer<Int32>
+    let incStep: UnsafeMutablePointer<Int32>
+    /// Linear gain: target and glide step.
     let gainTarget: UnsafeMutablePointer<Float>
+    let gainStep: UnsafeMutablePointer<Float>
+    /// Frames left in the current glide of increment and gain, ≥ 0.
+    let glideLeft: UnsafeMutablePointer<Int32>
     /// Envelope ramp 0…1 and its change per frame (> 0 attack/sustain, < 0 release).
     let ramp: UnsafeMutablePointer<Float>
     let rampStep: UnsafeMutablePointer<Float>
@@ -39,10 +47,11 @@ struct VoiceBank {
         key = .allocate(capacity: capacity); key.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         age = .allocate(capacity: capacity); age.initialize(repeating: 0, count: capacity)
         phase = .allocate(capacity: capacity); phase.initialize(repeating: 0, count: capacity)
-        ratio = .allocate(capacity: capacity); ratio.initialize(repeating: 0, count: capacity)
-        ratioTarget = .allocate(capacity: capacity); ratioTarget.initialize(repeating: 0, count: capacity)
-        gain = .allocate(capacity: capacity); gain.initialize(repeating: 0, count: capacity)
+        incTarget = .allocate(capacity: capacity); incTarget.initialize(repeating: 0, count: capacity)
+        incStep = .allocate(capacity: capacity); incStep.initialize(repeating: 0, count: capacity)
         gainTarget = .allocate(capacity: capacity); gainTarget.initialize(repeating: 0, count: capacity)
+        gainStep = .allocate(capacity: capacity); gainStep.initialize(repeating: 0, count: capacity)
+        glideLeft = .allocate(capacity: capacity); glideLeft.initialize(repeating: 0, count: capacity)
         ramp = .allocate(capacity: capacity); ramp.initialize(repeating: 0, count: capacity)
         rampStep = .allocate(capacity: capacity); rampStep.initialize(repeating: 0, count: capacity)
         hasPending = .allocate(capacity: capacity); hasPending.initialize(repeating: false, count: capacity)
@@ -56,7 +65,7 @@ struct VoiceBank {
 
     func deallocate() {
         key.deallocate(); age.deallocate(); phase.deallocate()
-        ratio.deallocate(); ratioTarget.deallocate(); gain.deallocate(); gainTarget.deallocate()
+        incTarget.deallocate(); incStep.deallocate(); gainTarget.deallocate(); gainStep.deallocate(); glideLeft.deallocate()
         ramp.deallocate(); rampStep.deallocate()
         hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
         active.deallocate(); free.deallocate()
@@ -69,8 +78,9 @@ struct VoiceBank {
         key[v] = k
         age[v] = a
         phase[v] = 0
-        ratio[v] = r; ratioTarget[v] = r
-        gain[v] = g; gainTarget[v] = g
+        incTarget[v] = Mixer.increment(ratio: r); incStep[v] = 0
+        gainTarget[v] = g; gainStep[v] = 0
+        glideLeft[v] = 0
         ramp[v] = 0; rampStep[v] = attackStep
         hasPending[v] = false
     }

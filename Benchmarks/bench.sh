@@ -1,0 +1,31 @@
+#!/bin/sh
+# `make bench`: bendsynth's mixer and OpenAL Soft's (loopback device) on the same voice
+# set, one run, printed as a Markdown table. Figures are printed, never asserted.
+# usage: Benchmarks/bench.sh BENDSYNTH OPENAL_BASELINE [SECONDS]
+set -eu
+BIN=$1; OAL=$2; SECONDS_PER=${3:-2}
+CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
+
+ours() {  # ours VOICES PERIOD INTERP → ns per voice-frame
+  "$BIN" bench --voices "$1" --period "$2" --interp "$3" --seconds "$SECONDS_PER" --json |
+    awk -F': *' '/"nsPerVoiceFrame"/ { gsub(/[ ,]/, "", $2); print $2 }'
+}
+openal() {  # openal VOICES PERIOD RESAMPLER → ns per voice-frame (fails when silent or a source is missing)
+  printf '[general]\nsources = %s\nresampler = %s\n' "$1" "$3" > "$CONF_DIR/alsoft.conf"
+  line=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" BENCH_RESAMPLER="$3" "$OAL" "$1" "$2" "$SECONDS_PER")
+  echo "$line" | grep -q "playing=$1$" || { echo "OpenAL did not play all $1 sources: $line" >&2; exit 1; }
+  echo "$line" | sed 's/.* ns=\([0-9.]*\).*/\1/'
+}
+
+echo "ns per voice-frame (lower is better); stereo float, 48 kHz, pitch 0.5…2 and gain moving every period; $SECONDS_PER s per cell"
+echo
+echo "| voices | period | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear | OpenAL cubic ÷ bendsynth cubic | bendsynth cubic voices/core in real time |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+for period in 64 256; do
+  for n in 16 64 256 1024; do
+    oc=$(ours "$n" "$period" cubic); ol=$(ours "$n" "$period" linear)
+    ac=$(openal "$n" "$period" cubic); al=$(openal "$n" "$period" linear)
+    awk -v n="$n" -v p="$period" -v oc="$oc" -v ol="$ol" -v ac="$ac" -v al="$al" 'BEGIN {
+      printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.1f× | %.0f |\n", n, p, oc, ol, ac, al, ac / oc, 1e9 / (oc * 48000) }'
+  done
+done

@@ -1,0 +1,39 @@
+#!/bin/sh
+# `make bench-icount`: instructions per voice-frame under valgrind's callgrind — the
+# noise-free figure. Each program renders twice (S1 and S2 seconds); the difference of the
+# two totals over the difference of voice-frames cancels start-up and tone building, and
+# keeps what each period costs: the pitch/gain updates plus the render.
+# usage: Benchmarks/icount.sh BENDSYNTH OPENAL_BASELINE
+set -eu
+BIN=$1; OAL=$2; S1=0.05; S2=0.15; RATE=48000
+CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
+
+total() {  # total CMD... → instructions executed
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/Collected :/ { print $NF }'
+}
+per_voice_frame() {  # per_voice_frame VOICES PERIOD I1 I2
+  awk -v n="$1" -v p="$2" -v a="$3" -v b="$4" -v s1="$S1" -v s2="$S2" -v r="$RATE" 'BEGIN {
+    f1 = int(s1 * r / p) * p; f2 = int(s2 * r / p) * p; printf "%.1f", (b - a) / ((f2 - f1) * n) }'
+}
+
+echo "instructions per voice-frame (callgrind; updates + render per period)"
+echo
+echo "| voices | period | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear |"
+echo "|---:|---:|---:|---:|---:|---:|"
+for period in 64 256; do
+  for n in 64 1024; do
+    row="| $n | $period |"
+    for interp in cubic linear; do
+      a=$(total "$BIN" bench --voices "$n" --period "$period" --interp "$interp" --seconds $S1)
+      b=$(total "$BIN" bench --voices "$n" --period "$period" --interp "$interp" --seconds $S2)
+      row="$row $(per_voice_frame "$n" "$period" "$a" "$b") |"
+    done
+    for resampler in cubic linear; do
+      printf '[general]\nsources = %s\nresampler = %s\n' "$n" "$resampler" > "$CONF_DIR/alsoft.conf"
+      a=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" total "$OAL" "$n" "$period" $S1)
+      b=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" total "$OAL" "$n" "$period" $S2)
+      row="$row $(per_voice_frame "$n" "$period" "$a" "$b") |"
+    done
+    echo "$row"
+  done
+done

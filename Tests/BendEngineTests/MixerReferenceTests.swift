@@ -1,0 +1,77 @@
+import XCTest
+import BendEngine
+import BendTestSupport
+
+/// The optimised mixer (SIMD8 blocks, repeated loop, closed-form glides) against the plain
+/// frame-by-frame `ReferenceMixer` on random voice sets: the largest difference of any
+/// output sample stays below −100 dBFS.
+final class MixerReferenceTests: XCTestCase {
+    /// SplitMix64: a seeded generator, so a failure can be replayed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    func randomEvents(voices: Int, frames: Int, using rng: inout SplitMix) -> [EngineEvent] {
+        var events: [EngineEvent] = []
+        for v in 0..<voices {
+            let key = TouchKey(source: 0, touch: UInt32(v))
+            var f = Int.random(in: 0..<(frames / 2), using: &rng)
+            events.append(EngineEvent(frame: UInt64(f), kind: .down, key: key,
+                                      value: Float.random(in: 0...2.5, using: &rng), gain: Float.random(in: 0...1, using: &rng) / Float(voices)))
+            for _ in 0..<Int.random(in: 0...12, using: &rng) {
+                f += Int.random(in: 1...3000, using: &rng)
+                guard f < frames else { break }
+                // Some moves go to ratio 0 (silence) or above the 0…4 range (clamped at 8).
+                let ratio: Float = [0, 9, Float.random(in: 0...4, using: &rng)][Int.random(in: 0...9, using: &rng) < 8 ? 2 : Int.random(in: 0...1, using: &rng)]
+                events.append(EngineEvent(frame: UInt64(f), kind: .move, key: key, value: ratio, gain: Float.random(in: 0...1, using: &rng) / Float(voices)))
+            }
+            f += Int.random(in: 1...8000, using: &rng)
+            if f < frames { events.append(EngineEvent(frame: UInt64(f), kind: .up, key: key)) }
+        }
+        for _ in 0..<4 {
+            events.append(EngineEvent(frame: UInt64.random(in: 0..<UInt64(frames), using: &rng), kind: .pan, value: Float.random(in: -1.2...1.2, using: &rng)))
+        }
+        return events.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+    }
+
+    func testMatchesReferenceOnRandomVoiceSets() {
+        var rng = SplitMix(state: 0x5EED_0005)
+        let tones: [(String, [Float])] = [
+            ("harmonic 440 Hz, 48000 frames", Measure.harmonicTone()),
+            ("random, 37 frames", (0..<37).map { _ in Float.random(in: -1...1, using: &rng) }),
+            ("random, 300 frames", (0..<300).map { _ in Float.random(in: -1...1, using: &rng) }),
+        ]
+        for (trial, period) in [64, 256, 100, 512, 64, 256, 64, 256].enumerated() {
+            let interpolation: Interpolation = trial >= 6 ? .linear : .cubic
+            let (name, samples) = tones[trial % tones.count]
+            let voices = Int.random(in: 1...40, using: &rng)
+            let frames = 24_000
+            let events = randomEvents(voices: voices, frames: frames, using: &rng)
+            let h = MixerHarness(voices: voices, period: period, tone: samples) { $0.interpolation = interpolation }
+            defer { h.free() }
+            let fast = h.render(frames: frames, events: events)
+            var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
+            configuration.interpolation = interpolation
+            var reference = ReferenceMixer(tone: samples, configuration: configuration)
+            let slow = reference.render(frames: frames, events: events)
+            var worst = 0.0, worstAt = 0, peak = 0.0
+            for i in 0..<fast.count {
+                let d = abs(Double(fast[i]) - slow[i])
+                if d > worst { worst = d; worstAt = i }
+                peak = max(peak, abs(slow[i]))
+            }
+            print(String(format: "trial %d (%@, %@, %d voices, period %d): peak %.3f, largest difference %.1f dBFS",
+                         trial, name, "\(interpolation)", voices, period, peak, Measure.dB(worst)))
+            XCTAssertGreaterThan(peak, 0.001, "trial \(trial): the voices sounded")
+            XCTAssertLessThan(Measure.dB(worst), -100,
+                              "trial \(trial) (\(name), \(voices) voices, period \(period)): largest difference \(worst) at frame \(worstAt / 2)")
+        }
+    }
+}
