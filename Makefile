@@ -8,8 +8,8 @@ ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate (+ pkg-config to find them).
 # Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox.
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev
-DEB_TEST  = alsa-utils tmux sox
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev liblo-dev
+DEB_TEST  = alsa-utils tmux sox liblo-tools python3-venv
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 
 .PHONY: all deps build run test lint bench clean
@@ -26,6 +26,11 @@ $(DEB_STAMP):
 	fi
 	@mkdir -p $(BUILD_DIR) && touch $@
 
+# python-osc (PyPI; Debian has no package) in a venv: the OSC tests' second client.
+PYOSC = $(BUILD_DIR)/pyosc/bin/python3
+$(PYOSC): | deps
+	python3 -m venv $(BUILD_DIR)/pyosc && $(BUILD_DIR)/pyosc/bin/pip install -q python-osc
+
 build: deps
 	$(SWIFT) build -c release
 
@@ -33,7 +38,7 @@ run: build
 	$(RELEASE) play $(ARGS)
 
 # The release build compiles the @_noLocks render path with the checks on.
-test: deps lint
+test: deps lint $(PYOSC)
 	$(SWIFT) build -c release
 	$(SWIFT) test
 

@@ -21,6 +21,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // liblo: the OSC message codec.
+        .systemLibrary(name: "CLO", path: "Sources/CLO", pkgConfig: "liblo",
+                       providers: [.apt(["liblo-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // Test support only: counts malloc calls made on a marked thread.
@@ -37,8 +40,10 @@ let package = Package(
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
+        // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
+        .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendOSC", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
@@ -48,6 +53,7 @@ let package = Package(
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
     ]
 )

@@ -20,5 +20,6 @@ check BendSystem  'Glibc|Synchronization'
 check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
 check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
-check BendApp     'CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
+check BendOSC     'BendControl|BendEngine|BendSystem|CLO|Foundation|Glibc|Synchronization|Dispatch'
+check BendApp     'BendOSC|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status
