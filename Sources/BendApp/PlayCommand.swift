@@ -20,7 +20,7 @@ enum PlayCommand {
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
-    ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth play [--device PCM] [--record FILE.wav] [options]
@@ -40,6 +40,7 @@ enum PlayCommand {
         var recordTouches: String?
         var script: String?
         var terminal = true
+        var osc = OSCOptions()
     }
 
     static func run(_ arguments: [String]) throws {
@@ -47,6 +48,7 @@ enum PlayCommand {
         var o = Options()
         for (name, value) in parsed {
             if try o.sound.apply(name, value) { continue }
+            if try o.osc.apply(name, value) { continue }
             switch name {
             case "help":
                 print(usage + OptionParser.help(specs))
@@ -64,16 +66,17 @@ enum PlayCommand {
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [PlaySource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
+        if let osc = try o.osc.source() { sources.append(osc) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --osc)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
             sources.append(TerminalSource())
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --osc)")
         }
         try play(o, sources: sources)
     }
