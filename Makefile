@@ -51,3 +51,4 @@ clean:
 # Mixer figures (printed, never asserted): ns per voice-frame and real-time factor.
 bench: build
 	$(RELEASE) bench --voices 16,64,256 --period 256 --seconds 4
+	$(RELEASE) bench --osc --period 64

@@ -54,6 +54,6 @@ let package = Package(
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
     ]
 )

@@ -12,6 +12,7 @@ enum BenchCommand {
         OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.1…600, default 4)"),
         OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
         OptionSpec("json", help: "print the figures as JSON"),
+        OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
@@ -32,6 +33,7 @@ enum BenchCommand {
         var seconds = 4.0
         var rate = 48_000
         var json = false
+        var osc = false
         for (name, value) in options {
             switch name {
             case "help":
@@ -47,8 +49,15 @@ enum BenchCommand {
             case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.1...600)
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
             case "json": json = true
+            case "osc": osc = true
             default: break
             }
+        }
+        if osc {
+            let r = try OSCBench.measure(period: period, rate: rate, count: 1_000)
+            print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",
+                         r.periodFrames, Double(r.periodFrames) * 1000 / Double(rate), r.median, r.p99, r.max, r.count))
+            return
         }
         var results: [Result] = []
         for n in counts {
