@@ -6,7 +6,8 @@ BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
-# Build and link: alsa-lib, libsndfile, libsamplerate (+ pkg-config to find them).
+# Build and link: alsa-lib, libsndfile, libsamplerate, liblo (+ pkg-config to find them).
+# OSC tests: liblo-tools (oscsend), python3-venv (python-osc from PyPI, below).
 # Tests: alsa-utils (aplay -L), the ALSA jack plugin and jackd2 for a paced PCM, tmux, sox.
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev liblo-dev
 DEB_TEST  = alsa-utils tmux sox liblo-tools python3-venv
