@@ -102,6 +102,12 @@ public struct OSCListenAddress: Sendable {
         return (v4Mapped && ip[12] == 127) || ip == [UInt8](repeating: 0, count: 15) + [1]
     }
 
+    /// The IP address alone of a socket address ("[ip]" for IPv6).
+    static func host(of s: sockaddr_storage) -> String {
+        let d = describe(s)
+        return String(d[..<d.lastIndex(of: ":")!])
+    }
+
     /// "ip:port" ("[ip]:port" for IPv6) of a socket address: a sender's name.
     static func describe(_ s: sockaddr_storage) -> String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

@@ -7,7 +7,8 @@ import Synchronization
 /// Receives OSC over UDP (or TCP, OSC 1.0 stream framing: a 4-byte big-endian size
 /// before each packet, as liblo sends) on one thread, which owns the `OSCInterpreter`
 /// and so is the control port's single producer. Senders other than loopback and the
-/// allow-list are dropped before their bytes are parsed. Replies (`/bendsynth/voices`)
+/// allow-list are dropped before their bytes are parsed. Each UDP sender host (IP
+/// address) is one touch namespace, each TCP connection another. Replies (`/bendsynth/voices`)
 /// go back from the listening socket.
 public final class OSCReceiver: @unchecked Sendable {
     public let address: OSCListenAddress
@@ -101,7 +102,7 @@ public final class OSCReceiver: @unchecked Sendable {
 
     private func refuse(_ from: sockaddr_storage) {
         refusedCount.add(1, ordering: .relaxed)
-        let host = OSCListenAddress.describe(from).split(separator: ":").dropLast().joined(separator: ":")
+        let host = OSCListenAddress.host(of: from)
         if warnedRefused.count < 64, warnedRefused.insert(host).inserted {
             log("osc: ignoring \(host): not in --osc-allow (logged once per address)")
         }
@@ -128,7 +129,9 @@ public final class OSCReceiver: @unchecked Sendable {
                     }
                     if n < 0 { break }  // EAGAIN: drained (other errors: ICMP noise, retried at the next poll)
                     guard address.allows(from) else { refuse(from); continue }
-                    let sender = OSCListenAddress.describe(from)
+                    // The host is the namespace: one-shot senders (oscsend) use a new port
+                    // each time, and a release must find the touch its sender started.
+                    let sender = OSCListenAddress.host(of: from)
                     deliver(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), from: sender) { r in
                         _ = r.withUnsafeBytes { b in
                             withUnsafePointer(to: &from) { p in

@@ -1,7 +1,7 @@
 """Plays one TUIO 1.1 cursor with python-osc: bundles of source/alive/set/fseq every
 20 ms for SECONDS at (x, y) in TUIO coordinates (y down), then an empty alive.
 usage: tuio_cursor.py PORT X Y SECONDS [--vanish]   (--vanish: stop without the empty alive)"""
-import sys, time
+import os, sys, time
 from pythonosc import udp_client, osc_bundle_builder, osc_message_builder
 
 port, x, y, seconds = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
@@ -16,7 +16,7 @@ def msg(*args):
 
 def frame(fseq, alive, sets):
     b = osc_bundle_builder.OscBundleBuilder(osc_bundle_builder.IMMEDIATELY)
-    b.add_content(msg("source", "pytest@localhost"))
+    b.add_content(msg("source", "pytest-%d@localhost" % os.getpid()))  # a new tracker each run
     b.add_content(msg("alive", *alive))
     for s in sets:
         b.add_content(msg("set", s, x, y, 0.0, 0.0, 0.0))
