@@ -29,9 +29,23 @@ final class OSCPlayProcess {
 
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-    /// SIGTERM, then waits for the exit status.
+    /// SIGTERM (again every 0.5 s: play ignores the signal until libdispatch has
+    /// installed its handler, a few ms after start), then the exit status.
     func terminate() -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
+        var sent = Date.distantPast
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning {
+            if Date() > deadline {
+                XCTFail("play did not stop on SIGTERM within 20 s; killed")
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            if Date().timeIntervalSince(sent) > 0.5 {
+                kill(process.processIdentifier, SIGTERM)
+                sent = Date()
+            }
+            usleep(10_000)
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
