@@ -6,11 +6,12 @@ BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
-# Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth
-# (+ pkg-config to find them).
-# Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev
-DEB_TEST  = alsa-utils tmux sox iproute2
+# Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
+# liblo (+ pkg-config to find them).
+# Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests),
+# liblo-tools (oscsend), python3-venv (python-osc from PyPI, below).
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev
+DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler.
 DEB_BENCH = libopenal-dev valgrind gcc
@@ -39,6 +40,11 @@ $(DEB_STAMP):
 	fi
 	@mkdir -p $(BUILD_DIR) && touch $@
 
+# python-osc (PyPI; Debian has no package) in a venv: the OSC tests' second client.
+PYOSC = $(BUILD_DIR)/pyosc/bin/python3
+$(PYOSC): | deps
+	python3 -m venv $(BUILD_DIR)/pyosc && $(BUILD_DIR)/pyosc/bin/pip install -q python-osc
+
 build: deps
 	$(SWIFT) build -c release $(SWIFT_CPU)
 
@@ -46,7 +52,7 @@ run: build
 	$(RELEASE) play $(ARGS)
 
 # The release build compiles the @_noLocks render path with the checks on.
-test: deps lint
+test: deps lint $(PYOSC)
 	$(SWIFT) build -c release $(SWIFT_CPU)
 	$(SWIFT) test
 
@@ -59,11 +65,12 @@ clean:
 # Figures (printed, never asserted): the mixer — bendsynth and OpenAL Soft on the same
 # voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
-# peer latency — send → the instrument's queue.
+# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame.
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
+	$(RELEASE) bench --osc --period 64
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)

@@ -29,6 +29,9 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
+        // liblo: the OSC message codec.
+        .systemLibrary(name: "CLO", path: "Sources/CLO", pkgConfig: "liblo",
+                       providers: [.apt(["liblo-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // MXCSR (flush denormals on the render thread): <xmmintrin.h> wrappers.
@@ -49,8 +52,10 @@ let package = Package(
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
         // Input devices (evdev: touchscreens, touchpads, accelerometers) and evemu recordings.
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
+        // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
+        .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth"], path: "Sources/BendPeers"),
@@ -64,6 +69,7 @@ let package = Package(
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendPeers", "BendControl", "BendAudio", "BendTestSupport", "CEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", swiftSettings: testSettings),
+        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
     ]
 )

@@ -22,5 +22,6 @@ check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
 check BendEvdev   'BendControl|BendEngine|BendSystem|CEvdev|Foundation|Glibc|Synchronization|Dispatch'
 check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|Foundation|Glibc|Synchronization|Dispatch'
-check BendApp     'BendEvdev|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
+check BendOSC     'BendControl|BendEngine|BendSystem|CLO|Foundation|Glibc|Synchronization|Dispatch'
+check BendApp     'BendEvdev|BendOSC|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status

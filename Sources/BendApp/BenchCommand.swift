@@ -14,6 +14,7 @@ enum BenchCommand {
         OptionSpec("interp", value: "linear|cubic", help: "interpolation (default cubic)"),
         OptionSpec("json", help: "print the figures as JSON"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
+        OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
@@ -41,6 +42,7 @@ enum BenchCommand {
         var json = false
         var peerCounts: [Int]?
         var interpolation = Interpolation.cubic
+        var osc = false
         for (name, value) in options {
             switch name {
             case "help":
@@ -63,10 +65,17 @@ enum BenchCommand {
                 }
             case "json": json = true
             case "peers": peerCounts = (value ?? "").split(separator: ",").compactMap { Int($0) }.filter { (1...8).contains($0) }
+            case "osc": osc = true
             default: break
             }
         }
         if let peerCounts { return try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) }
+        if osc {
+            let r = try OSCBench.measure(period: period, rate: rate, count: 1_000)
+            print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",
+                         r.periodFrames, Double(r.periodFrames) * 1000 / Double(rate), r.median, r.p99, r.max, r.count))
+            return
+        }
         var results: [Result] = []
         for n in counts {
             let saved = FloatEnvironment.flushDenormals()  // as on the render thread

@@ -23,7 +23,7 @@ enum PlayCommand {
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
-    ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth play [--device PCM] [--record FILE.wav] [options]
@@ -46,6 +46,7 @@ enum PlayCommand {
         var evdev = EvdevOptions()
         var listen: String?
         var keyFile: String?
+        var osc = OSCOptions()
     }
 
     static func run(_ arguments: [String]) throws {
@@ -54,6 +55,7 @@ enum PlayCommand {
         for (name, value) in parsed {
             if try o.sound.apply(name, value) { continue }
             if try o.evdev.apply(name, value) { continue }
+            if try o.osc.apply(name, value) { continue }
             switch name {
             case "help":
                 print(usage + OptionParser.help(specs))
@@ -76,16 +78,17 @@ enum PlayCommand {
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
+        if let osc = try o.osc.source() { sources.append(osc) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
             sources.append(TerminalSource())
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc)")
         }
         try play(o, sources: sources)
     }

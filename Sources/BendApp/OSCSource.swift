@@ -1,0 +1,80 @@
+import BendControl
+import BendOSC
+import Foundation
+
+/// The `play` options of the OSC input (`--osc` and friends).
+struct OSCOptions {
+    /// `[ADDR:]PORT`; nil: no OSC input.
+    var listen: String?
+    var tcp = false
+    var allow: [String] = []
+    /// Seconds of silence that end a sender's touches; 0: never.
+    var timeout = 2.0
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("osc", value: "[ADDR:]PORT", help: "receive OSC and TUIO (an input source); loopback unless ADDR names another interface (see docs/OSC.md)"),
+        OptionSpec("osc-tcp", help: "receive OSC over TCP (4-byte size before each packet, as liblo sends) instead of UDP"),
+        OptionSpec("osc-allow", value: "ADDR[,ADDR]", help: "senders heard by a non-loopback --osc listener (numeric IPv4/IPv6; loopback is always heard)"),
+        OptionSpec("osc-timeout", value: "S", help: "a sender silent this long has its touches ended (0…3600 s, 0 never; default 2)"),
+    ]
+
+    /// Applies one parsed option; returns false when it is not an OSC option.
+    mutating func apply(_ name: String, _ value: String?) throws -> Bool {
+        switch name {
+        case "osc": listen = value
+        case "osc-tcp": tcp = true
+        case "osc-allow": allow += (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        case "osc-timeout": timeout = try OptionValues.number(value, option: name, in: 0...3600)
+        default: return false
+        }
+        return true
+    }
+
+    /// The OSC source asked for, if any. - Throws: `AppError.usage` for a bad address,
+    /// a non-loopback listener without `--osc-allow`, or OSC options without `--osc`.
+    func source() throws -> OSCSource? {
+        guard let listen else {
+            if tcp || !allow.isEmpty { throw AppError.usage("play: --osc-tcp and --osc-allow need --osc [ADDR:]PORT") }
+            return nil
+        }
+        do {
+            return OSCSource(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout)
+        } catch {
+            throw AppError.usage("play: \(error)")
+        }
+    }
+}
+
+/// OSC and TUIO senders (`play --osc`): one receive thread, the port's one producer.
+final class OSCSource: PlaySource, @unchecked Sendable {
+    let name: String
+    let endsPlay = false
+    let address: OSCListenAddress
+    let tcp: Bool
+    let timeout: Double
+    private var receiver: OSCReceiver?
+
+    init(address: OSCListenAddress, tcp: Bool, timeout: Double) {
+        self.address = address
+        self.tcp = tcp
+        self.timeout = timeout
+        name = "OSC \(tcp ? "tcp" : "udp") \(address.text)"
+    }
+
+    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
+        let mixer = context.mixer
+        let receiver: OSCReceiver
+        do {
+            receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, emit: { port.send($0) },
+                                       log: { printErr("bendsynth: \($0)") }, voices: { mixer.activeVoices })
+        } catch {
+            throw AppError.runtime("cannot receive OSC on '\(address.text)': \(error)")
+        }
+        receiver.start()
+        self.receiver = receiver
+        printErr("bendsynth: OSC listening on \(tcp ? "tcp" : "udp") \(receiver.boundDescription)"
+                 + (timeout > 0 ? String(format: ", touches end after %g s of silence", timeout) : ""))
+    }
+
+    func stop() { receiver?.stop() }
+}
