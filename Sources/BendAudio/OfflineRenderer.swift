@@ -55,7 +55,7 @@ public enum OfflineRenderer {
         let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
-        let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: rate, channels: 2)
+        let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: rate, channels: 2, rf64: true)
         OfflineRenderer.temporaryPath.withLock { $0 = temporary }
         defer { OfflineRenderer.temporaryPath.withLock { $0 = nil } }
         do {
@@ -95,9 +95,12 @@ public enum OfflineRenderer {
     static func outputTarget(_ path: String) throws -> String {
         var target = path
         var info = stat()
-        if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK, let resolved = realpath(path, nil) {
-            target = String(cString: resolved)
-            free(resolved)
+        // Follow links (also one whose file does not exist yet), at most 16 deep.
+        for _ in 0..<16 {
+            guard lstat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
+                  let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: target) else { break }
+            target = destination.hasPrefix("/") ? destination
+                : URL(fileURLWithPath: target).deletingLastPathComponent().appendingPathComponent(destination).path
         }
         if stat(target, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
             throw WAVFileError(path: path, call: "stat", reason: "exists and is not a regular file; expected a WAV file path")

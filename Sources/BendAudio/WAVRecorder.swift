@@ -23,23 +23,31 @@ final class FloatWAVWriter {
     /// The name used in errors (the caller's path, even when writing a temporary file).
     let displayPath: String
     let channels: Int
+    private let rf64: Bool
+    /// Sample bytes written so far.
+    private var bytes = 0
+    /// Largest WAV data size: the RIFF size field is 32 bits (a little header room kept).
+    static let wavDataLimit = 0xFFFF_FFFF - 4096
     private var handle: OpaquePointer?
 
-    /// Creates (truncates) `path` as a float32 WAV. It is written as RF64 with libsndfile's
-    /// automatic downgrade: a file that ends below 4 GiB is a plain WAV, a longer one
-    /// becomes RF64 instead of a WAV whose 32-bit sizes wrap.
+    /// Creates (truncates) `path` as a float32 WAV.
+    /// - Parameter rf64: write RF64 with libsndfile's automatic downgrade (a file that ends
+    ///   below 4 GiB is a plain WAV, a longer one RF64, never a WAV whose 32-bit sizes
+    ///   wrap) — for files finished in one go. Without it (a recording, whose header must
+    ///   be valid while it grows) the file is a WAV and writing stops at 4 GiB.
     /// - Throws: `WAVFileError` (call "sf_open") naming `displayPath`.
-    init(path: String, displayPath: String, rate: Int, channels: Int) throws {
+    init(path: String, displayPath: String, rate: Int, channels: Int, rf64: Bool = false) throws {
         self.displayPath = displayPath
         self.channels = channels
         var info = SF_INFO()
         info.samplerate = Int32(rate)
         info.channels = Int32(channels)
-        info.format = Int32(SF_FORMAT_RF64 | SF_FORMAT_FLOAT)
+        info.format = Int32((rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | SF_FORMAT_FLOAT)
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw WAVFileError(path: displayPath, call: "sf_open", reason: String(cString: sf_strerror(nil)))
         }
-        _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
+        if rf64 { _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
+        self.rf64 = rf64
         self.handle = handle
     }
 
@@ -53,6 +61,12 @@ final class FloatWAVWriter {
     /// - Throws: `WAVFileError` (call "sf_writef_float") when fewer were written.
     func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
         guard frames > 0 else { return }
+        let size = frames * channels * MemoryLayout<Float>.size
+        if !rf64 && bytes + size > FloatWAVWriter.wavDataLimit {
+            throw WAVFileError(path: displayPath, call: "sf_writef_float",
+                               reason: "a WAV file ends at 4 GiB (\(bytes / (channels * 4)) frames); nothing more is written")
+        }
+        bytes += size
         let written = sf_writef_float(handle, samples, sf_count_t(frames))
         if Int(written) != frames {
             throw WAVFileError(path: displayPath, call: "sf_writef_float",

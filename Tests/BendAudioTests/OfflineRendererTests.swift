@@ -1,6 +1,7 @@
 import BendAudio
 import BendControl
 import BendEngine
+import BendTestSupport
 import Foundation
 import XCTest
 
@@ -73,25 +74,25 @@ final class OfflineRendererTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/missing/out.wav"
         XCTAssertThrowsError(try OfflineRenderer.render(script: oneSecond, tone: tone, voices: 8, pitchMap: .linear, to: path)) { error in
-            XCTAssertTrue("\(error)".hasPrefix("WAV file '\(path)': sf_open("), "\(error)")
+            XCTAssertTrue("\(error)".hasPrefix("WAV file '\(path)': sf_open: "), "\(error)")
             XCTAssertTrue("\(error)".hasSuffix("No such file or directory."), "\(error)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
     }
 
-    func testFailedRenameRemovesTheTemporaryFileAndKeepsOut() throws {
+    /// OUT is a directory: refused before anything is written, the directory is kept.
+    func testDirectoryAsOutputIsRefusedAndKept() throws {
         let tone = try defaultTone()
         defer { tone.deallocate() }
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // OUT is a non-empty directory: rename(2) over it fails.
         let path = dir + "/out.wav"
         try FileManager.default.createDirectory(atPath: path + "/keep", withIntermediateDirectories: true)
         XCTAssertThrowsError(try OfflineRenderer.render(script: oneSecond, tone: tone, voices: 8, pitchMap: .linear, to: path)) { error in
-            XCTAssertTrue("\(error)".contains("rename("), "\(error)")
+            XCTAssertTrue("\(error)".contains("not a regular file"), "\(error)")
             XCTAssertTrue("\(error)".hasPrefix("WAV file '\(path)'"), "\(error)")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["out.wav"], "temporary file removed")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["out.wav"], "no temporary file")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path), ["keep"])
     }
 
@@ -105,5 +106,35 @@ final class OfflineRendererTests: XCTestCase {
         let summary = try OfflineRenderer.render(script: oneSecond, tone: tone, voices: 1, pitchMap: .linear, to: path)
         XCTAssertEqual(Int(try XCTUnwrap(readSoundFile(path)).info.frames), summary.frames)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["out.wav"])
+    }
+}
+
+/// Outputs that are not plain files: a symbolic link is written through, a device is refused.
+final class OfflineRendererOutputPathTests: XCTestCase {
+    let script = try! TouchScript.parse("""
+    {"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 1}
+    {"t": 0.1, "type": "up", "id": 1}
+    """)
+
+    func testSymbolicLinkIsWrittenThrough() throws {
+        let tone = ToneTable(samples: Measure.harmonicTone(), rate: 48_000)
+        defer { tone.deallocate() }
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.wav", withDestinationPath: dir + "/target.wav")
+        let summary = try OfflineRenderer.render(script: script, tone: tone, voices: 4, pitchMap: .linear, to: dir + "/link.wav")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/link.wav"), dir + "/target.wav")
+        XCTAssertEqual(readSoundFile(dir + "/target.wav")?.info.frames, Int64(summary.frames))
+    }
+
+    func testDeviceNodeIsRefused() throws {
+        let tone = ToneTable(samples: Measure.harmonicTone(), rate: 48_000)
+        defer { tone.deallocate() }
+        XCTAssertThrowsError(try OfflineRenderer.render(script: script, tone: tone, voices: 4, pitchMap: .linear, to: "/dev/null")) {
+            XCTAssertTrue("\($0)".contains("'/dev/null'") && "\($0)".contains("not a regular file"), "\($0)")
+        }
+        var info = stat()
+        XCTAssertEqual(stat("/dev/null", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
     }
 }
