@@ -28,6 +28,7 @@ struct SoundOptions {
     var voices = 64
     var pitchMapName = "linear"
     var octaves = 2.0
+    var octavesGiven = false
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
@@ -48,10 +49,19 @@ struct SoundOptions {
                 throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
             }
             pitchMapName = value!
-        case "octaves": octaves = try OptionValues.number(value, option: name, in: 0.1...8)
+        case "octaves":
+            octaves = try OptionValues.number(value, option: name, in: 0.1...8)
+            octavesGiven = true
         default: return false
         }
         return true
+    }
+
+    /// Checks options that only make sense together.
+    func validate() throws {
+        if octavesGiven && pitchMapName != "exp" {
+            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' only")
+        }
     }
 
     var pitchMap: PitchMap {

@@ -73,6 +73,7 @@ enum PlayCommand {
             default: break
             }
         }
+        try o.sound.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [PlaySource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
@@ -94,9 +95,17 @@ enum PlayCommand {
     }
 
     static func play(_ o: Options, sources: [PlaySource]) throws {
+        if let a = o.record, let b = o.recordTouches, URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized {
+            throw AppError.usage("play: --record and --record-touches name the same file '\(a)'")
+        }
+        // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
+        var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate))
         let output = try openOutput(o)
         let rate = output.rate
-        let tone = try ToneSource.load(o.sound, rate: Double(rate))
+        if rate != o.sound.rate {
+            tone.table.deallocate()
+            tone = try ToneSource.load(o.sound, rate: Double(rate))  // resampled to the granted rate
+        }
         defer { tone.table.deallocate() }
         let mixer = Mixer(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices),
                           tone: tone.table)
@@ -105,7 +114,8 @@ enum PlayCommand {
         var touchRecorder: TouchScriptRecorder?
         if let path = o.recordTouches {
             do { touchRecorder = try TouchScriptRecorder(path: path, rate: Double(rate)) } catch {
-                throw AppError.input("cannot create touch script '\(path)': \(error.localizedDescription)")
+                output.stop()
+                throw AppError.input("cannot create touch script '\(path)': \(error)")
             }
         }
         let observers: [ControlEventObserver] = touchRecorder.map { [$0] } ?? []
@@ -116,9 +126,11 @@ enum PlayCommand {
             let r = SampleRing(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
             do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
                 r.deallocate()
+                output.stop()
                 throw AppError.input("\(error)")
             }
             ring = r
+            if output is PacedOutput { printErr("bendsynth: playing into '\(path)' only") }
         }
 
 
@@ -205,14 +217,20 @@ enum PlayCommand {
     static func openOutput(_ o: Options) throws -> AudioOutput {
         calsa_silence_library_messages()
         do {
-            return try ALSAOutput(device: o.device, rate: o.sound.rate, periodFrames: o.period, periods: o.periods)
+            let alsa = try ALSAOutput(device: o.device, rate: o.sound.rate, periodFrames: o.period, periods: o.periods)
+            guard alsa.pcmType != "NULL" else {
+                // The null PCM takes periods as fast as they come: a live take would race ahead.
+                printErr("bendsynth: note: ALSA '\(o.device)' is a null PCM (it discards sound and keeps no time); playing paced by the clock instead")
+                alsa.stop()
+                return PacedOutput(rate: alsa.rate, periodFrames: alsa.periodFrames)
+            }
+            return alsa
         } catch {
             printErr("bendsynth: cannot open ALSA PCM '\(o.device)': \(error)")
             printErr(DevicesCommand.report())
             guard o.record != nil else {
                 throw AppError.runtime("no sound output: pick a PCM that opens with --device, or add --record FILE.wav to play into a file")
             }
-            printErr("bendsynth: playing into '\(o.record!)' only")
             return PacedOutput(rate: o.sound.rate, periodFrames: o.period)
         }
     }

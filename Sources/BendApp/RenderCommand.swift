@@ -1,7 +1,9 @@
 import BendAudio
 import BendControl
 import BendEngine
+import Dispatch
 import Foundation
+import Glibc
 
 /// `bendsynth render SCRIPT -o OUT.wav`: plays a touch script through the mixer,
 /// faster than real time, into a float32 stereo WAV.
@@ -36,10 +38,12 @@ enum RenderCommand {
             default: break
             }
         }
+        try sound.validate()
         guard operands.count == 1 else {
             throw AppError.usage(operands.isEmpty ? "render: missing the touch script (SCRIPT)" : "render: expected one touch script, got \(operands.count): \(operands.joined(separator: " "))")
         }
         guard let output else { throw AppError.usage("render: missing -o OUT.wav") }
+        guard !output.isEmpty else { throw AppError.usage("render: -o needs a file name, got ''") }
         let script: TouchScript
         do {
             script = try TouchScript.load(path: operands[0])
@@ -48,10 +52,26 @@ enum RenderCommand {
         }
         let tone = try ToneSource.load(sound, rate: Double(sound.rate))
         defer { tone.table.deallocate() }
+        // Ctrl-C or SIGTERM mid-render: remove the half-written temporary file, keep OUT.
+        var signalSources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                OfflineRenderer.removeTemporaryFile()
+                printErr("bendsynth: render interrupted; '\(output)' not written")
+                exit(128 + sig)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+        defer { signalSources.forEach { $0.cancel() } }
         do {
             let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
                                                      pitchMap: sound.pitchMap, periodFrames: period, to: output)
             printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
+        } catch let e as WAVFileError where e.call == "stat" {
+            throw AppError.input("render: \(e)")
         } catch {
             throw AppError.runtime("render: cannot write '\(output)': \(error)")
         }

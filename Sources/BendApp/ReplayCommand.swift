@@ -53,6 +53,7 @@ enum ReplayCommand {
             default: break
             }
         }
+        try sound.validate()
         guard operands.count == 1 || operands.count == 2 else {
             throw AppError.usage(operands.isEmpty ? "replay: missing the recording (RECORDING.evemu, or DEVICE.desc EVENTS.events)"
                                  : "replay: expected one recording or a .desc and an .events file, got \(operands.count) arguments")

@@ -89,6 +89,13 @@ public final class ALSAOutput: @unchecked Sendable {
     /// e.g. `ALSA 'default': 48000 Hz, period 256 frames, buffer 768 frames (16.0 ms), FLOAT_LE stereo`.
     public var description: String { "ALSA '\(device)': \(granted.summary)" }
 
+    /// The PCM's plugin type as alsa-lib names it ("HW", "PLUG", "FILE", "NULL", …),
+    /// "" once closed. - Thread: setup.
+    public var pcmType: String {
+        guard let pcm else { return "" }
+        return String(cString: snd_pcm_type_name(snd_pcm_type(pcm)))
+    }
+
     // MARK: - Counters (any thread)
 
     /// Underruns and suspends met so far (each −EPIPE/−ESTRPIPE or XRUN/SUSPENDED state). - Thread: any.

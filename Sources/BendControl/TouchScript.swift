@@ -8,7 +8,7 @@ import Foundation
 ///     {"t": 1.0, "type": "up", "id": 1}
 ///     {"t": 0.0, "type": "tilt", "value": -1.0}
 ///
-/// Fields: `t` seconds ≥ 0; `type` down|move|up|tilt; `id` integer 0…4294967295 (down,
+/// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt; `id` integer 0…4294967295 (down,
 /// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt).
 public struct TouchScript: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
@@ -31,11 +31,14 @@ public struct TouchScript: Sendable, Equatable {
         public var field: String?
         public var message: String
         public var description: String {
-            "\(file):\(line): " + (field.map { "field \"\($0)\": " } ?? "") + message
+            (line > 0 ? "\(file):\(line): " : "\(file): ") + (field.map { "field \"\($0)\": " } ?? "") + message
         }
     }
 
     public var entries: [Entry]
+
+    /// Latest time a script may use, seconds (24 h): a render of it is a 33 GB WAV.
+    public static let maximumTime = 86_400.0
 
     public init(entries: [Entry]) { self.entries = entries }
 
@@ -46,8 +49,15 @@ public struct TouchScript: Sendable, Equatable {
     /// - Throws: `ParseError` for bad content; `SystemError`-like `ParseError` (line 0)
     ///   when the file cannot be read.
     public static func load(path: String) throws -> TouchScript {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ParseError(file: path, line: 0, field: nil, message: "no such file; expected a touch script (JSON Lines)")
+        }
+        guard !isDirectory.boolValue else {
+            throw ParseError(file: path, line: 0, field: nil, message: "is a directory; expected a touch script file (JSON Lines)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ParseError(file: path, line: 0, field: nil, message: "cannot read the file (missing or not readable)")
+            throw ParseError(file: path, line: 0, field: nil, message: "cannot be read (permission denied?)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ParseError(file: path, line: 0, field: nil, message: "not UTF-8 text")
@@ -64,7 +74,7 @@ public struct TouchScript: Sendable, Equatable {
         var down: Set<UInt32> = []
         var lastTime = 0.0
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
@@ -87,7 +97,7 @@ public struct TouchScript: Sendable, Equatable {
                 }
                 return v
             }
-            let t = try number("t", 0...1e9)
+            let t = try number("t", 0...TouchScript.maximumTime)
             guard t >= lastTime else {
                 throw fail("t", "time goes backwards (\(t) after \(lastTime)); times must not decrease")
             }

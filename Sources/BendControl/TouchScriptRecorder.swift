@@ -1,4 +1,6 @@
+import BendSystem
 import Foundation
+import Glibc
 import Synchronization
 
 /// Writes every touch and tilt event of every source as a touch script
@@ -20,12 +22,11 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
     public let path: String
 
     /// Creates (truncates) `path`.
-    /// - Throws: `CocoaError` when the file cannot be created.
+    /// - Throws: `SystemError` (open) when the file cannot be created.
     public init(path: String, rate: Double) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemError(call: "open(\(path))") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         self.path = path
         self.rate = rate
         state = Mutex(State(handle: handle))

@@ -43,8 +43,11 @@ public struct MixerConfiguration: Sendable {
 /// a fixed-point increment with `fractionBits` fractional bits) with 4-point Hermite
 /// interpolation (`hermite4`). Below a ratio of `silenceRatio` (0.05) the voice fades
 /// linearly to silence, so ratio 0 (the pad's left edge) gives silence, never a held
-/// (DC) sample value, and moving there or away never clicks. Ratio and gain glide
-/// linearly to each new target over `smoothingSeconds` (see `VoiceBank`).
+/// (DC) sample value. The fade is applied twice: to the gain target (gain · ratio /
+/// silenceRatio), so it glides with the gain over the whole glide time however fast the
+/// ratio passes 0.05 — moving to or away from the edge never clicks — and per frame to
+/// the instantaneous ratio, so a ratio of exactly 0 is exactly silent. Ratio and gain
+/// glide linearly to each new target over `smoothingSeconds` (see `VoiceBank`).
 ///
 /// Pan: one value for all voices, so voices are mixed to mono and the equal-power pan
 /// (`EqualPowerPan`) is applied once per frame, gliding linearly over
@@ -229,24 +232,39 @@ public struct Mixer: @unchecked Sendable {
 
     // MARK: - Events (real-time)
 
+    /// The gain a voice glides to: `gain`, faded linearly to 0 below `silenceRatio`.
+    @_noLocks @inline(__always)
+    static func edgeFadedGain(_ gain: Float, ratio: Float) -> Float {
+        gain * min(max(ratio, 0) * (1 / silenceRatio), 1)
+    }
+
     @_noLocks
     func apply(_ event: EngineEvent) {
         switch event.kind {
         case .down:
             let v = index.find(event.key)
+            let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
             if v >= 0 {
-                retarget(v, key: event.key, ratio: event.value, gain: event.gain)
+                retarget(v, key: event.key, ratio: event.value, gain: gain)
             } else {
-                startVoice(event.key, ratio: event.value, gain: event.gain)
+                startVoice(event.key, ratio: event.value, gain: gain)
             }
         case .move:
             let v = index.find(event.key)
-            if v >= 0 { retarget(v, key: event.key, ratio: event.value, gain: event.gain) }
+            if v >= 0 { retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value)) }
         case .up:
             let v = index.find(event.key)
             if v >= 0 { release(v, key: event.key) }
         case .pan:
             let target = event.value.isNaN ? 0 : min(max(event.value, -1), 1)
+            if state.pointee.activeCount == 0 {
+                // Nothing sounds: take the new pan at once (a glide would only leak the
+                // old pan into the next touch's first milliseconds).
+                state.pointee.panTarget = target
+                state.pointee.panStep = 0
+                state.pointee.panLeft = 0
+                return
+            }
             let s = state.pointee
             let now = s.panTarget - s.panStep * Float(s.panLeft)
             state.pointee.panTarget = target

@@ -146,3 +146,44 @@ final class MixerTests: XCTestCase {
         }
     }
 }
+
+/// Leaving the pad's left edge (ratio 0 → 1.8 in one move) fades in over the glide:
+/// no burst of high frequencies, as from a click.
+final class EdgeFadeTests: XCTestCase {
+    /// Power above 4 kHz over the whole, in dB, of a Hann-windowed stretch.
+    func highBandDB(_ x: ArraySlice<Float>) -> Double {
+        let (mags, size) = Measure.spectrum(Array(x))
+        let cut = Int(4_000 * Double(size) / 48_000)
+        let high = mags[cut...].reduce(0) { $0 + $1 * $1 }, all = mags.reduce(0) { $0 + $1 * $1 }
+        return 10 * log10(max(high, 1e-30) / all)
+    }
+
+    func testLeavingRatioZeroDoesNotClick() {
+        let h = MixerHarness()
+        defer { h.free() }
+        let out = Measure.channel(h.render(frames: 48_000, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+            EngineEvent(frame: 9_600, kind: .move, key: h.key(1), value: 0, gain: 1),
+            EngineEvent(frame: 19_200, kind: .move, key: h.key(1), value: 1.8, gain: 1),
+        ]), 0)
+        // The test tone's harmonics at ratio 1.8 reach 2376 Hz: anything above 4 kHz is the transition.
+        let steady = highBandDB(out[30_000..<30_512])
+        let leaving = highBandDB(out[(19_200 - 128)..<(19_200 + 384)])
+        let arriving = highBandDB(out[(9_600 - 128)..<(9_600 + 384)])
+        XCTAssertLessThan(leaving, -40, "leaving the edge (steady tone: \(steady) dB)")
+        XCTAssertLessThan(arriving, -40, "reaching the edge")
+        XCTAssertLessThan(Measure.rms(out[12_000..<19_200]), 1e-6, "silent at ratio 0")
+    }
+
+    /// A tilt before any voice sounds takes effect at once: the first touch is all left.
+    func testPanBeforeTheFirstTouchIsImmediate() {
+        let h = MixerHarness()
+        defer { h.free() }
+        let out = h.render(frames: 4_800, events: [
+            EngineEvent(frame: 0, kind: .pan, value: -1),
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+        ])
+        XCTAssertLessThan(Measure.rms(Measure.channel(out, 1)), 1e-6, "nothing on the right (−120 dB)")
+        XCTAssertGreaterThan(Measure.rms(Measure.channel(out, 0)), 0.1)
+    }
+}

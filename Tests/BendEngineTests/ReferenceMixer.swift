@@ -43,22 +43,32 @@ struct ReferenceMixer {
         return Int32(r * Float(1 << bits) + 0.5)
     }
 
+    /// The documented edge fade of the gain target: gain · min(ratio / 0.05, 1).
+    static func edgeFaded(_ gain: Float, _ ratio: Float) -> Float {
+        gain * min(max(ratio, 0) * (1 / 0.05), 1)
+    }
+
     mutating func apply(_ e: EngineEvent) {
         switch e.kind {
         case .down:
+            let gain = Self.edgeFaded(e.gain, e.value)
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) {
-                retarget(i, e.value, e.gain)
+                retarget(i, e.value, gain)
             } else {
-                voices.append(Voice(key: e.key, incTarget: Self.increment(e.value), gainTarget: Double(e.gain), rampStep: attackStep))
+                voices.append(Voice(key: e.key, incTarget: Self.increment(e.value), gainTarget: Double(gain), rampStep: attackStep))
             }
         case .move:
-            if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) { retarget(i, e.value, e.gain) }
+            if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) { retarget(i, e.value, Self.edgeFaded(e.gain, e.value)) }
         case .up:
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) {
                 voices[i].releasing = true
                 voices[i].rampStep = min(voices[i].rampStep, releaseStep)
             }
         case .pan:
+            if voices.isEmpty {
+                panTarget = Double(min(max(e.value, -1), 1)); panStep = 0; panLeft = 0
+                return
+            }
             let now = panTarget - panStep * Double(panLeft)
             panTarget = Double(min(max(e.value, -1), 1))
             panStep = (panTarget - now) / Double(panGlide)
