@@ -50,6 +50,7 @@ enum PlayCommand {
     }
 
     static func run(_ arguments: [String]) throws {
+        StopSignals.block()  // before any source makes a thread
         let (parsed, operands) = try parse(arguments, specs: specs)
         var o = Options()
         for (name, value) in parsed {
@@ -95,6 +96,7 @@ enum PlayCommand {
     }
 
     static func play(_ o: Options, sources: [PlaySource]) throws {
+        StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
         if let a = o.record, let b = o.recordTouches, URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized {
             throw AppError.usage("play: --record and --record-touches name the same file '\(a)'")
         }
@@ -140,14 +142,7 @@ enum PlayCommand {
         let remaining = Atomic<Int>(sources.filter { !$0.endsPlay }.count)
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
-        var signalSources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { finished.signal() }
-            source.resume()
-            signalSources.append(source)
-        }
+        StopSignals.wait { _ in finished.signal() }
         let context = PlayContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
         var started: [PlaySource] = []
         do {
@@ -180,7 +175,6 @@ enum PlayCommand {
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.
         started.forEach { $0.stop() }
-        signalSources.forEach { $0.cancel() }
         ports.forEach { $0.releaseAll() }
         let fadeDeadline = MonotonicClock.nanos() + 200_000_000
         while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && output.failureDescription == nil {

@@ -1,5 +1,6 @@
 import BendAudio
 import BendControl
+import BendSystem
 import BendEvdev
 import Foundation
 import Glibc
@@ -31,6 +32,7 @@ enum ReplayCommand {
     """
 
     static func run(_ arguments: [String]) throws {
+        StopSignals.block()  // before any source makes a thread
         let (options, operands) = try parse(arguments, specs: specs)
         var sound = SoundOptions()
         var evdev = EvdevOptions()
