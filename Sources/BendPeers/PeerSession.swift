@@ -55,7 +55,11 @@ public final class PeerSession: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let commands = Mutex<[Command]>([])
     /// Serialises opening the UDP socket and starting the I/O thread.
-    private let setup = Mutex(())
+    let setup = Mutex(())
+    /// Discovery (`browse`): the announcement socket, what it heard, a copy for other threads.
+    var browser: Int32 = -1
+    var tracker = AnnouncementTracker()
+    let heardInstruments = Mutex<[PeerAnnouncement]>([])
     private var connections: [PeerConnection] = []
     private let connected = Mutex<[PeerID: PeerConnection]>([:])
     private enum Command { case adopt(PeerConnection), disconnectAll }
@@ -172,11 +176,12 @@ public final class PeerSession: @unchecked Sendable {
         connections.removeAll()
         if listener >= 0 { close(listener); listener = -1 }
         if udp >= 0 { close(udp); udp = -1 }
+        if browser >= 0 { close(browser); browser = -1 }
     }
 
     // MARK: - I/O thread
 
-    private func poke() { var one: UInt8 = 1; _ = Glibc.write(wakeWriter, &one, 1) }
+    func poke() { var one: UInt8 = 1; _ = Glibc.write(wakeWriter, &one, 1) }
 
     private func openUDP(_ ep: IPEndpoint) throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -186,7 +191,7 @@ public final class PeerSession: @unchecked Sendable {
         udpPort = Sockets.localEndpoint(fd).port
     }
 
-    private func startThread() throws {
+    func startThread() throws {
         guard thread == nil else { return }
         let box = Unmanaged.passRetained(self)
         var t = pthread_t()
@@ -205,6 +210,7 @@ public final class PeerSession: @unchecked Sendable {
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             if listener >= 0 { fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
             if udp >= 0 { fds.append(pollfd(fd: udp, events: Int16(POLLIN), revents: 0)) }
+            if browser >= 0 { fds.append(pollfd(fd: browser, events: Int16(POLLIN), revents: 0)) }
             let open = connections.filter { $0.phase != .closed }
             for c in open { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)) }
             let rc = poll(&fds, nfds_t(fds.count), 50)
@@ -239,6 +245,11 @@ public final class PeerSession: @unchecked Sendable {
                 datagramsReady = fds[i].revents != 0
                 i += 1
             }
+            var announcementsReady = false
+            if browser >= 0 {
+                announcementsReady = fds[i].revents != 0
+                i += 1
+            }
             for c in open {
                 defer { i += 1 }
                 guard fds[i].revents != 0, c.phase != .closed else { continue }
@@ -260,6 +271,7 @@ public final class PeerSession: @unchecked Sendable {
                 }
             }
             if datagramsReady { readDatagrams(&buffer) }
+            serviceBrowser(readable: announcementsReady, &buffer)
             tick()
             connections.removeAll { $0.phase == .closed }
         }
