@@ -21,9 +21,10 @@ enum RemoteCommand {
     ]
 
     static let usage = """
-    usage: bendsynth remote HOST[:PORT] [--key-file FILE] [--script FILE.jsonl] [options]
+    usage: bendsynth remote HOST[:PORT]|PORT|NAME [--key-file FILE] [--script FILE.jsonl] [options]
 
     Plays the instrument on HOST (bendsynth play --listen) from the pad in this terminal.
+    NAME is an instrument's name as bendsynth peers lists it (heard within --timeout).
     The status line shows the connection, the round-trip time and the instrument's xruns.
     Local sound is off. / types a text message (Enter sends it); q or Ctrl-C leaves.
 
@@ -58,7 +59,7 @@ enum RemoteCommand {
             throw AppError.usage(operands.isEmpty ? "remote: which instrument? give HOST[:PORT]" : "remote: unexpected argument '\(operands[1])'")
         }
         o.target = operands[0]
-        if BluetoothAddress.looksLike(o.target) {
+        if case .bluetooth = RemoteTarget.classify(o.target) {
             // The RFCOMM transport exists; the session over it is not wired into remote yet.
             throw AppError.runtime("remote: \(BluetoothAddress.unavailableReason() ?? "Bluetooth remote control is not supported by this build yet")")
         }
@@ -68,6 +69,13 @@ enum RemoteCommand {
         do { key = try o.keyFile.map { try SharedKey.load(path: $0) } } catch { throw AppError.input("\(error)") }
         guard script != nil || isatty(STDIN_FILENO) == 1 else {
             throw AppError.usage("remote: standard input is not a terminal; the pad is played from a terminal, or give --script")
+        }
+        let target = RemoteTarget.classify(o.target)
+        if case .name = target, case .tcp(let address) = try target.resolved(seconds: o.timeout) {
+            printErr("bendsynth: '\(o.target)' is \(address)")
+            o.target = address
+        } else if case .tcp(let address) = target {
+            o.target = address
         }
         try play(o, key: key, script: script)
     }
@@ -90,9 +98,7 @@ enum RemoteCommand {
         }
         let peer: PeerInfo
         do {
-            var target = o.target
-            if !target.isEmpty, target.allSatisfy(\.isNumber) { target = ":" + target }
-            peer = try session.connect(to: target, timeout: o.timeout)
+            peer = try session.connect(to: o.target, timeout: o.timeout)
         } catch let e as PeerError {
             session.stop()
             if case .address = e { throw AppError.usage("remote: \(e)") }

@@ -1,0 +1,64 @@
+@testable import BendApp
+import BendPeers
+import Foundation
+import Glibc
+import Synchronization
+import XCTest
+
+/// `remote TARGET`: which kind of target, and a display name resolved through the
+/// instruments' UDP announcements.
+final class RemoteTargetTests: XCTestCase {
+    func testTargetsAreSortedIntoAddressesAndNames() {
+        XCTAssertEqual(RemoteTarget.classify("47810"), .tcp(":47810"))
+        XCTAssertEqual(RemoteTarget.classify("10.0.0.2:47810"), .tcp("10.0.0.2:47810"))
+        XCTAssertEqual(RemoteTarget.classify("10.0.0.2"), .tcp("10.0.0.2"))
+        XCTAssertEqual(RemoteTarget.classify("localhost"), .tcp("localhost"))
+        XCTAssertEqual(RemoteTarget.classify("00:1A:7D:DA:71:13@3"), .bluetooth("00:1A:7D:DA:71:13@3"))
+        XCTAssertEqual(RemoteTarget.classify("bendsynth on stage"), .name("bendsynth on stage"))
+        XCTAssertEqual(RemoteTarget.classify("no-such-host-bendsynth.invalid"), .name("no-such-host-bendsynth.invalid"))
+    }
+
+    func testANameResolvesToTheAnnouncingInstrumentAndAmbiguityIsAUsageError() throws {
+        let port: UInt16 = 48_300 + UInt16(getpid() % 90)
+        let a = try PeerAnnouncer(PeerAnnouncement(tcpPort: 6001, authRequired: false, name: "twin"), broadcast: false, port: port)
+        defer { a.stop() }
+        XCTAssertEqual(try RemoteTarget.name("twin").resolved(seconds: 5, port: port), .tcp("127.0.0.1:6001"))
+        let b = try PeerAnnouncer(PeerAnnouncement(tcpPort: 6002, authRequired: false, name: "twin"), broadcast: false, port: port)
+        defer { b.stop() }
+        XCTAssertThrowsError(try RemoteTarget.name("twin").resolved(seconds: 5, port: port)) {
+            XCTAssertEqual("\($0)", "remote: 2 instruments are named 'twin' (127.0.0.1:6001, 127.0.0.1:6002); give HOST:PORT")
+            XCTAssertEqual(($0 as? AppError)?.exitCode, 2)
+        }
+        XCTAssertThrowsError(try RemoteTarget.name("nobody").resolved(seconds: 1, port: port)) {
+            XCTAssertEqual("\($0)", "remote: no instrument named 'nobody' heard within 1 s and no host of that name (bendsynth peers lists the instruments heard)")
+            XCTAssertEqual(($0 as? AppError)?.exitCode, 1)
+        }
+    }
+
+    /// The real announcement port: `remote "NAME" --script` finds a session announcing
+    /// NAME and plays it: the touch arrives with the remote's name.
+    func testRemoteByNamePlaysTheAnnouncedInstrument() throws {
+        let name = "named-instrument-\(getpid())"
+        let server = PeerSession(configuration: .init(displayName: name, role: .server))
+        let touches = Mutex<[String]>([])
+        server.onReceive = { m, peer in
+            if case let .touch(_, phase, x, _, _) = m { touches.withLock { $0.append(phase == .down ? "\(peer.name) down \(x)" : "\(peer.name) \(phase)") } }
+        }
+        defer { server.stop() }
+        let bound = try server.listen(on: "127.0.0.1:0")
+        let ep = try IPEndpoint.parse(bound)
+        let announcer = try PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: false, name: name), broadcast: false)
+        defer { announcer.stop() }
+        let dir = try BinaryRunner.temporaryDirectory()
+        let script = dir.appendingPathComponent("s.jsonl").path
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try """
+        {"t": 0.0, "type": "down", "id": 3, "x": 0.25, "y": 1}
+        {"t": 0.1, "type": "up", "id": 3}
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run(["remote", name, "--script", script, "--name", "by-name"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("'\(name)' is \(bound)"), r.stderr)
+        XCTAssertEqual(touches.withLock { $0 }, ["by-name down 0.25", "by-name up"])
+    }
+}
