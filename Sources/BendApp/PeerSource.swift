@@ -24,6 +24,10 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     let listenAddress: String
     let key: SharedKey?
     let limits: PeerLimits
+    /// TCP (`--listen`) or Bluetooth RFCOMM (`--bluetooth`).
+    let transport: PeerTransport
+    /// Who may play over Bluetooth; nil for TCP (the shared key decides there).
+    let admission: BluetoothAdmission?
     private var session: PeerSession?
     /// Only the session's I/O thread touches these (it is the port's one producer).
     private var touches: [PeerID: [UInt32: UInt32]] = [:]
@@ -36,7 +40,17 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     /// - Throws: `AppError.runtime`.
     static func requireBluetooth() throws {
         if let why = BluetoothAddress.unavailableReason() { throw AppError.runtime("play: --bluetooth: \(why)") }
-        throw AppError.runtime("play: --bluetooth: listening over RFCOMM is not supported by this build yet")
+    }
+
+    /// `play --bluetooth`: listens on RFCOMM `channel` (empty: the default, 7); who may
+    /// play is decided by `admission`. Call `requireBluetooth()` first.
+    init(bluetoothChannel channel: String, admission: BluetoothAdmission, limits: PeerLimits = PeerLimits()) {
+        listenAddress = channel
+        name = "peers over Bluetooth"
+        key = nil
+        self.limits = limits
+        transport = RFCOMMTransport()
+        self.admission = admission
     }
 
     /// The address actually listened on (port filled in), after `start`.
@@ -55,6 +69,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         listenAddress = ep.description
         name = "peers on \(ep)"
         self.limits = limits
+        transport = TCPTransport()
+        admission = nil
         if let keyFile {
             do { key = try SharedKey.load(path: keyFile) } catch { throw AppError.input("\(error)") }
         } else if !ep.isLoopback {
@@ -74,7 +90,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
         var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
         config.key = key
-        let session = PeerSession(configuration: config)
+        let session = PeerSession(configuration: config, transport: transport)
+        if let admission { session.invitationPolicy = { admission.decide($0) } }
         let mixer = context.mixer, output = context.output
         session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: mixer.activeVoices)) }
         session.onStateChange = { [self] change in
@@ -92,7 +109,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
             let address = try session.listen(on: listenAddress)
             bound.withLock { $0 = address }
             printErr("bendsynth: listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
-            if let ep = try? IPEndpoint.parse(address) {
+            if admission == nil, let ep = try? IPEndpoint.parse(address) {
                 announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
                                                broadcast: !ep.isLoopback)
             }

@@ -22,6 +22,8 @@ enum PlayCommand {
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
+        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may play without asking"),
+        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -47,6 +49,8 @@ enum PlayCommand {
         var listen: String?
         var keyFile: String?
         var osc = OSCOptions()
+        var bluetooth = false
+        var bluetoothAdmission = BluetoothAdmission()
     }
 
     static func run(_ arguments: [String]) throws {
@@ -70,7 +74,9 @@ enum PlayCommand {
             case "no-terminal": o.terminal = false
             case "listen": o.listen = value ?? ""
             case "key-file": o.keyFile = value
-            case "bluetooth": try PeerSource.requireBluetooth()
+            case "bluetooth": o.bluetooth = true
+            case "allow": try o.bluetoothAdmission.allow(value ?? "")
+            case "accept-all": o.bluetoothAdmission.acceptAll = true
             default: break
             }
         }
@@ -80,6 +86,13 @@ enum PlayCommand {
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
+        if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
+            throw AppError.usage("play: --allow and --accept-all are for Bluetooth players; add --bluetooth")
+        }
+        if o.bluetooth {
+            try PeerSource.requireBluetooth()
+            sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission))
+        }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {

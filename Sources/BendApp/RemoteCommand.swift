@@ -59,9 +59,8 @@ enum RemoteCommand {
             throw AppError.usage(operands.isEmpty ? "remote: which instrument? give HOST[:PORT]" : "remote: unexpected argument '\(operands[1])'")
         }
         o.target = operands[0]
-        if case .bluetooth = RemoteTarget.classify(o.target) {
-            // The RFCOMM transport exists; the session over it is not wired into remote yet.
-            throw AppError.runtime("remote: \(BluetoothAddress.unavailableReason() ?? "Bluetooth remote control is not supported by this build yet")")
+        if case .bluetooth = RemoteTarget.classify(o.target), let why = BluetoothAddress.unavailableReason() {
+            throw AppError.runtime("remote: \(why)")
         }
         let script: TouchScript?
         do { script = try o.script.map { try TouchScript.load(path: $0) } } catch { throw AppError.input("\(error)") }
@@ -84,7 +83,8 @@ enum RemoteCommand {
         let user = ProcessInfo.processInfo.environment["USER"] ?? "player"
         var config = PeerSession.Configuration(displayName: o.name ?? "\(user)@\(ProcessInfo.processInfo.hostName)", role: .client)
         config.key = key
-        let session = PeerSession(configuration: config)
+        let bluetooth = BluetoothAddress.looksLike(o.target)
+        let session = PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport())
         let gone = Mutex<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
         session.onStateChange = { change in
