@@ -17,8 +17,10 @@ enum RemoteCommand {
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script to the instrument instead of the pad, then leave"),
         OptionSpec("text", value: "MESSAGE", help: "send a text message once connected (the instrument shows it)"),
         OptionSpec("timeout", value: "SECONDS", help: "connect and handshake timeout (default 3)"),
-        OptionSpec("help", "h", help: "show this help"),
-    ]
+        OptionSpec("monitor", help: "also sound here: the pad's touches play the local output too (as bendsynth play)"),
+        OptionSpec("device", "d", value: "PCM", help: "with --monitor: ALSA playback PCM (default 'default')"),
+        OptionSpec("record", value: "FILE.wav", help: "with --monitor: also record the local sound"),
+    ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth remote HOST[:PORT]|PORT|NAME [--key-file FILE] [--script FILE.jsonl] [options]
@@ -37,13 +39,20 @@ enum RemoteCommand {
         var script: String?
         var text: String?
         var timeout = 3.0
+        /// `--monitor`: the local output's settings (nil: no local sound).
+        var monitor: PlayCommand.Options?
     }
 
     static func run(_ arguments: [String]) throws {
         let (parsed, operands) = try parse(arguments, specs: specs)
         var o = Options()
+        var local = PlayCommand.Options(), monitor = false
         for (name, value) in parsed {
+            if try local.sound.apply(name, value) { continue }
             switch name {
+            case "monitor": monitor = true
+            case "device": local.device = value ?? ""
+            case "record": local.record = value
             case "help":
                 print(usage + OptionParser.help(specs))
                 return
@@ -54,6 +63,13 @@ enum RemoteCommand {
             case "timeout": o.timeout = Double(try OptionValues.integer(value, option: name, in: 1...60))
             default: break
             }
+        }
+        try local.sound.validate()
+        if monitor {
+            StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter
+            o.monitor = local
+        } else if local.record != nil || parsed.contains(where: { $0.0 == "device" }) {
+            throw AppError.usage("remote: --device and --record are for the local sound; add --monitor")
         }
         guard operands.count == 1 else {
             throw AppError.usage(operands.isEmpty ? "remote: which instrument? give HOST[:PORT]" : "remote: unexpected argument '\(operands[1])'")
@@ -87,9 +103,12 @@ enum RemoteCommand {
         let session = PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport())
         let gone = Mutex<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
+        let monitored = Mutex<RemoteMonitorSource?>(nil)
         session.onStateChange = { change in
             if change.state == .disconnected {
-                gone.withLock { $0 = "\(change.reason.map { "\($0)" } ?? "closed")\(change.detail.isEmpty ? "" : ": \(change.detail)")" }
+                let why = "\(change.reason.map { "\($0)" } ?? "closed")\(change.detail.isEmpty ? "" : ": \(change.detail)")"
+                gone.withLock { $0 = why }
+                monitored.withLock { $0 }?.instrumentLeft(why)
                 finished.signal()
             }
         }
@@ -107,18 +126,21 @@ enum RemoteCommand {
         defer { session.stop() }
         printErr("bendsynth: connected to \(peer)")
         if let text = o.text { session.send(.text(text)) }
-        let send: @Sendable (ControlEvent) -> Void = { event in
-            let now = MonotonicClock.nanos()
-            switch event {
-            case let .touch(id, phase, x, y):
-                let code: TouchPhaseCode = phase == .down ? .down : phase == .move ? .move : .up
-                let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
-                session.send(.touch(id: id, phase: code, x: clamp(x), y: clamp(y), timestamp: now),
-                             mode: phase == .move ? .unreliable : .reliable)
-            case let .tilt(v):
-                session.send(.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: now), mode: .unreliable)
+        if let local = o.monitor {
+            let source = RemoteMonitorSource(session: session, peer: peer, script: script)
+            monitored.withLock { $0 = source }
+            if let why = gone.withLock({ $0 }) { source.instrumentLeft(why) }
+            try PlayCommand.play(local, sources: [source])
+            if script != nil, source.gone.withLock({ $0 }) == nil {
+                session.disconnectFromAllPeers()
+                _ = finished.wait(timeout: .now() + 2)
+                printErr("bendsynth: played \(script!.entries.count) events to \(peer.name), monitored here")
+                return
             }
+            if let why = source.gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+            return
         }
+        let send: @Sendable (ControlEvent) -> Void = { forward($0, to: session) }
         if let script {
             let start = MonotonicClock.nanos()
             for entry in script.entries {
@@ -164,5 +186,21 @@ enum RemoteCommand {
         input.stop()
         keyboard.stop()
         if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+    }
+
+    /// Sends one pad event to the instrument: downs and ups reliably, moves and tilt
+    /// unreliably (the newest wins); coordinates clamped to the protocol's ranges.
+    /// - Thread: any.
+    static func forward(_ event: ControlEvent, to session: PeerSession) {
+        let now = MonotonicClock.nanos()
+        switch event {
+        case let .touch(id, phase, x, y):
+            let code: TouchPhaseCode = phase == .down ? .down : phase == .move ? .move : .up
+            let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
+            session.send(.touch(id: id, phase: code, x: clamp(x), y: clamp(y), timestamp: now),
+                         mode: phase == .move ? .unreliable : .reliable)
+        case let .tilt(v):
+            session.send(.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: now), mode: .unreliable)
+        }
     }
 }
