@@ -16,6 +16,8 @@ final class PeerConnection: @unchecked Sendable {
     var announced = false
     var nonce: [UInt8] = []
     var handshakeDeadline: UInt64
+    /// Seconds the handshake may take (for messages).
+    let handshakeTimeout: Double
     var lastHeard: UInt64
     var lastPing: UInt64 = 0
     var pingSequence: UInt32 = 0
@@ -23,6 +25,14 @@ final class PeerConnection: @unchecked Sendable {
     let localToken: UInt32
     /// A waiting `connect(to:)`.
     var completion: ConnectCompletion?
+    /// RW-44: the handshake frame this side waits for an answer to (server: CHALLENGE,
+    /// client: HELLO), resent every `handshakeResendInterval` until answered.
+    var handshakeFrame: PeerMessage?
+    var lastHandshakeSend: UInt64 = 0
+    var handshakeSends = 0
+    /// Server: the HELLO accepted and the ACCEPT sent, so a resent HELLO gets the same answer.
+    var acceptedHello: Hello?
+    var acceptFrame: PeerMessage?
 
     struct Shared {
         var fd: Int32
@@ -43,6 +53,7 @@ final class PeerConnection: @unchecked Sendable {
         self.info = PeerInfo(id: PeerID(0), name: "", address: remote)
         let now = MonotonicNanos.now()
         self.handshakeDeadline = now + UInt64(handshakeTimeout * 1e9)
+        self.handshakeTimeout = handshakeTimeout
         self.lastHeard = now
         self.localToken = randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) } | 1
         self.shared = Mutex(Shared(fd: fd))

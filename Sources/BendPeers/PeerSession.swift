@@ -21,6 +21,9 @@ public final class PeerSession: @unchecked Sendable {
         public var heartbeatTimeout = 1.0
         /// Seconds a connection may take to finish its handshake.
         public var handshakeTimeout = 3.0
+        /// Seconds after which an unanswered CHALLENGE or HELLO is sent again (RW-44:
+        /// the first bytes on a fresh RFCOMM link can be lost).
+        public var handshakeResendInterval = 1.0
         /// The shared key: proves it when connecting, demands it when listening on a
         /// non-loopback address.
         public var key: SharedKey?
@@ -234,7 +237,7 @@ public final class PeerSession: @unchecked Sendable {
                     let c = PeerConnection(fd: fd, outgoing: false, remote: remote, handshakeTimeout: configuration.handshakeTimeout)
                     c.nonce = randomBytes(PeerProtocol.nonceBytes)
                     connections.append(c)
-                    _ = c.write(.challenge(version: PeerProtocol.version, authRequired: requireKey, nonce: c.nonce))
+                    sendHandshake(.challenge(version: PeerProtocol.version, authRequired: requireKey, nonce: c.nonce), on: c)
                 }
                 i += 1
             }
@@ -285,7 +288,12 @@ public final class PeerSession: @unchecked Sendable {
                 continue
             }
             if c.phase != .connected {
-                if now > c.handshakeDeadline { closeConnection(c, .handshakeTimeout, "no handshake within \(configuration.handshakeTimeout) s", bye: true) }
+                if now > c.handshakeDeadline {
+                    let tries = c.handshakeSends > 1 ? " (\(String(describing: c.handshakeFrame?.type ?? .hello).uppercased()) sent \(c.handshakeSends) times)" : ""
+                    closeConnection(c, .handshakeTimeout, "no handshake within \(c.handshakeTimeout) s\(tries)", bye: true)
+                } else {
+                    resendHandshakeIfDue(c, now: now)
+                }
                 continue
             }
             if Double(now - c.lastHeard) > configuration.heartbeatTimeout * 1e9 {
@@ -310,7 +318,8 @@ public final class PeerSession: @unchecked Sendable {
             }
             let auth = authRequired ? (configuration.key?.authenticator(for: nonce) ?? []) : []
             c.phase = .awaitingAccept
-            _ = c.write(.hello(Hello(role: configuration.role, instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName, auth: auth)))
+            c.nonce = nonce
+            sendHandshake(.hello(Hello(role: configuration.role, instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName, auth: auth)), on: c)
         case let (.awaitingAccept, .accept(a)):
             c.info = PeerInfo(id: PeerID(a.instance), name: a.name, address: c.remoteAddress)
             becomeConnected(c, udpPort: a.udpPort, token: a.udpToken)
@@ -325,6 +334,13 @@ public final class PeerSession: @unchecked Sendable {
         case let (.connected, .pong(_, echoed, xruns, voices)):
             let rtt = Double(MonotonicNanos.now() &- echoed) / 1e9
             c.shared.withLock { $0.status.roundTrip = rtt; $0.status.remoteXruns = xruns; $0.status.remoteVoices = voices }
+        case let (.connected, .hello(h)) where !c.outgoing && h == c.acceptedHello:
+            if let a = c.acceptFrame { _ = c.write(a) }   // our ACCEPT was lost: the same answer again
+        case let (.connected, .accept(a)) where c.outgoing && PeerID(a.instance) == c.info.id:
+            break   // an answer to a resent HELLO
+        case let (.awaitingAccept, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce,
+             let (.connected, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce:
+            break   // a resent CHALLENGE: our HELLO (resent on its own timer) answers it
         case let (_, .bye(reason, detail)):
             closeConnection(c, reason, detail.isEmpty ? "peer said bye" : detail, bye: false)
         default:
@@ -354,7 +370,10 @@ public final class PeerSession: @unchecked Sendable {
             return decline(.tooManyPeers, "already \(configuration.maxPeers) peers")
         }
         if case .decline(let why) = invitationPolicy(c.info) { return decline(.declinedByPolicy, why) }
-        _ = c.write(.accept(Accept(instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName)))
+        let accept = PeerMessage.accept(Accept(instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName))
+        c.acceptedHello = h
+        c.acceptFrame = accept
+        _ = c.write(accept)
         becomeConnected(c, udpPort: h.udpPort, token: h.udpToken)
     }
 

@@ -48,6 +48,8 @@ final class RawPeer {
     var decoder = FrameStreamDecoder()
 
     init(_ address: String) throws { fd = try TCPTransport().connect(to: address, timeout: 2) }
+    /// The accepted end of a connection (the test plays the server).
+    init(fd: Int32) { self.fd = fd }
     deinit { close(fd) }
 
     func send(_ m: PeerMessage) { _ = Sockets.sendAll(fd, FrameCodec.encode(m)) }

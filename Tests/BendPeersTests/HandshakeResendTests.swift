@@ -1,0 +1,89 @@
+@testable import BendPeers
+import Foundation
+import Glibc
+import XCTest
+
+/// RW-44: the first handshake frame on a fresh link may be lost; the waiting side sends
+/// it again until answered, and identical repeats do not close the link.
+final class HandshakeResendTests: XCTestCase {
+    private func session(_ name: String, role: PeerRole, resend: Double) -> (PeerSession, PeerRecorder) {
+        var c = PeerSession.Configuration(displayName: name, role: role)
+        c.handshakeResendInterval = resend
+        let s = PeerSession(configuration: c)
+        let r = PeerRecorder()
+        r.attach(s)
+        return (s, r)
+    }
+
+    func testServerResendsTheChallengeAndAnswersARepeatedHelloWithTheSameAccept() throws {
+        let (server, sr) = session("stage", role: .server, resend: 0.2)
+        defer { server.stop() }
+        let raw = try RawPeer(try server.listen(on: "127.0.0.1:0"))
+        // The first CHALLENGE is "lost": the raw peer waits for the second.
+        guard case .challenge(_, _, let first)? = try raw.next() else { return XCTFail("no CHALLENGE") }
+        guard case .challenge(_, _, let again)? = try raw.next() else { return XCTFail("no second CHALLENGE") }
+        XCTAssertEqual(first, again, "the same challenge, resent")
+        let hello = Hello(role: .client, instance: 77, udpPort: 0, udpToken: 0, name: "late", auth: [])
+        raw.send(.hello(hello))
+        guard case .accept(let a)? = try raw.next() else { return XCTFail("no ACCEPT") }
+        raw.send(.hello(hello))   // as if our HELLO had been lost and resent
+        var second: PeerMessage?
+        while let m = try raw.next(1) { if case .accept = m { second = m; break } }
+        XCTAssertEqual(second, .accept(a), "a repeated HELLO gets the same ACCEPT")
+        raw.send(.text("still connected"))
+        XCTAssertTrue(waitFor { sr.messages.last?.0 == .text("still connected") })
+        XCTAssertEqual(sr.stateNames(), ["connecting", "connected"])
+    }
+
+    func testClientResendsHelloUntilAcceptedAndIgnoresARepeatedChallenge() throws {
+        let (listener, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
+        defer { close(listener) }
+        let (client, cr) = session("remote", role: .client, resend: 0.2)
+        defer { client.stop() }
+        let result = LockedBox<Result<PeerInfo, Error>?>(nil)
+        let t = Thread { result.set(Result { try client.connect(to: bound, timeout: 5) }) }
+        t.start()
+        XCTAssertTrue(Sockets.wait(listener, events: Int16(POLLIN), timeout: 5))
+        let (fd, _) = try XCTUnwrap(TCPTransport().accept(listener))
+        let raw = RawPeer(fd: fd)
+        let nonce = [UInt8](repeating: 9, count: PeerProtocol.nonceBytes)
+        raw.send(.challenge(version: PeerProtocol.version, authRequired: false, nonce: nonce))
+        guard case .hello(let h1)? = try raw.next() else { return XCTFail("no HELLO") }
+        raw.send(.challenge(version: PeerProtocol.version, authRequired: false, nonce: nonce))   // a resent CHALLENGE
+        // HELLO number one is "lost": wait for the resend.
+        guard case .hello(let h2)? = try raw.next() else { return XCTFail("HELLO was not resent") }
+        XCTAssertEqual(h1, h2)
+        raw.send(.accept(Accept(instance: 5, udpPort: 0, udpToken: 0, name: "stage")))
+        XCTAssertTrue(waitFor { result.get() != nil })
+        XCTAssertEqual(try result.get()?.get().name, "stage")
+        XCTAssertEqual(cr.stateNames(), ["connecting", "connected"])
+    }
+
+    func testClientGivesUpAfterTheTimeoutSayingHowOftenItSentHello() throws {
+        let (listener, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
+        defer { close(listener) }
+        let (client, _) = session("remote", role: .client, resend: 0.2)
+        defer { client.stop() }
+        let result = LockedBox<Result<PeerInfo, Error>?>(nil)
+        let t = Thread { result.set(Result { try client.connect(to: bound, timeout: 1) }) }
+        t.start()
+        XCTAssertTrue(Sockets.wait(listener, events: Int16(POLLIN), timeout: 5))
+        let (fd, _) = try XCTUnwrap(TCPTransport().accept(listener))
+        let raw = RawPeer(fd: fd)
+        raw.send(.challenge(version: PeerProtocol.version, authRequired: false, nonce: [UInt8](repeating: 1, count: PeerProtocol.nonceBytes)))
+        var hellos = 0
+        while let m = try raw.next(2) { if case .hello = m { hellos += 1 }; if case .bye = m { break } }
+        XCTAssertTrue(waitFor { result.get() != nil })
+        guard case .failure(let e)? = result.get(), case .timeout(let detail) = e as? PeerError else { return XCTFail("expected a timeout") }
+        XCTAssertEqual(detail, "no handshake within 1.0 s (HELLO sent \(hellos) times)")
+        XCTAssertGreaterThanOrEqual(hellos, 2)
+    }
+}
+
+final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ v: T) { value = v }
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+}
