@@ -41,6 +41,9 @@ final class PeerConnection: @unchecked Sendable {
         /// A write failed or timed out (a frame may be half sent): the I/O thread closes it.
         var broken = false
         var status = PeerLinkStatus(roundTrip: nil, remoteXruns: 0, remoteVoices: 0, droppedDatagrams: 0)
+        /// Unreliable sends on a stream without datagrams (RFCOMM, or a peer without UDP):
+        /// the I/O thread writes them when the stream is writable.
+        var queue = BestEffortQueue()
     }
     let shared: Mutex<Shared>
     let fd: Int32
@@ -66,9 +69,35 @@ final class PeerConnection: @unchecked Sendable {
         let frame = FrameCodec.encode(message)
         return shared.withLock { s in
             guard s.fd >= 0, !s.broken else { return false }
+            // A touch's DOWN or UP goes after none of its older queued moves.
+            if case let .touch(id, phase, _, _, _) = message, phase != .move { s.queue.removeMoves(of: id) }
             if Sockets.sendAll(s.fd, frame) { return true }
             s.broken = true
             return false
+        }
+    }
+
+    /// Queues an unreliable message (the newest move of a touch replaces a queued one).
+    /// False when it was dropped (queue full) or the stream is closed.
+    /// - Thread: any.
+    func enqueueUnreliable(_ message: PeerMessage) -> Bool {
+        shared.withLock { s in
+            guard s.fd >= 0, !s.broken else { return false }
+            return s.queue.enqueue(message) != .dropped
+        }
+    }
+
+    /// True while unreliable messages wait for the stream. - Thread: any.
+    var hasQueued: Bool { shared.withLock { !$0.queue.isEmpty } }
+
+    /// Writes the queued unreliable messages, oldest first (the stream was writable).
+    /// - Thread: the session's I/O thread.
+    func flushQueue() {
+        shared.withLock { s in
+            guard s.fd >= 0, !s.broken else { return }
+            while let m = s.queue.dequeue() {
+                if !Sockets.sendAll(s.fd, FrameCodec.encode(m)) { s.broken = true; return }
+            }
         }
     }
 

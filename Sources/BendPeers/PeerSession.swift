@@ -143,6 +143,9 @@ public final class PeerSession: @unchecked Sendable {
                     }
                 }
                 if n == datagram.count { sent += 1 }
+            } else if mode == .unreliable {
+                if c.enqueueUnreliable(message) { sent += 1 }
+                poke()
             } else if c.write(message) {
                 sent += 1
             } else {
@@ -159,7 +162,12 @@ public final class PeerSession: @unchecked Sendable {
     /// Round trip and the remote's status, while `id` is connected.
     /// - Thread: any.
     public func linkStatus(of id: PeerID) -> PeerLinkStatus? {
-        connected.withLock { $0[id] }?.shared.withLock { $0.status }
+        connected.withLock { $0[id] }?.shared.withLock { s in
+            var status = s.status
+            status.replacedUnreliable = s.queue.replaced
+            status.droppedUnreliable = s.queue.dropped
+            return status
+        }
     }
 
     /// Sends BYE to every peer and closes them; each gets a `.disconnected` event.
@@ -215,7 +223,7 @@ public final class PeerSession: @unchecked Sendable {
             if udp >= 0 { fds.append(pollfd(fd: udp, events: Int16(POLLIN), revents: 0)) }
             if browser >= 0 { fds.append(pollfd(fd: browser, events: Int16(POLLIN), revents: 0)) }
             let open = connections.filter { $0.phase != .closed }
-            for c in open { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)) }
+            for c in open { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.hasQueued ? Int16(POLLOUT) : 0), revents: 0)) }
             let rc = poll(&fds, nfds_t(fds.count), 50)
             if rc < 0 && errno != EINTR { break }
             if stopping.load(ordering: .relaxed) { break }
@@ -255,7 +263,8 @@ public final class PeerSession: @unchecked Sendable {
             }
             for c in open {
                 defer { i += 1 }
-                guard fds[i].revents != 0, c.phase != .closed else { continue }
+                if fds[i].revents & Int16(POLLOUT) != 0, c.phase != .closed { c.flushQueue() }
+                guard fds[i].revents & ~Int16(POLLOUT) != 0, c.phase != .closed else { continue }
                 let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
                 if n == 0 { closeConnection(c, .connectionLost, "closed by peer", bye: false); continue }
                 if n < 0 {

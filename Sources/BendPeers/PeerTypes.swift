@@ -73,4 +73,8 @@ public struct PeerLinkStatus: Sendable {
     public var remoteVoices: UInt16
     /// UDP datagrams from this peer that were dropped (bad token, address or frame).
     public var droppedDatagrams: Int
+    /// Unreliable sends queued on a stream-only link: replaced by a newer move of the
+    /// same touch (or tilt) before they were written, and dropped because the queue was full.
+    public var replacedUnreliable = 0
+    public var droppedUnreliable = 0
 }

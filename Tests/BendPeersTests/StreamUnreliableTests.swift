@@ -1,0 +1,42 @@
+@testable import BendPeers
+import Foundation
+import Glibc
+import XCTest
+
+/// Unreliable sends to a peer without datagrams (as on Bluetooth RFCOMM) go through the
+/// per-peer best-effort queue: in order, the newest move wins, none trails the touch's UP.
+final class StreamUnreliableTests: XCTestCase {
+    func testMovesWithoutUDPAreQueuedCoalescedAndNeverFollowTheUp() throws {
+        let (server, sr) = makeSession("stage", role: .server)
+        defer { server.stop() }
+        let raw = try RawPeer(try server.listen(on: "127.0.0.1:0"))
+        guard case .accept? = try raw.handshake(name: "no-udp", instance: 42) else { return XCTFail("no ACCEPT") }
+        XCTAssertTrue(waitFor { server.connectedPeers.count == 1 })
+        let peer = PeerID(42)
+        let moves = 1000
+        for i in 1...moves {
+            server.send(.touch(id: 1, phase: .move, x: Float(i) / Float(moves), y: 0.5, timestamp: 0), to: .peers([peer]), mode: .unreliable)
+        }
+        server.send(.touch(id: 1, phase: .up, x: 1, y: 0.5, timestamp: 0), to: .peers([peer]), mode: .reliable)
+        var xs: [Float] = []
+        var sawUp = false
+        while let m = try raw.next(2) {
+            switch m {
+            case let .touch(1, .move, x, _, _):
+                XCTAssertFalse(sawUp, "a move after the UP")
+                xs.append(x)
+            case .touch(1, .up, _, _, _): sawUp = true
+            default: break
+            }
+            if sawUp { break }
+        }
+        XCTAssertTrue(sawUp)
+        XCTAssertEqual(xs, xs.sorted(), "moves arrive in the order sent")
+        let status = try XCTUnwrap(server.linkStatus(of: peer))
+        XCTAssertEqual(status.droppedUnreliable, 0, "one touch never fills the queue")
+        XCTAssertLessThanOrEqual(xs.count + status.replacedUnreliable, moves, "each move was written or replaced (or removed by the UP)")
+        XCTAssertGreaterThan(xs.count, 0)
+        print("stream-only unreliable: \(moves) moves sent, \(xs.count) written, \(status.replacedUnreliable) replaced by newer ones")
+        _ = sr
+    }
+}
