@@ -35,6 +35,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     private var nextTouch: UInt32 = 1
     private let bound = Mutex<String?>(nil)
     private var announcer: PeerAnnouncer?
+    /// Over Bluetooth: our SDP record, so `peers --bluetooth` finds this instrument.
+    private var serviceRecord: BluetoothServiceRecord?
 
     /// `play --bluetooth`: exit 1 with "no Bluetooth adapter (…)" where there is none.
     /// - Throws: `AppError.runtime`.
@@ -108,7 +110,14 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         do {
             let address = try session.listen(on: listenAddress)
             bound.withLock { $0 = address }
-            printErr("bendsynth: listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
+            if admission != nil {
+                printErr("bendsynth: listening for Bluetooth peers on RFCOMM \(address)")
+                do { serviceRecord = try BluetoothServiceRecord(channel: RFCOMMTransport.defaultChannel, name: config.displayName) } catch {
+                    printErr("bendsynth: note: others cannot find this instrument by SDP search (they can still connect to its address): \(error)")
+                }
+            } else {
+                printErr("bendsynth: listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
+            }
             if admission == nil, let ep = try? IPEndpoint.parse(address) {
                 announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
                                                broadcast: !ep.isLoopback)
@@ -122,6 +131,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     func stop() {
         announcer?.stop()
         announcer = nil
+        serviceRecord = nil
         session?.stop()   // every peer's disconnect releases its touches
         session = nil
     }

@@ -35,7 +35,16 @@ enum PeersCommand {
         guard operands.isEmpty else { throw AppError.usage("peers: unexpected argument '\(operands[0])'") }
         let btNote = BluetoothAddress.unavailableReason()
         if bluetooth, let btNote { throw AppError.runtime("peers: \(btNote)") }
-        print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "inquiry and SDP search are not built yet"))
+        if bluetooth {
+            let devices: [BluetoothDiscovery.Found]
+            do { devices = try BluetoothDiscovery.search(seconds: Double(seconds)) } catch {
+                throw AppError.runtime("peers: Bluetooth search failed: \(error)")
+            }
+            print("Bluetooth: \(devices.count) instrument\(devices.count == 1 ? "" : "s") found")
+            for d in devices { print("\(d.address)@\(d.channel)\tbluetooth\t\(d.name)") }
+        } else {
+            print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "not searched (add --bluetooth)"))
+        }
         let found: [PeerAnnouncement]
         do { found = try discoverInstruments(seconds: Double(seconds)) } catch {
             throw AppError.runtime("peers: cannot listen for announcements on UDP port \(PeerAnnouncement.port): \(error)")
