@@ -5,7 +5,7 @@ import Synchronization
 /// timers; senders on other threads use `write`, which holds the lock that `shut`
 /// takes, so a descriptor is never written after it is closed.
 final class PeerConnection: @unchecked Sendable {
-    enum Phase { case awaitingChallenge, awaitingHello, awaitingAccept, connected, closed }
+    enum Phase { case awaitingChallenge, awaitingHello, awaitingDecision, awaitingAccept, connected, closed }
 
     let outgoing: Bool
     let remoteAddress: String

@@ -21,6 +21,9 @@ public final class PeerSession: @unchecked Sendable {
         public var heartbeatTimeout = 1.0
         /// Seconds a connection may take to finish its handshake.
         public var handshakeTimeout = 3.0
+        /// Seconds the player has to answer an invitation (`InvitationDecision.ask`);
+        /// then it is declined. The inviting side should wait as long (its connect timeout).
+        public var invitationTimeout = 30.0
         /// Seconds after which an unanswered CHALLENGE or HELLO is sent again (RW-44:
         /// the first bytes on a fresh RFCOMM link can be lost).
         public var handshakeResendInterval = 1.0
@@ -56,16 +59,18 @@ public final class PeerSession: @unchecked Sendable {
     private let wakeWriter: Int32
     private var thread: pthread_t?
     private let stopping = Atomic<Bool>(false)
-    private let commands = Mutex<[Command]>([])
+    let commands = Mutex<[Command]>([])
     /// Serialises opening the UDP socket and starting the I/O thread.
     let setup = Mutex(())
     /// Discovery (`browse`): the announcement socket, what it heard, a copy for other threads.
     var browser: Int32 = -1
     var tracker = AnnouncementTracker()
     let heardInstruments = Mutex<[PeerAnnouncement]>([])
-    private var connections: [PeerConnection] = []
-    private let connected = Mutex<[PeerID: PeerConnection]>([:])
-    private enum Command { case adopt(PeerConnection), disconnectAll }
+    /// Invitations waiting for the player (`InvitationDecision.ask`), for other threads.
+    let pending = Mutex<[PeerInfo]>([])
+    var connections: [PeerConnection] = []
+    let connected = Mutex<[PeerID: PeerConnection]>([:])
+    enum Command { case adopt(PeerConnection), disconnectAll, answer(PeerID, InvitationDecision) }
 
     public init(configuration: Configuration, transport: PeerTransport = TCPTransport()) {
         self.configuration = configuration
@@ -237,6 +242,8 @@ public final class PeerSession: @unchecked Sendable {
                     onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "connecting to \(c.remoteAddress)"))
                 case .disconnectAll:
                     for c in connections where c.phase != .closed { closeConnection(c, .normal, "disconnected by this side", bye: true) }
+                case let .answer(id, decision):
+                    applyAnswer(decision, to: id)
                 }
             }
             i += 1
@@ -297,7 +304,9 @@ public final class PeerSession: @unchecked Sendable {
                 continue
             }
             if c.phase != .connected {
-                if now > c.handshakeDeadline {
+                if c.phase == .awaitingDecision, now > c.handshakeDeadline {
+                    decline(c, .declinedByPolicy, "no answer from the player within \(configuration.invitationTimeout) s")
+                } else if now > c.handshakeDeadline {
                     let tries = c.handshakeSends > 1 ? " (\(String(describing: c.handshakeFrame?.type ?? .hello).uppercased()) sent \(c.handshakeSends) times)" : ""
                     closeConnection(c, .handshakeTimeout, "no handshake within \(c.handshakeTimeout) s\(tries)", bye: true)
                 } else {
@@ -343,6 +352,8 @@ public final class PeerSession: @unchecked Sendable {
         case let (.connected, .pong(_, echoed, xruns, voices)):
             let rtt = Double(MonotonicNanos.now() &- echoed) / 1e9
             c.shared.withLock { $0.status.roundTrip = rtt; $0.status.remoteXruns = xruns; $0.status.remoteVoices = voices }
+        case let (.awaitingDecision, .hello(h)) where h == c.acceptedHello:
+            break   // a resent HELLO while the player decides
         case let (.connected, .hello(h)) where !c.outgoing && h == c.acceptedHello:
             if let a = c.acceptFrame { _ = c.write(a) }   // our ACCEPT was lost: the same answer again
         case let (.connected, .accept(a)) where c.outgoing && PeerID(a.instance) == c.info.id:
@@ -358,10 +369,7 @@ public final class PeerSession: @unchecked Sendable {
     }
 
     private func answerHello(_ h: Hello, from c: PeerConnection) {
-        func decline(_ r: CloseReason, _ d: String) {
-            _ = c.write(.decline(reason: r, detail: d))
-            closeConnection(c, r, d, bye: false)
-        }
+        func decline(_ r: CloseReason, _ d: String) { self.decline(c, r, d) }
         guard h.version == PeerProtocol.version else {
             return decline(.versionMismatch, "this instrument speaks version \(PeerProtocol.version), not \(h.version)")
         }
@@ -378,12 +386,26 @@ public final class PeerSession: @unchecked Sendable {
         guard connected.withLock({ $0.count }) < configuration.maxPeers else {
             return decline(.tooManyPeers, "already \(configuration.maxPeers) peers")
         }
-        if case .decline(let why) = invitationPolicy(c.info) { return decline(.declinedByPolicy, why) }
-        let accept = PeerMessage.accept(Accept(instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName))
         c.acceptedHello = h
+        switch invitationPolicy(c.info) {
+        case .accept: admit(c)
+        case .decline(let why): decline(.declinedByPolicy, why)
+        case .ask: awaitAnswer(c)
+        }
+    }
+
+    /// Sends ACCEPT for the HELLO in `c.acceptedHello` and connects. - Thread: I/O thread.
+    func admit(_ c: PeerConnection) {
+        guard let h = c.acceptedHello else { return }
+        let accept = PeerMessage.accept(Accept(instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName))
         c.acceptFrame = accept
         _ = c.write(accept)
         becomeConnected(c, udpPort: h.udpPort, token: h.udpToken)
+    }
+
+    func decline(_ c: PeerConnection, _ r: CloseReason, _ d: String) {
+        _ = c.write(.decline(reason: r, detail: d))
+        closeConnection(c, r, d, bye: false)
     }
 
     private func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
@@ -396,11 +418,12 @@ public final class PeerSession: @unchecked Sendable {
         onStateChange(PeerStateChange(peer: c.info, state: .connected, reason: nil, detail: ""))
     }
 
-    private func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool) {
+    func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool) {
         guard c.phase != .closed else { return }
         if bye { c.writeNow(.bye(reason: reason, detail: detail)) }
-        let wasConnected = c.phase == .connected
+        let wasConnected = c.phase == .connected, wasPending = c.phase == .awaitingDecision
         c.shut()
+        if wasPending { notePending() }
         if wasConnected { connected.withLock { if $0[c.info.id] === c { $0[c.info.id] = nil } } }
         if c.announced {
             onStateChange(PeerStateChange(peer: c.info, state: .disconnected, reason: reason, detail: detail))

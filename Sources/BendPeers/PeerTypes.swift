@@ -62,6 +62,10 @@ public enum PeerSelection: Sendable {
 public enum InvitationDecision: Sendable {
     case accept
     case decline(String)
+    /// The player decides: the invitation waits (the owner hears `.connecting` with the
+    /// detail "… awaits an answer") until `PeerSession.answerInvitation(from:_:)` or the
+    /// `invitationTimeout` (then declined).
+    case ask
 }
 
 /// Link figures for the status line.

@@ -1,0 +1,72 @@
+@testable import BendPeers
+import Foundation
+import Glibc
+import XCTest
+
+/// Invitations the player answers (`.ask`), as Bluetooth invitations are.
+final class InvitationTests: XCTestCase {
+    private func asking(timeout: Double = 30) -> (PeerSession, PeerRecorder) {
+        var c = PeerSession.Configuration(displayName: "stage", role: .server)
+        c.invitationTimeout = timeout
+        let s = PeerSession(configuration: c)
+        s.invitationPolicy = { _ in .ask }
+        let r = PeerRecorder()
+        r.attach(s)
+        return (s, r)
+    }
+
+    private func connectInBackground(_ client: PeerSession, _ address: String, timeout: Double) -> LockedBox<Result<PeerInfo, Error>?> {
+        let result = LockedBox<Result<PeerInfo, Error>?>(nil)
+        Thread { result.set(Result { try client.connect(to: address, timeout: timeout) }) }.start()
+        return result
+    }
+
+    func testThePlayerAcceptsAWaitingInvitation() throws {
+        let (server, sr) = asking()
+        defer { server.stop() }
+        let address = try server.listen(on: "127.0.0.1:0")
+        let (client, cr) = makeSession("phone", role: .client)
+        defer { client.stop() }
+        let result = connectInBackground(client, address, timeout: 10)
+        XCTAssertTrue(waitFor { server.pendingInvitations.count == 1 })
+        XCTAssertEqual(sr.states.last?.detail, "invitation from 'phone' (\(server.pendingInvitations[0].address)) awaits an answer")
+        XCTAssertNil(result.get(), "the client waits for the answer")
+        server.answerInvitation(from: server.pendingInvitations[0].id, .accept)
+        XCTAssertTrue(waitFor { result.get() != nil })
+        XCTAssertEqual(try result.get()?.get().name, "stage")
+        XCTAssertEqual(sr.stateNames(), ["connecting", "connecting", "connected"])
+        XCTAssertEqual(cr.stateNames(), ["connecting", "connected"])
+        XCTAssertTrue(server.pendingInvitations.isEmpty)
+        XCTAssertEqual(client.send(.text("hi")), 1)
+        XCTAssertTrue(waitFor { sr.messages.last?.0 == .text("hi") })
+    }
+
+    func testThePlayerDeclinesWithAReason() throws {
+        let (server, _) = asking()
+        defer { server.stop() }
+        let address = try server.listen(on: "127.0.0.1:0")
+        let (client, _) = makeSession("phone", role: .client)
+        defer { client.stop() }
+        let result = connectInBackground(client, address, timeout: 10)
+        XCTAssertTrue(waitFor { server.pendingInvitations.count == 1 })
+        server.answerInvitation(from: server.pendingInvitations[0].id, .decline("the player said no"))
+        XCTAssertTrue(waitFor { result.get() != nil })
+        guard case .failure(let e)? = result.get() else { return XCTFail("expected a decline") }
+        XCTAssertEqual(e as? PeerError, .declined(.declinedByPolicy, "the player said no"))
+        XCTAssertTrue(waitFor { server.pendingInvitations.isEmpty })
+    }
+
+    func testNoAnswerDeclinesAfterTheInvitationTimeout() throws {
+        let (server, sr) = asking(timeout: 0.3)
+        defer { server.stop() }
+        let address = try server.listen(on: "127.0.0.1:0")
+        let (client, _) = makeSession("phone", role: .client)
+        defer { client.stop() }
+        let result = connectInBackground(client, address, timeout: 10)
+        XCTAssertTrue(waitFor { result.get() != nil })
+        guard case .failure(let e)? = result.get() else { return XCTFail("expected a decline") }
+        XCTAssertEqual(e as? PeerError, .declined(.declinedByPolicy, "no answer from the player within 0.3 s"))
+        XCTAssertEqual(sr.states.last?.state, .disconnected)
+        XCTAssertTrue(server.pendingInvitations.isEmpty)
+    }
+}
