@@ -16,7 +16,7 @@ enum RemoteCommand {
         OptionSpec("name", value: "NAME", help: "name shown to the instrument (default: user@host)"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script to the instrument instead of the pad, then leave"),
         OptionSpec("text", value: "MESSAGE", help: "send a text message once connected (the instrument shows it)"),
-        OptionSpec("timeout", value: "SECONDS", help: "connect and handshake timeout (default 3)"),
+        OptionSpec("timeout", value: "SECONDS", help: "connect and handshake timeout (default 3; over Bluetooth 35: the instrument's player answers)"),
         OptionSpec("monitor", help: "also sound here: the pad's touches play the local output too (as bendsynth play)"),
         OptionSpec("device", "d", value: "PCM", help: "with --monitor: ALSA playback PCM (default 'default')"),
         OptionSpec("record", value: "FILE.wav", help: "with --monitor: also record the local sound"),
@@ -75,6 +75,9 @@ enum RemoteCommand {
             throw AppError.usage(operands.isEmpty ? "remote: which instrument? give HOST[:PORT]" : "remote: unexpected argument '\(operands[1])'")
         }
         o.target = operands[0]
+        if BluetoothAddress.looksLike(o.target), !parsed.contains(where: { $0.0 == "timeout" }) {
+            o.timeout = 35   // the instrument's player may be asked (30 s invitation timeout)
+        }
         if case .bluetooth = RemoteTarget.classify(o.target), let why = BluetoothAddress.unavailableReason() {
             throw AppError.runtime("remote: \(why)")
         }

@@ -1,6 +1,48 @@
 /// Invitations the player answers (`InvitationDecision.ask`): on Bluetooth, where no key
 /// proves who connects, the instrument's player accepts or declines each newcomer.
 extension PeerSession {
+    /// The server's answer to a HELLO: version, key, room, then the policy.
+    /// - Thread: I/O thread.
+    func answerHello(_ h: Hello, from c: PeerConnection) {
+        func decline(_ r: CloseReason, _ d: String) { self.decline(c, r, d) }
+        guard h.version == PeerProtocol.version else {
+            return decline(.versionMismatch, "this instrument speaks version \(PeerProtocol.version), not \(h.version)")
+        }
+        if requireKey {
+            guard !h.auth.isEmpty else { return decline(.authenticationFailed, "this instrument needs the shared key (--key-file)") }
+            guard configuration.key?.verify(h.auth, for: c.nonce) == true else { return decline(.authenticationFailed, "wrong key") }
+        }
+        c.info = PeerInfo(id: PeerID(h.instance), name: h.name, address: c.remoteAddress)
+        c.announced = true
+        onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "invitation from \(c.info)"))
+        if let old = connections.first(where: { $0 !== c && $0.phase == .connected && $0.info.id == c.info.id }) {
+            closeConnection(old, .replaced, "a new connection from the same peer", bye: true)
+        }
+        guard connected.withLock({ $0.count }) < configuration.maxPeers else {
+            return decline(.tooManyPeers, "already \(configuration.maxPeers) peers")
+        }
+        c.acceptedHello = h
+        switch invitationPolicy(c.info) {
+        case .accept: admit(c)
+        case .decline(let why): decline(.declinedByPolicy, why)
+        case .ask: awaitAnswer(c)
+        }
+    }
+
+    /// Sends ACCEPT for the HELLO in `c.acceptedHello` and connects. - Thread: I/O thread.
+    func admit(_ c: PeerConnection) {
+        guard let h = c.acceptedHello else { return }
+        let accept = PeerMessage.accept(Accept(instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName))
+        c.acceptFrame = accept
+        _ = c.write(accept)
+        becomeConnected(c, udpPort: h.udpPort, token: h.udpToken)
+    }
+
+    func decline(_ c: PeerConnection, _ r: CloseReason, _ d: String) {
+        _ = c.write(.decline(reason: r, detail: d))
+        closeConnection(c, r, d, bye: false)
+    }
+
     /// Answers an invitation that is waiting for the player (`.ask`): `.accept` admits the
     /// peer (if there is still room), `.decline(reason)` declines it with that reason.
     /// Does nothing when no invitation from `id` waits (answered, timed out, gone).

@@ -51,9 +51,9 @@ public final class PeerSession: @unchecked Sendable {
     public var status: @Sendable () -> (xruns: UInt32, voices: UInt16) = { (0, 0) }
 
     private var listener: Int32 = -1
-    private var requireKey = false
-    private var udp: Int32 = -1
-    private var udpPort: UInt16 = 0
+    var requireKey = false
+    var udp: Int32 = -1
+    var udpPort: UInt16 = 0
     /// Self-pipe: other threads write a byte to wake the poll loop.
     private let wake: Int32
     private let wakeWriter: Int32
@@ -199,14 +199,6 @@ public final class PeerSession: @unchecked Sendable {
 
     func poke() { var one: UInt8 = 1; _ = Glibc.write(wakeWriter, &one, 1) }
 
-    private func openUDP(_ ep: IPEndpoint) throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_DGRAM)") }
-        do { try Sockets.bind(fd, ep) } catch { close(fd); throw error }
-        udp = fd
-        udpPort = Sockets.localEndpoint(fd).port
-    }
-
     func startThread() throws {
         guard thread == nil else { return }
         let box = Unmanaged.passRetained(self)
@@ -326,7 +318,7 @@ public final class PeerSession: @unchecked Sendable {
         }
     }
 
-    private func handle(_ m: PeerMessage, from c: PeerConnection) {
+    func handle(_ m: PeerMessage, from c: PeerConnection) {
         switch (c.phase, m) {
         case let (.awaitingHello, .hello(h)):
             answerHello(h, from: c)
@@ -368,47 +360,7 @@ public final class PeerSession: @unchecked Sendable {
         }
     }
 
-    private func answerHello(_ h: Hello, from c: PeerConnection) {
-        func decline(_ r: CloseReason, _ d: String) { self.decline(c, r, d) }
-        guard h.version == PeerProtocol.version else {
-            return decline(.versionMismatch, "this instrument speaks version \(PeerProtocol.version), not \(h.version)")
-        }
-        if requireKey {
-            guard !h.auth.isEmpty else { return decline(.authenticationFailed, "this instrument needs the shared key (--key-file)") }
-            guard configuration.key?.verify(h.auth, for: c.nonce) == true else { return decline(.authenticationFailed, "wrong key") }
-        }
-        c.info = PeerInfo(id: PeerID(h.instance), name: h.name, address: c.remoteAddress)
-        c.announced = true
-        onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "invitation from \(c.info)"))
-        if let old = connections.first(where: { $0 !== c && $0.phase == .connected && $0.info.id == c.info.id }) {
-            closeConnection(old, .replaced, "a new connection from the same peer", bye: true)
-        }
-        guard connected.withLock({ $0.count }) < configuration.maxPeers else {
-            return decline(.tooManyPeers, "already \(configuration.maxPeers) peers")
-        }
-        c.acceptedHello = h
-        switch invitationPolicy(c.info) {
-        case .accept: admit(c)
-        case .decline(let why): decline(.declinedByPolicy, why)
-        case .ask: awaitAnswer(c)
-        }
-    }
-
-    /// Sends ACCEPT for the HELLO in `c.acceptedHello` and connects. - Thread: I/O thread.
-    func admit(_ c: PeerConnection) {
-        guard let h = c.acceptedHello else { return }
-        let accept = PeerMessage.accept(Accept(instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName))
-        c.acceptFrame = accept
-        _ = c.write(accept)
-        becomeConnected(c, udpPort: h.udpPort, token: h.udpToken)
-    }
-
-    func decline(_ c: PeerConnection, _ r: CloseReason, _ d: String) {
-        _ = c.write(.decline(reason: r, detail: d))
-        closeConnection(c, r, d, bye: false)
-    }
-
-    private func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
+    func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
         c.phase = .connected
         c.lastHeard = MonotonicNanos.now()
         if udpPort != 0, udp >= 0, let host = try? IPEndpoint.parse(c.remoteAddress) {
@@ -429,32 +381,5 @@ public final class PeerSession: @unchecked Sendable {
             onStateChange(PeerStateChange(peer: c.info, state: .disconnected, reason: reason, detail: detail))
         }
         c.completion?.finish(.failure(reason == .handshakeTimeout ? .timeout(detail) : .declined(reason, detail)))
-    }
-
-    private func readDatagrams(_ buffer: inout [UInt8]) {
-        while true {
-            var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = buffer.withUnsafeMutableBytes { b in
-                withUnsafeMutablePointer(to: &sa) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len) }
-                }
-            }
-            guard n >= 0 else { return }
-            guard n >= 4 else { continue }
-            let token = buffer[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard let c = connections.first(where: { $0.localToken == token && $0.phase == .connected }) else { continue }
-            let from = IPEndpoint(sa)
-            var d = FrameStreamDecoder()
-            guard c.shared.withLock({ $0.udp?.address == from.address }),
-                  let ms = try? d.feed(buffer[4..<n]), ms.count == 1, d.pending == 0 else {
-                c.shared.withLock { $0.status.droppedDatagrams += 1 }
-                continue
-            }
-            c.lastHeard = MonotonicNanos.now()
-            switch ms[0] {
-            case .touch, .tilt: onReceive(ms[0], c.info)
-            default: c.shared.withLock { $0.status.droppedDatagrams += 1 }
-            }
-        }
     }
 }
