@@ -119,15 +119,10 @@ extension PeerSession {
     /// - Throws: `PeerError.system` when the port cannot be bound.
     /// - Thread: setup, once.
     public func browse(port: UInt16 = PeerAnnouncement.port, expiry: Double = 3.5) throws {
+        guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
         let fd = try openAnnouncementListener(port: port)
-        do {
-            try setup.withLock { _ in
-                guard browser < 0 else { close(fd); return }
-                tracker.expiry = expiry
-                browser = fd
-                try startThread()
-            }
-        } catch { close(fd); throw error }
+        do { try setup.withLock { _ in try startThread() } } catch { close(fd); throw error }
+        commands.withLock { $0.append(.browse(fd, expiry)) }   // the I/O thread owns `browser`
         poke()
     }
 

@@ -58,7 +58,7 @@ public final class PeerSession: @unchecked Sendable {
     private let wake: Int32
     private let wakeWriter: Int32
     private var thread: pthread_t?
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     let commands = Mutex<[Command]>([])
     /// Serialises opening the UDP socket and starting the I/O thread.
     let setup = Mutex(())
@@ -70,7 +70,7 @@ public final class PeerSession: @unchecked Sendable {
     let pending = Mutex<[PeerInfo]>([])
     var connections: [PeerConnection] = []
     let connected = Mutex<[PeerID: PeerConnection]>([:])
-    enum Command { case adopt(PeerConnection), disconnectAll, answer(PeerID, InvitationDecision) }
+    enum Command { case adopt(PeerConnection), disconnectAll, answer(PeerID, InvitationDecision), browse(Int32, Double) }
 
     public init(configuration: Configuration, transport: PeerTransport = TCPTransport()) {
         self.configuration = configuration
@@ -193,6 +193,7 @@ public final class PeerSession: @unchecked Sendable {
         if listener >= 0 { close(listener); listener = -1 }
         if udp >= 0 { close(udp); udp = -1 }
         if browser >= 0 { close(browser); browser = -1 }
+        for case let .browse(fd, _) in commands.withLock({ q -> [Command] in defer { q.removeAll() }; return q }) { close(fd) }
     }
 
     // MARK: - I/O thread
@@ -218,7 +219,8 @@ public final class PeerSession: @unchecked Sendable {
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             if listener >= 0 { fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
             if udp >= 0 { fds.append(pollfd(fd: udp, events: Int16(POLLIN), revents: 0)) }
-            if browser >= 0 { fds.append(pollfd(fd: browser, events: Int16(POLLIN), revents: 0)) }
+            let browsing = browser >= 0   // a `.browse` command below takes effect next round
+            if browsing { fds.append(pollfd(fd: browser, events: Int16(POLLIN), revents: 0)) }
             let open = connections.filter { $0.phase != .closed }
             for c in open { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.hasQueued ? Int16(POLLOUT) : 0), revents: 0)) }
             let rc = poll(&fds, nfds_t(fds.count), 50)
@@ -236,6 +238,8 @@ public final class PeerSession: @unchecked Sendable {
                     for c in connections where c.phase != .closed { closeConnection(c, .normal, "disconnected by this side", bye: true) }
                 case let .answer(id, decision):
                     applyAnswer(decision, to: id)
+                case let .browse(fd, expiry):
+                    if browser >= 0 { close(fd) } else { browser = fd; tracker.expiry = expiry }
                 }
             }
             i += 1
@@ -256,7 +260,7 @@ public final class PeerSession: @unchecked Sendable {
                 i += 1
             }
             var announcementsReady = false
-            if browser >= 0 {
+            if browsing {
                 announcementsReady = fds[i].revents != 0
                 i += 1
             }
