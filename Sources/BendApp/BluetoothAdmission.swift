@@ -3,12 +3,14 @@ import Foundation
 
 /// Who may play this instrument over Bluetooth (`play --bluetooth`): addresses in
 /// `--allow`, everyone with `--accept-all`, otherwise the player answers in the terminal.
-/// Until the terminal prompt is built, an unlisted peer is declined with a reason that
+/// Without a terminal (`--no-terminal`) an unlisted peer is declined with a reason that
 /// names the options.
 struct BluetoothAdmission: Sendable, Equatable {
     /// Upper-case `XX:XX:XX:XX:XX:XX` addresses.
     var allowed: Set<String> = []
     var acceptAll = false
+    /// Others wait for the player's answer at the pad (`.ask`) instead of being declined.
+    var askPlayer = false
 
     /// Adds `--allow ADDR[,ADDR…]`.
     /// - Throws: `AppError.usage` naming the address that is not `XX:XX:XX:XX:XX:XX`.
@@ -25,6 +27,7 @@ struct BluetoothAdmission: Sendable, Equatable {
     /// - Thread: the session's I/O thread.
     func decide(_ peer: PeerInfo) -> InvitationDecision {
         if acceptAll || allowed.contains(peer.address.uppercased()) { return .accept }
+        if askPlayer { return .ask }
         return .decline("\(peer.address) is not allowed here (the instrument's player can add --allow \(peer.address) or --accept-all)")
     }
 }

@@ -28,6 +28,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     let transport: PeerTransport
     /// Who may play over Bluetooth; nil for TCP (the shared key decides there).
     let admission: BluetoothAdmission?
+    /// Over Bluetooth with the terminal: the player answers invitations at the pad.
+    let prompt: InvitationPrompt?
     private var session: PeerSession?
     /// Only the session's I/O thread touches these (it is the port's one producer).
     private var touches: [PeerID: [UInt32: UInt32]] = [:]
@@ -46,7 +48,10 @@ final class PeerSource: PlaySource, @unchecked Sendable {
 
     /// `play --bluetooth`: listens on RFCOMM `channel` (empty: the default, 7); who may
     /// play is decided by `admission`. Call `requireBluetooth()` first.
-    init(bluetoothChannel channel: String, admission: BluetoothAdmission, limits: PeerLimits = PeerLimits()) {
+    init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: InvitationPrompt?, limits: PeerLimits = PeerLimits()) {
+        var admission = admission
+        admission.askPlayer = prompt != nil
+        self.prompt = prompt
         listenAddress = channel
         name = "peers over Bluetooth"
         key = nil
@@ -73,6 +78,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         self.limits = limits
         transport = TCPTransport()
         admission = nil
+        prompt = nil
         if let keyFile {
             do { key = try SharedKey.load(path: keyFile) } catch { throw AppError.input("\(error)") }
         } else if !ep.isLoopback {
@@ -93,10 +99,19 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
         config.key = key
         let session = PeerSession(configuration: config, transport: transport)
-        if let admission { session.invitationPolicy = { admission.decide($0) } }
+        if let admission {
+            let prompt = self.prompt
+            session.invitationPolicy = { peer in
+                let d = admission.decide(peer)
+                if case .ask = d { prompt?.offer(peer) }
+                return d
+            }
+            prompt?.connect { [weak session] id, decision in session?.answerInvitation(from: id, decision) }
+        }
         let mixer = context.mixer, output = context.output
         session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: mixer.activeVoices)) }
         session.onStateChange = { [self] change in
+            if change.state == .connected || change.state == .disconnected { prompt?.withdraw(change.peer.id) }
             switch change.state {
             case .connected:
                 printErr("bendsynth: \(change.peer) connected")

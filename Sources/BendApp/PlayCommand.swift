@@ -89,9 +89,11 @@ enum PlayCommand {
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
             throw AppError.usage("play: --allow and --accept-all are for Bluetooth players; add --bluetooth")
         }
+        var prompt: InvitationPrompt?
         if o.bluetooth {
             try PeerSource.requireBluetooth()
-            sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission))
+            prompt = o.terminal ? InvitationPrompt() : nil
+            sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission, prompt: prompt))
         }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.terminal {
@@ -101,7 +103,7 @@ enum PlayCommand {
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
-            sources.append(TerminalSource())
+            sources.append(TerminalSource(prompt: prompt))
         } else if sources.isEmpty {
             throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc)")
         }

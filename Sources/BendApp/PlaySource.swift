@@ -36,28 +36,44 @@ final class TerminalSource: PlaySource, @unchecked Sendable {
     let endsPlay = true
     private var input: TerminalInput?
     private let failure = Mutex<String?>(nil)
+    /// `play --bluetooth`: y/n at the pad answer invitations (keys go through a filter).
+    private let prompt: InvitationPrompt?
+    private var keyboard: RemoteKeyboard?
+
+    init(prompt: InvitationPrompt? = nil) { self.prompt = prompt }
 
     /// Why the terminal failed, if it did.
     var failureDescription: String? { failure.withLock { $0 } }
 
     func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer, output = context.output
-        let input = TerminalInput(pitchMap: context.pitchMap, status: { s in
+        let mixer = context.mixer, output = context.output, prompt = self.prompt
+        do { keyboard = try prompt.map { p in try RemoteKeyboard(onText: { _ in }, textLine: false, intercept: { p.key($0) }) } } catch {
+            throw AppError.runtime("cannot use the terminal: \(error)")
+        }
+        let input = TerminalInput(inputFD: keyboard?.padFD ?? STDIN_FILENO, pitchMap: context.pitchMap, status: { s in
             s.peak = Double(mixer.peak)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
-            s.device = output.failureDescription.map { "stopped: \($0)" } ?? output.description
+            s.device = prompt?.line ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
         }, onEvent: { port.send($0) }, onFinish: { [self] reason in
             if case .failed(let e) = reason { self.failure.withLock { $0 = "\(e)" } }
             finished()
         })
-        do { try input.start() } catch {
+        do {
+            try keyboard?.start()
+            try input.start()
+        } catch {
+            keyboard?.stop()
             throw AppError.runtime("cannot use the terminal: \(error)")
         }
         self.input = input
     }
 
-    func stop() { input?.stop() }
+    func stop() {
+        input?.stop()
+        keyboard?.stop()
+        keyboard = nil
+    }
 }
 
 /// A touch script played live, stamped by stream frames: `play --script FILE.jsonl`,

@@ -24,7 +24,14 @@ final class RemoteKeyboard: @unchecked Sendable {
     /// - Thread: any.
     var line: String? { typing.withLock { $0.map { String(decoding: $0, as: UTF8.self) } } }
 
-    init(onText: @escaping @Sendable (String) -> Void) throws {
+    /// Whether `/` opens a text line (the remote); `play` uses only `intercept`.
+    private let textLine: Bool
+    /// Sees each byte typed outside escape sequences and text lines; true consumes it.
+    private let intercept: (@Sendable (UInt8) -> Bool)?
+
+    init(onText: @escaping @Sendable (String) -> Void, textLine: Bool = true, intercept: (@Sendable (UInt8) -> Bool)? = nil) throws {
+        self.textLine = textLine
+        self.intercept = intercept
         var p: [Int32] = [-1, -1], s: [Int32] = [-1, -1]
         guard pipe(&p) == 0, pipe(&s) == 0 else { throw SystemError(call: "pipe") }
         for fd in p + s { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -108,7 +115,8 @@ final class RemoteKeyboard: @unchecked Sendable {
                 }
                 return
             }
-            if byte == UInt8(ascii: "/") { typing.withLock { $0 = [] }; return }
+            if let intercept, intercept(byte) { return }
+            if textLine, byte == UInt8(ascii: "/") { typing.withLock { $0 = [] }; return }
             if byte == 0x1b { scan = .escape }
             out.append(byte)
         case .escape:
