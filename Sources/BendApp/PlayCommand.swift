@@ -22,6 +22,7 @@ enum PlayCommand {
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
+        OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -43,6 +44,7 @@ enum PlayCommand {
         var recordTouches: String?
         var script: String?
         var terminal = true
+        var loadStats = false
         var evdev = EvdevOptions()
         var listen: String?
         var keyFile: String?
@@ -68,6 +70,7 @@ enum PlayCommand {
             case "record-touches": o.recordTouches = value
             case "script": o.script = value
             case "no-terminal": o.terminal = false
+            case "load-stats": o.loadStats = true
             case "listen": o.listen = value ?? ""
             case "key-file": o.keyFile = value
             case "bluetooth": try PeerSource.requireBluetooth()
@@ -193,6 +196,10 @@ enum PlayCommand {
         let dropped = ports.reduce(0) { $0 + $1.dropped }
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
+        if o.loadStats, let meter = output.loadMeter {
+            printErr("bendsynth: \(meter.summary)")
+            if let t = meter.firstPeriodWallSeconds { printErr(String(format: "bendsynth: first period written at %.6f (wall clock, s)", t)) }
+        }
         if let recorder, let path = o.record {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
