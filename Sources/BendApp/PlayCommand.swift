@@ -123,7 +123,9 @@ enum PlayCommand {
                 throw AppError.input("cannot create touch script '\(path)': \(error)")
             }
         }
-        let observers: [ControlEventObserver] = touchRecorder.map { [$0] } ?? []
+        // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
+        let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
+        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (latencyLog.map { [$0] } ?? [])
         let ports = sources.map { _ in ControlPort(mixer: mixer, pitchMap: o.sound.pitchMap, clock: clock, observers: observers) }
         var ring: SampleRing?
         var recorder: WAVRecorder?
@@ -198,6 +200,7 @@ enum PlayCommand {
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
         if o.loadStats, let meter = output.loadMeter {
             printErr("bendsynth: \(meter.summary)")
+            if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
             if let t = meter.firstPeriodWallSeconds { printErr(String(format: "bendsynth: first period written at %.6f (wall clock, s)", t)) }
         }
         if let recorder, let path = o.record {

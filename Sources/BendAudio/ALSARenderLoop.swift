@@ -43,7 +43,7 @@ struct ALSARenderLoop: @unchecked Sendable {
             if let shorts { ALSARenderLoop.convertToS16(floats, shorts, count: samples) }
             if let meter {
                 let end = _unsafePerformance { MonotonicClock.nanos() }
-                meter.record(busy: end &- start)
+                meter.record(frame: position, start: start, end: end)
             }
             let result = writePeriod(data, frames: periodFrames, frameBytes: frameBytes, port: port,
                                      policy: policy, counters: counters, stop: stop)

@@ -82,13 +82,14 @@ private struct PacedLoop: @unchecked Sendable {
         // The clock reads and the sleep stand where a device's write/wait would be.
         var deadline = _unsafePerformance { MonotonicClock.nanos() }
         while !stop.pointee.load(ordering: .relaxed) {
-            if let clock { clock.publish(frame: mixer.position, nanos: deadline) }
+            let position = mixer.position
+            if let clock { clock.publish(frame: position, nanos: deadline) }
             let start = _unsafePerformance { MonotonicClock.nanos() }
             mixer.render(into: floats, frames: periodFrames)
             if let record { record.write(floats, count: 2 * periodFrames) }
             deadline &+= periodNanos
             let now = _unsafePerformance { MonotonicClock.nanos() }
-            meter.record(busy: now &- start)
+            meter.record(frame: position, start: start, end: now)
             meter.periodWritten()
             if now > deadline {
                 late.pointee.add(1, ordering: .relaxed)

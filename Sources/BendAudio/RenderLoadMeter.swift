@@ -19,6 +19,10 @@ public final class RenderLoadMeter: @unchecked Sendable {
     /// [0] periods measured, [1] largest busy time ns, [2] summed busy ns,
     /// [3] wall-clock ns (CLOCK_REALTIME) when the first period was written, 0 before.
     let totals: UnsafeMutablePointer<UInt64>
+    /// The last `startCapacity` periods' (start frame, monotonic ns at render start), a ring.
+    let starts: UnsafeMutablePointer<UInt64>
+    /// Periods kept in `starts` (2^16: 87 s of 64-frame periods at 48 kHz).
+    static let startCapacity = 1 << 16
 
     /// - Parameter periodNanos: duration of one period, nanoseconds (> 0).
     /// - Thread: setup.
@@ -28,26 +32,35 @@ public final class RenderLoadMeter: @unchecked Sendable {
         histogram.initialize(repeating: 0, count: Self.steps)
         totals = .allocate(capacity: 4)
         totals.initialize(repeating: 0, count: 4)
+        starts = .allocate(capacity: 2 * Self.startCapacity)
+        starts.initialize(repeating: 0, count: 2 * Self.startCapacity)
     }
 
     deinit {
         histogram.deallocate()
         totals.deallocate()
+        starts.deallocate()
     }
 
     /// The render thread's handle. - Thread: setup.
-    var probe: Probe { Probe(histogram: histogram, totals: totals, periodNanos: periodNanos) }
+    var probe: Probe { Probe(histogram: histogram, totals: totals, starts: starts, periodNanos: periodNanos) }
 
     /// What the render thread writes through: no class reference, no allocation.
     struct Probe: @unchecked Sendable {
         let histogram: UnsafeMutablePointer<UInt32>
         let totals: UnsafeMutablePointer<UInt64>
+        let starts: UnsafeMutablePointer<UInt64>
         let periodNanos: UInt64
 
-        /// Counts one period that kept the thread busy for `busy` ns.
+        /// Counts one period that began at stream frame `frame`, started rendering at
+        /// monotonic `start` ns and kept the thread busy until `end` ns.
         /// - Thread: render.
         @_noLocks
-        func record(busy: UInt64) {
+        func record(frame: UInt64, start: UInt64, end: UInt64) {
+            let busy = end &- start
+            let slot = Int(totals[0] & UInt64(RenderLoadMeter.startCapacity - 1))
+            starts[2 * slot] = frame
+            starts[2 * slot + 1] = start
             let perMille = busy &* 1000 / periodNanos
             let step = perMille < UInt64(RenderLoadMeter.steps) ? Int(perMille) : RenderLoadMeter.steps - 1
             histogram[step] &+= 1
@@ -91,6 +104,26 @@ public final class RenderLoadMeter: @unchecked Sendable {
             if seen >= rank { return Double(step) / 1000 }
         }
         return Double(Self.steps - 1) / 1000
+    }
+
+    /// When stream frame `frame` was rendered: its period's render start (monotonic ns)
+    /// plus its offset in the period at `rate`; nil when the period is not (or no
+    /// longer) kept. - Thread: setup, after the join.
+    public func renderNanos(ofFrame frame: UInt64, rate: Double, periodFrames: Int) -> Double? {
+        let n = Int(totals[0])
+        let kept = min(n, Self.startCapacity)
+        guard kept > 0 else { return nil }
+        // Periods are consecutive: the first kept one starts at frame f0.
+        let first = n - kept
+        let s0 = (first & (Self.startCapacity - 1))
+        let f0 = starts[2 * s0]
+        guard frame >= f0 else { return nil }
+        let index = Int((frame - f0) / UInt64(periodFrames))
+        guard index < kept else { return nil }
+        let slot = (first + index) & (Self.startCapacity - 1)
+        let start = starts[2 * slot], nanos = starts[2 * slot + 1]
+        guard frame >= start, frame - start < UInt64(periodFrames) else { return nil }
+        return Double(nanos) + Double(frame - start) * 1e9 / rate
     }
 
     /// Largest load seen (exact, not stepped). - Thread: setup, after the join.
