@@ -13,8 +13,11 @@ ARGS       ?=
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev
 DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
-# `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler.
-DEB_BENCH = libopenal-dev valgrind gcc
+# `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
+# jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
+# driver behind the ALSA `jack` PCM).
+DEB_BENCH = libopenal-dev valgrind gcc jackd2 libasound2-plugins
+RT_SECONDS ?= 60
 
 # CPU features of release builds. swiftc targets baseline x86-64 (SSE2) unless told;
 # when this machine's /proc/cpuinfo lists AVX2 and FMA, release builds target Haswell
@@ -63,11 +66,13 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 # Figures (printed, never asserted): the mixer — bendsynth and OpenAL Soft on the same
-# voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; input
+# voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; real time —
+# `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
 # peer latency — send → the instrument's queue; OSC latency — datagram → effect frame.
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
+	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64

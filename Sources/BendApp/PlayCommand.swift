@@ -24,6 +24,7 @@ enum PlayCommand {
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
         OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may play without asking"),
         OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
+        OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -45,6 +46,7 @@ enum PlayCommand {
         var recordTouches: String?
         var script: String?
         var terminal = true
+        var loadStats = false
         var evdev = EvdevOptions()
         var listen: String?
         var keyFile: String?
@@ -72,6 +74,7 @@ enum PlayCommand {
             case "record-touches": o.recordTouches = value
             case "script": o.script = value
             case "no-terminal": o.terminal = false
+            case "load-stats": o.loadStats = true
             case "listen": o.listen = value ?? ""
             case "key-file": o.keyFile = value
             case "bluetooth": o.bluetooth = true
@@ -135,7 +138,9 @@ enum PlayCommand {
                 throw AppError.input("cannot create touch script '\(path)': \(error)")
             }
         }
-        let observers: [ControlEventObserver] = touchRecorder.map { [$0] } ?? []
+        // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
+        let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
+        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (latencyLog.map { [$0] } ?? [])
         let ports = sources.map { _ in ControlPort(mixer: mixer, pitchMap: o.sound.pitchMap, clock: clock, observers: observers) }
         var ring: SampleRing?
         var recorder: WAVRecorder?
@@ -208,6 +213,11 @@ enum PlayCommand {
         let dropped = ports.reduce(0) { $0 + $1.dropped }
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
+        if o.loadStats, let meter = output.loadMeter {
+            printErr("bendsynth: \(meter.summary)")
+            if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
+            if let t = meter.firstPeriodWallSeconds { printErr(String(format: "bendsynth: first period written at %.6f (wall clock, s)", t)) }
+        }
         if let recorder, let path = o.record {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }

@@ -123,6 +123,8 @@ public final class ALSAOutput: @unchecked Sendable {
     /// Why real-time scheduling or memory locking was refused at `start`, to print once;
     /// nil when granted or not asked for. - Thread: setup.
     public private(set) var realtimeNote: String?
+    /// The render thread's load per period and first-period time, made at `start`.
+    public private(set) var loadMeter: RenderLoadMeter?
 
     // MARK: - Start / stop
 
@@ -156,9 +158,12 @@ public final class ALSAOutput: @unchecked Sendable {
             throw ALSAError(call: "start", code: -EINVAL, device: device,
                             detail: "mixer rate \(mixer.configuration.rate) Hz ≠ granted \(granted.rate) Hz")
         }
+        let meter = RenderLoadMeter(periodNanos: UInt64(granted.periodFrames) * 1_000_000_000 / UInt64(max(granted.rate, 1)))
+        loadMeter = meter
         let loop = ALSARenderLoop(port: makePort(pcm), policy: policy, counters: counters, stop: stopFlag,
                                   mixer: mixer, clock: clock, record: record, floats: floats, shorts: shorts,
-                                  periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max)
+                                  periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max,
+                                  meter: meter.probe)
         stopFlag.pointee.store(false, ordering: .relaxed)
         let t = try RealtimeThread(priority: priority, lockMemory: lockMemory) {
             FloatEnvironment.flushDenormalsOnThisThread()

@@ -20,6 +20,8 @@ struct ALSARenderLoop: @unchecked Sendable {
     let periodFrames: Int
     /// The loop ends by itself once the mixer's position reaches this frame.
     let frameLimit: UInt64
+    /// Load per period and first-period time, when measured.
+    var meter: RenderLoadMeter.Probe? = nil
 
     /// Renders and writes periods until stop is requested, `frameLimit` is reached
     /// (`.stopped`), or the device fails (`.failed`).
@@ -32,18 +34,20 @@ struct ALSARenderLoop: @unchecked Sendable {
         while !stop.pointee.load(ordering: .relaxed) {
             let position = mixer.position
             if position >= frameLimit { return .stopped }
-            if let clock {
-                // MonotonicClock.nanos (BendSystem, not inlinable here): clock_gettime(CLOCK_MONOTONIC)
-                // through the vDSO, no lock, no allocation.
-                let now = _unsafePerformance { MonotonicClock.nanos() }
-                clock.publish(frame: position, nanos: now)
-            }
+            // MonotonicClock.nanos (BendSystem, not inlinable here): clock_gettime(CLOCK_MONOTONIC)
+            // through the vDSO, no lock, no allocation.
+            let start: UInt64 = clock != nil || meter != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
+            if let clock { clock.publish(frame: position, nanos: start) }
             mixer.render(into: floats, frames: periodFrames)
             if let record { record.write(floats, count: samples) }
             if let shorts { ALSARenderLoop.convertToS16(floats, shorts, count: samples) }
+            if let meter {
+                let end = _unsafePerformance { MonotonicClock.nanos() }
+                meter.record(frame: position, start: start, end: end)
+            }
             let result = writePeriod(data, frames: periodFrames, frameBytes: frameBytes, port: port,
                                      policy: policy, counters: counters, stop: stop)
-            if case .written = result { continue }
+            if case .written = result { meter?.periodWritten(); continue }
             return result
         }
         return .stopped

@@ -15,6 +15,9 @@ public protocol AudioOutput: AnyObject, Sendable {
     var failureDescription: String? { get }
     /// Why real-time scheduling was refused at `start`, to print once.
     var realtimeNote: String? { get }
+    /// The render thread's load per period, once started (nil if not measured).
+    /// Read after `stop()`. - Thread: setup.
+    var loadMeter: RenderLoadMeter? { get }
     /// Starts the render thread. - Thread: setup.
     func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws
     /// Stops and joins the render thread. - Thread: setup.

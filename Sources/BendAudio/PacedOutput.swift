@@ -15,6 +15,7 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     private let floats: UnsafeMutablePointer<Float>
     private var thread: RealtimeThread?
     public private(set) var realtimeNote: String?
+    public private(set) var loadMeter: RenderLoadMeter?
 
     /// - Parameters:
     ///   - rate: frames per second.
@@ -42,9 +43,12 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     public var failureDescription: String? { nil }
 
     public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws {
+        let periodNanos = UInt64(periodFrames) * 1_000_000_000 / UInt64(rate)
+        let meter = RenderLoadMeter(periodNanos: periodNanos)
+        loadMeter = meter
         let loop = PacedLoop(stop: stopFlag, late: late, mixer: mixer, clock: clock, record: record,
                              floats: floats, periodFrames: periodFrames,
-                             periodNanos: UInt64(periodFrames) * 1_000_000_000 / UInt64(rate))
+                             periodNanos: periodNanos, meter: meter.probe)
         stopFlag.pointee.store(false, ordering: .relaxed)
         let t = try RealtimeThread(priority: 70, lockMemory: true) {
             FloatEnvironment.flushDenormalsOnThisThread()
@@ -71,17 +75,22 @@ private struct PacedLoop: @unchecked Sendable {
     let floats: UnsafeMutablePointer<Float>
     let periodFrames: Int
     let periodNanos: UInt64
+    let meter: RenderLoadMeter.Probe
 
     @_noLocks
     func run() {
         // The clock reads and the sleep stand where a device's write/wait would be.
         var deadline = _unsafePerformance { MonotonicClock.nanos() }
         while !stop.pointee.load(ordering: .relaxed) {
-            if let clock { clock.publish(frame: mixer.position, nanos: deadline) }
+            let position = mixer.position
+            if let clock { clock.publish(frame: position, nanos: deadline) }
+            let start = _unsafePerformance { MonotonicClock.nanos() }
             mixer.render(into: floats, frames: periodFrames)
             if let record { record.write(floats, count: 2 * periodFrames) }
             deadline &+= periodNanos
             let now = _unsafePerformance { MonotonicClock.nanos() }
+            meter.record(frame: position, start: start, end: now)
+            meter.periodWritten()
             if now > deadline {
                 late.pointee.add(1, ordering: .relaxed)
                 deadline = now
