@@ -45,4 +45,28 @@ enum BinaryRunner {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
+
+    /// Runs a command to completion with posix_spawn and waitpid, stdin from /dev/null,
+    /// stdout through a temporary file, and returns its exit status and output.
+    /// Foundation's Process is not used here: a command that forks a daemon (tmux's
+    /// server) leaves it holding the descriptors Process waits on, so it never returns.
+    @discardableResult
+    static func spawn(_ args: [String]) throws -> (status: Int32, output: String) {
+        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = args.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, args[0], &actions, nil, argv, environ)
+        guard rc == 0 else { throw NSError(domain: "posix_spawnp \(args[0])", code: Int(rc)) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return ((status >> 8) & 0xff, (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "")
+    }
 }

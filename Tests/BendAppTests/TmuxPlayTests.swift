@@ -10,26 +10,8 @@ final class TmuxPlayTests: XCTestCase {
     let socket = "bendsynth-test-\(getpid())"
 
     /// Runs a tmux client on the test's own server socket and returns its output.
-    /// Spawned with posix_spawn and reaped with waitpid: the server that `new-session`
-    /// forks inherits the client's descriptors, so Foundation's Process (which waits for
-    /// its own descriptor to close) would never see the client exit.
     func tmux(_ args: [String]) throws -> String {
-        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: outPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = (["tmux", "-L", socket] + args).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
-        guard rc == 0 else { throw NSError(domain: "posix_spawnp tmux", code: Int(rc)) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (try? String(contentsOfFile: outPath)) ?? ""
+        try BinaryRunner.spawn(["tmux", "-L", socket] + args).output
     }
 
     /// Polls `condition` every 10 ms until it holds (fails after `seconds`).

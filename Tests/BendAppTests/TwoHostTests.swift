@@ -20,27 +20,7 @@ final class TwoHostTests: XCTestCase {
     var instrumentIP: String { base + ".1" }
     let socket = "bendsynth-twohost-\(getpid())"
 
-    /// Runs a command to completion with posix_spawn (tmux forks a server that keeps
-    /// inherited descriptors: Process would wait for them). Returns exit status and stdout.
-    @discardableResult
-    func spawn(_ args: [String]) throws -> (Int32, String) {
-        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: outPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = args.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, args[0], &actions, nil, argv, environ)
-        guard rc == 0 else { throw NSError(domain: "posix_spawnp \(args[0])", code: Int(rc)) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return ((status >> 8) & 0xff, (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "")
-    }
+    func spawn(_ args: [String]) throws -> (Int32, String) { try BinaryRunner.spawn(args) }
 
     func ip(_ args: String) throws {
         let (rc, _) = try spawn(["ip"] + args.split(separator: " ").map(String.init))
