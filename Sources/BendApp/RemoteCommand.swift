@@ -115,8 +115,9 @@ enum RemoteCommand {
                 finished.signal()
             }
         }
+        let notices = PadNotices()  // on the pad while it is drawn, stderr otherwise
         session.onReceive = { message, peer in
-            if case .text(let t) = message { printErr("bendsynth: message from \(peer.name): \(t)") }
+            if case .text(let t) = message { notices.post("message from \(peer.name): \(t)") }
         }
         let peer: PeerInfo
         do {
@@ -171,6 +172,7 @@ enum RemoteCommand {
             let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
             s.xruns = Int(link?.remoteXruns ?? 0)
             s.voices = Int(link?.remoteVoices ?? 0)
+            s.notice = notices.current()
             if let line = keyboard.line {
                 s.device = "message: \(line)_  (Enter sends, Esc cancels)"
             } else {
@@ -185,7 +187,9 @@ enum RemoteCommand {
             keyboard.stop()
             throw AppError.runtime("cannot use the terminal: \(error)")
         }
+        notices.padShown(true)
         finished.wait()
+        notices.padShown(false)
         input.stop()
         keyboard.stop()
         if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
