@@ -14,8 +14,8 @@ final class InvitationPrompt: @unchecked Sendable {
 
     /// An invitation now waits for the player. - Thread: any (the session's I/O thread).
     func offer(_ peer: PeerInfo) {
+        // Only on the status line (`line`): stderr would garble the pad while it is drawn.
         waiting.withLock { w in if !w.contains(where: { $0.id == peer.id }) { w.append(peer) } }
-        printErr("bendsynth: Bluetooth: \(peer) asks to play: press y to accept, n to decline")
     }
 
     /// The invitation was settled elsewhere (connected, declined, gone). - Thread: any.

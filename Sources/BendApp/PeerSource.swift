@@ -39,6 +39,9 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     private var announcer: PeerAnnouncer?
     /// Over Bluetooth: our SDP record, so `peers --bluetooth` finds this instrument.
     private var serviceRecord: BluetoothServiceRecord?
+    /// Where TEXT messages and peer comings and goings are shown: the pad's status area
+    /// while the terminal pad is drawn, stderr otherwise. Set before `start`.
+    var notices = PadNotices()
 
     /// `play --bluetooth`: exit 1 with "no Bluetooth adapter (…)" where there is none.
     /// - Throws: `AppError.runtime`.
@@ -114,10 +117,10 @@ final class PeerSource: PlaySource, @unchecked Sendable {
             if change.state == .connected || change.state == .disconnected { prompt?.withdraw(change.peer.id) }
             switch change.state {
             case .connected:
-                printErr("bendsynth: \(change.peer) connected")
+                notices.post("\(change.peer) connected")
             case .disconnected:
                 releaseTouches(of: change.peer.id, port: port)
-                printErr("bendsynth: \(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(change.detail))")")
+                notices.post("\(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(change.detail))")")
             default: break
             }
         }
@@ -155,7 +158,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     private func receive(_ message: PeerMessage, from peer: PeerInfo, port: ControlPort) {
         if case .text(let text) = message {
             let shown = text.utf8.count > limits.textBytes ? "\(text.prefix(limits.textBytes))… (cut: \(text.utf8.count) bytes, limit \(limits.textBytes))" : text
-            printErr("bendsynth: message from \(peer.name.isEmpty ? peer.address : peer.name): \(shown)")
+            notices.post("message from \(peer.name.isEmpty ? peer.address : peer.name): \(shown)")
             return
         }
         if case .touch(_, .up, _, _, _) = message {} else { guard allow(peer) else { return } }
@@ -203,13 +206,13 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         if b.tokens >= 1 { b.tokens -= 1; return true }
         if now - b.lastLog > 1_000_000_000 {
             b.lastLog = now
-            printErr("bendsynth: \(peer): over \(Int(limits.eventsPerSecond)) events/s; events dropped")
+            notices.post("\(peer): over \(Int(limits.eventsPerSecond)) events/s; events dropped")
         }
         return false
     }
 
     private func log(_ peer: PeerInfo, _ what: String) {
-        printErr("bendsynth: \(peer): \(what)")
+        notices.post("\(peer): \(what)")
     }
 
     private func hostName() -> String {

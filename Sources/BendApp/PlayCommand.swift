@@ -106,7 +106,9 @@ enum PlayCommand {
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
-            sources.append(TerminalSource(prompt: prompt))
+            let notices = PadNotices()  // peers' messages go on the pad, not over it
+            for case let peers as PeerSource in sources { peers.notices = notices }
+            sources.append(TerminalSource(prompt: prompt, notices: notices))
         } else if sources.isEmpty {
             throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc)")
         }

@@ -39,14 +39,19 @@ final class TerminalSource: PlaySource, @unchecked Sendable {
     /// `play --bluetooth`: y/n at the pad answer invitations (keys go through a filter).
     private let prompt: InvitationPrompt?
     private var keyboard: RemoteKeyboard?
+    /// Peers' messages and comings and goings, shown on the pad's status area.
+    private let notices: PadNotices?
 
-    init(prompt: InvitationPrompt? = nil) { self.prompt = prompt }
+    init(prompt: InvitationPrompt? = nil, notices: PadNotices? = nil) {
+        self.prompt = prompt
+        self.notices = notices
+    }
 
     /// Why the terminal failed, if it did.
     var failureDescription: String? { failure.withLock { $0 } }
 
     func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer, output = context.output, prompt = self.prompt
+        let mixer = context.mixer, output = context.output, prompt = self.prompt, notices = self.notices
         do { keyboard = try prompt.map { p in try RemoteKeyboard(onText: { _ in }, textLine: false, intercept: { p.key($0) }) } } catch {
             throw AppError.runtime("cannot use the terminal: \(error)")
         }
@@ -55,6 +60,7 @@ final class TerminalSource: PlaySource, @unchecked Sendable {
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
             s.device = prompt?.line ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
+            s.notice = notices?.current()
         }, onEvent: { port.send($0) }, onFinish: { [self] reason in
             if case .failed(let e) = reason { self.failure.withLock { $0 = "\(e)" } }
             finished()
@@ -67,9 +73,11 @@ final class TerminalSource: PlaySource, @unchecked Sendable {
             throw AppError.runtime("cannot use the terminal: \(error)")
         }
         self.input = input
+        notices?.padShown(true)
     }
 
     func stop() {
+        notices?.padShown(false)
         input?.stop()
         keyboard?.stop()
         keyboard = nil

@@ -1,4 +1,5 @@
 import BendControl
+import BendEvdev
 import BendInput
 import BendPeers
 import BendSystem
@@ -20,7 +21,7 @@ enum RemoteCommand {
         OptionSpec("monitor", help: "also sound here: the pad's touches play the local output too (as bendsynth play)"),
         OptionSpec("device", "d", value: "PCM", help: "with --monitor: ALSA playback PCM (default 'default')"),
         OptionSpec("record", value: "FILE.wav", help: "with --monitor: also record the local sound"),
-    ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth remote HOST[:PORT]|PORT|NAME [--key-file FILE] [--script FILE.jsonl] [options]
@@ -29,6 +30,7 @@ enum RemoteCommand {
     NAME is an instrument's name as bendsynth peers lists it (heard within --timeout).
     The status line shows the connection, the round-trip time and the instrument's xruns.
     Local sound is off. / types a text message (Enter sends it); q or Ctrl-C leaves.
+    --evdev devices play the instrument too (beside the pad or the script).
 
     """
 
@@ -41,6 +43,8 @@ enum RemoteCommand {
         var timeout = 3.0
         /// `--monitor`: the local output's settings (nil: no local sound).
         var monitor: PlayCommand.Options?
+        /// `--evdev`: local input devices also play the instrument.
+        var evdev = EvdevOptions()
     }
 
     static func run(_ arguments: [String]) throws {
@@ -49,6 +53,7 @@ enum RemoteCommand {
         var local = PlayCommand.Options(), monitor = false
         for (name, value) in parsed {
             if try local.sound.apply(name, value) { continue }
+            if try o.evdev.apply(name, value) { continue }
             switch name {
             case "monitor": monitor = true
             case "device": local.device = value ?? ""
@@ -115,8 +120,9 @@ enum RemoteCommand {
                 finished.signal()
             }
         }
+        let notices = PadNotices()  // on the pad while it is drawn, stderr otherwise
         session.onReceive = { message, peer in
-            if case .text(let t) = message { printErr("bendsynth: message from \(peer.name): \(t)") }
+            if case .text(let t) = message { notices.post("message from \(peer.name): \(t)") }
         }
         let peer: PeerInfo
         do {
@@ -133,7 +139,9 @@ enum RemoteCommand {
             let source = RemoteMonitorSource(session: session, peer: peer, script: script)
             monitored.withLock { $0 = source }
             if let why = gone.withLock({ $0 }) { source.instrumentLeft(why) }
-            try PlayCommand.play(local, sources: [source])
+            // Devices sound here (their own port) and go to the instrument too.
+            let devices: [PlaySource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { forward($0, to: session) })]
+            try PlayCommand.play(local, sources: [source] + devices)
             if script != nil, source.gone.withLock({ $0 }) == nil {
                 session.disconnectFromAllPeers()
                 _ = finished.wait(timeout: .now() + 2)
@@ -144,6 +152,8 @@ enum RemoteCommand {
             return
         }
         let send: @Sendable (ControlEvent) -> Void = { forward($0, to: session) }
+        let devices = try startDevices(o.evdev, session: session)
+        defer { devices?.stop() }
         if let script {
             let start = MonotonicClock.nanos()
             for entry in script.entries {
@@ -171,6 +181,7 @@ enum RemoteCommand {
             let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
             s.xruns = Int(link?.remoteXruns ?? 0)
             s.voices = Int(link?.remoteVoices ?? 0)
+            s.notice = notices.current()
             if let line = keyboard.line {
                 s.device = "message: \(line)_  (Enter sends, Esc cancels)"
             } else {
@@ -185,10 +196,23 @@ enum RemoteCommand {
             keyboard.stop()
             throw AppError.runtime("cannot use the terminal: \(error)")
         }
+        notices.padShown(true)
         finished.wait()
+        notices.padShown(false)
         input.stop()
         keyboard.stop()
         if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+    }
+
+    /// `--evdev` without `--monitor`: the devices' events go to the instrument alone.
+    /// `readers`: inputs opened by the caller (tests: a pipe), read beside the devices.
+    /// - Throws: `AppError` as `EvdevSource.start`.
+    static func startDevices(_ options: EvdevOptions, session: PeerSession, readers: [EvdevReader] = []) throws -> EvdevSource? {
+        guard !options.devices.isEmpty || !readers.isEmpty else { return nil }
+        let source = EvdevSource(options: options)
+        source.extraReaders = readers
+        try source.startLoop { events in for e in events { forward(e, to: session) } }
+        return source
     }
 
     /// Sends one pad event to the instrument: downs and ups reliably, moves and tilt

@@ -40,6 +40,9 @@ public struct PadStatus: Sendable, Equatable {
     public var pitchMap: PitchMap = .linear
     /// Letter keys hold (kitty key releases) rather than toggle; for the help line.
     public var keysHold: Bool = false
+    /// A short message for the player (a peer's TEXT, a peer connecting or leaving),
+    /// drawn in place of the touch list while set; nil: the touch list.
+    public var notice: String? = nil
 
     public init() {}
 

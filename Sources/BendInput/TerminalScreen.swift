@@ -4,7 +4,7 @@ import Glibc
 ///
 /// Layout (rows × columns): row 1 device line; row 2 the pad's top border with ratio
 /// labels; rows 3…rows−4 the pad (inside a `│` border: columns 2…columns−1); row rows−3
-/// the bottom border; row rows−2 the touches; row rows−1 pan, level, voices, xruns;
+/// the bottom border; row rows−2 the touches (or the notice, while one is shown); row rows−1 pan, level, voices, xruns;
 /// row rows the help line. Single-width characters only.
 /// - Thread: any (pure functions).
 public enum TerminalScreen {
@@ -153,7 +153,11 @@ public enum TerminalScreen {
         let list = status.touches.isEmpty ? "no touches" : status.touches.map {
             "\($0.label) ×\(number($0.ratio, decimals: 2)) g\(number($0.gain, decimals: 2))"
         }.joined(separator: "  ")
-        canvas.put(list, column: 1, row: rows - 2)
+        if let notice = status.notice {
+            canvas.put("▸ " + notice, column: 1, row: rows - 2, style: .warn)
+        } else {
+            canvas.put(list, column: 1, row: rows - 2)
+        }
 
         // Pan bar, level meter, voices, xruns.
         var c = 1

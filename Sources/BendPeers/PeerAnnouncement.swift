@@ -2,10 +2,16 @@ import Dispatch
 import Glibc
 
 /// LAN discovery without Avahi: an instrument sends a UDP datagram once a second to
-/// port 47811 on 127.0.0.1 and, when it listens off loopback, to 255.255.255.255:
-/// the ASCII text `bendsynth1 <tcp-port> <auth 0|1> <name>` (docs/PROTOCOL.md).
+/// port 47811 on the multicast group 239.255.47.81 (TTL 1, looped back to this host;
+/// through `lo` when it listens on loopback only, else the default interface), on
+/// 127.0.0.1 and, when it listens off loopback, to 255.255.255.255: the ASCII text
+/// `bendsynth1 <tcp-port> <auth 0|1> <name>` (docs/PROTOCOL.md). The multicast copy
+/// reaches every listener on a host (a unicast datagram reaches one of the sockets
+/// sharing the port with SO_REUSEPORT).
 public struct PeerAnnouncement: Sendable, Equatable {
     public static let port: UInt16 = 47_811
+    /// The administratively scoped (RFC 2365) IPv4 group announcements go to.
+    public static let multicastGroup = "239.255.47.81"
     public var tcpPort: UInt16
     public var authRequired: Bool
     public var name: String
@@ -35,12 +41,20 @@ public final class PeerAnnouncer: @unchecked Sendable {
     private let timer: DispatchSourceTimer
     private let targets: [IPEndpoint]
 
-    /// - Parameter broadcast: also to 255.255.255.255 (a listener off loopback).
+    /// - Parameter broadcast: the instrument listens off loopback: multicast on the
+    ///   default interface and also to 255.255.255.255; false: multicast through `lo` only.
+    /// Send failures (no route for multicast in a bare namespace) are ignored: the
+    /// loopback copy still goes.
     public init(_ announcement: PeerAnnouncement, broadcast: Bool, port: UInt16 = PeerAnnouncement.port) throws {
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_DGRAM)") }
         Sockets.setInt(fd, SOL_SOCKET, SO_BROADCAST, 1)
-        var t = [IPEndpoint(address: inet_addr("127.0.0.1"), port: port)]
+        Sockets.setInt(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, 1)
+        Sockets.setInt(fd, Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
+        var interface = in_addr(s_addr: broadcast ? 0 : inet_addr("127.0.0.1"))  // 0: the default
+        setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &interface, socklen_t(MemoryLayout<in_addr>.size))
+        var t = [IPEndpoint(address: inet_addr(PeerAnnouncement.multicastGroup), port: port),
+                 IPEndpoint(address: inet_addr("127.0.0.1"), port: port)]
         if broadcast { t.append(IPEndpoint(address: 0xffff_ffff, port: port)) }
         targets = t
         let bytes = Array(announcement.text.utf8)
@@ -70,12 +84,8 @@ public final class PeerAnnouncer: @unchecked Sendable {
 /// - Throws: `PeerError.system` when the discovery port cannot be bound.
 /// - Thread: any (blocks `seconds`).
 public func discoverInstruments(seconds: Double, port: UInt16 = PeerAnnouncement.port) throws -> [PeerAnnouncement] {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_DGRAM)") }
+    let fd = try openAnnouncementListener(port: port)
     defer { close(fd) }
-    Sockets.setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-    Sockets.setInt(fd, SOL_SOCKET, SO_REUSEPORT, 1)
-    try Sockets.bind(fd, IPEndpoint(address: 0, port: port))
     var found: [PeerAnnouncement] = []
     let deadline = MonotonicNanos.now() + UInt64(seconds * 1e9)
     var buffer = [UInt8](repeating: 0, count: 512)

@@ -58,7 +58,9 @@ public struct AnnouncementTracker: Sendable {
     }
 }
 
-/// A UDP socket bound to the announcement port (shared with other listeners).
+/// A UDP socket bound to the announcement port (shared with other listeners), a member
+/// of the announcement group on `lo` and on the default interface (each join is best
+/// effort: a namespace without a multicast route still hears loopback and broadcast).
 /// - Throws: `PeerError.system` naming the failing call.
 func openAnnouncementListener(port: UInt16) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -66,6 +68,10 @@ func openAnnouncementListener(port: UInt16) throws -> Int32 {
     Sockets.setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1)
     Sockets.setInt(fd, SOL_SOCKET, SO_REUSEPORT, 1)
     do { try Sockets.bind(fd, IPEndpoint(address: 0, port: port)) } catch { close(fd); throw error }
+    for interface in [inet_addr("127.0.0.1"), 0] {
+        var m = ip_mreq(imr_multiaddr: in_addr(s_addr: inet_addr(PeerAnnouncement.multicastGroup)), imr_interface: in_addr(s_addr: interface))
+        _ = setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ip_mreq>.size))
+    }
     return fd
 }
 
