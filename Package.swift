@@ -4,7 +4,7 @@
 //   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
 //                              → BendEvdev → BendControl, BendSystem, CEvdev
 //                              → BendAudio → BendEngine, BendSystem, CALSA, CSndFile, CSampleRate
-//                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth
+//                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -32,6 +32,10 @@ let package = Package(
         // liblo: the OSC message codec.
         .systemLibrary(name: "CLO", path: "Sources/CLO", pkgConfig: "liblo",
                        providers: [.apt(["liblo-dev"])]),
+        // Avahi client: DNS-SD discovery through a running avahi-daemon. No pkgConfig:
+        // its cflags carry -D_REENTRANT, which SwiftPM warns about; headers are in /usr/include.
+        .systemLibrary(name: "CAvahi", path: "Sources/CAvahi",
+                       providers: [.apt(["libavahi-client-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // MXCSR (flush denormals on the render thread): <xmmintrin.h> wrappers.
@@ -58,7 +62,7 @@ let package = Package(
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
-        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth"], path: "Sources/BendPeers"),
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones.

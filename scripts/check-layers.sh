@@ -21,7 +21,7 @@ check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
 check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
 check BendEvdev   'BendControl|BendEngine|BendSystem|CEvdev|Foundation|Glibc|Synchronization|Dispatch'
-check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|Foundation|Glibc|Synchronization|Dispatch'
+check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|CAvahi|Foundation|Glibc|Synchronization|Dispatch'
 check BendOSC     'BendControl|BendEngine|BendSystem|CLO|Foundation|Glibc|Synchronization|Dispatch'
 check BendApp     'BendEvdev|BendOSC|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status

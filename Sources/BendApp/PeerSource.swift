@@ -37,6 +37,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     private var nextTouch: UInt32 = 1
     private let bound = Mutex<String?>(nil)
     private var announcer: PeerAnnouncer?
+    /// Off loopback, where avahi-daemon runs: the `_bendsynth._tcp` DNS-SD record.
+    private var avahi: AvahiPublisher?
     /// Over Bluetooth: our SDP record, so `peers --bluetooth` finds this instrument.
     private var serviceRecord: BluetoothServiceRecord?
     /// Where TEXT messages and peer comings and goings are shown: the pad's status area
@@ -139,6 +141,10 @@ final class PeerSource: PlaySource, @unchecked Sendable {
             if admission == nil, let ep = try? IPEndpoint.parse(address) {
                 announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
                                                broadcast: !ep.isLoopback)
+                // DNS-SD too where avahi-daemon runs (off loopback only); silently none otherwise.
+                if !ep.isLoopback {
+                    avahi = try? AvahiPublisher(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName))
+                }
             }
         } catch {
             throw AppError.runtime("cannot listen for peers: \(error)")
@@ -149,6 +155,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     func stop() {
         announcer?.stop()
         announcer = nil
+        avahi?.stop()
+        avahi = nil
         serviceRecord = nil
         session?.stop()   // every peer's disconnect releases its touches
         session = nil

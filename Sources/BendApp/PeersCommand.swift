@@ -15,7 +15,8 @@ enum PeersCommand {
     usage: bendsynth peers [--seconds S] [--bluetooth]
 
     Lists the instruments (bendsynth play --listen) that announce themselves on this
-    machine or the LAN: HOST:PORT, whether they need the shared key, and their name.
+    machine or the LAN (UDP announcements, and DNS-SD _bendsynth._tcp where avahi-daemon
+    runs): HOST:PORT, whether they need the shared key, and their name.
 
     """
 
@@ -45,10 +46,11 @@ enum PeersCommand {
         } else {
             print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "not searched (add --bluetooth)"))
         }
-        let found: [PeerAnnouncement]
-        do { found = try discoverInstruments(seconds: Double(seconds)) } catch {
+        let found: [PeerAnnouncement], dnsSD: String
+        do { (found, dnsSD) = try discoverInstrumentsEverywhere(seconds: Double(seconds)) } catch {
             throw AppError.runtime("peers: cannot listen for announcements on UDP port \(PeerAnnouncement.port): \(error)")
         }
+        print("DNS-SD: \(dnsSD)")
         if found.isEmpty { print("LAN: no instruments heard in \(seconds) s") }
         for a in found {
             print("\(a.host):\(a.tcpPort)\t\(a.authRequired ? "key" : "open")\t\(a.name)")
