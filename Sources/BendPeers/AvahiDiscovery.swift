@@ -27,8 +27,7 @@ public enum AvahiDiscovery {
     /// - Thread: any (blocks `seconds`).
     public static func browse(seconds: Double) throws -> [PeerAnnouncement] {
         let browser = try AvahiBrowser()
-        var left = seconds
-        while left > 0 { let step = min(left, 0.05); usleep(UInt32(step * 1e6)); left -= step }
+        usleep(UInt32(max(0, min(seconds, 4000)) * 1e6))   // browsing for a fixed time: nothing to wait on
         return browser.finish()
     }
 

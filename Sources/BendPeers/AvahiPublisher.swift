@@ -3,7 +3,8 @@ import Glibc
 
 /// Publishes one instrument as `_bendsynth._tcp` through a running avahi-daemon while it
 /// lives (docs/PROTOCOL.md, "Discovery"). On a name conflict Avahi's alternative name
-/// ("name #2") is taken; when the daemon restarts the service is published again.
+/// ("name #2") is taken. If the daemon goes away later the record is gone with it (the
+/// client does not reconnect; the UDP announcement goes on).
 /// - Thread: init/stop from setup; Avahi's callbacks run on its poll thread.
 public final class AvahiPublisher: @unchecked Sendable {
     private var connection: AvahiConnection?
