@@ -219,6 +219,9 @@ enum PlayCommand {
             printErr("bendsynth: \(meter.summary)")
             if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
             if let t = meter.firstPeriodWallSeconds { printErr(String(format: "bendsynth: first period written at %.6f (wall clock, s)", t)) }
+            if let counts = RenderThreadWatch.report() {
+                printErr("bendsynth: render thread over the whole run: \(counts.allocations) heap allocations, \(counts.locks) mutex locks (render_watch.so)")
+            }
         }
         if let recorder, let path = o.record {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))

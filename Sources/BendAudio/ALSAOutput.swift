@@ -45,6 +45,12 @@ public final class ALSAOutput: @unchecked Sendable {
                 configText: String? = nil) throws {
         precondition(rate > 0 && periodFrames > 0 && periods >= 1, "rate, period and periods must be positive")
         self.device = device
+        // alsa-lib guards each PCM with a mutex (its "thread-safe" API). This PCM is only
+        // ever used by one thread at a time — opened here, written by the render thread
+        // alone, closed after that thread is joined — so the mutex only adds a lock to
+        // every write on the render thread. LIBASOUND_THREAD_SAFE=0 (read by alsa-lib when
+        // a PCM is opened) turns it off; a value the user set is kept.
+        setenv("LIBASOUND_THREAD_SAFE", "0", 0)
         var handle: OpaquePointer?
         var tree: OpaquePointer?
         do {
@@ -167,6 +173,7 @@ public final class ALSAOutput: @unchecked Sendable {
         stopFlag.pointee.store(false, ordering: .relaxed)
         let t = try RealtimeThread(priority: priority, lockMemory: lockMemory) {
             FloatEnvironment.flushDenormalsOnThisThread()
+            RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
             _ = loop.run()
         }
         started = true

@@ -52,6 +52,7 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
         stopFlag.pointee.store(false, ordering: .relaxed)
         let t = try RealtimeThread(priority: 70, lockMemory: true) {
             FloatEnvironment.flushDenormalsOnThisThread()
+            RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
             loop.run()
         }
         thread = t
