@@ -27,10 +27,17 @@ final class OSCPlayProcess {
         port = try XCTUnwrap(UInt16(addr.split(separator: ":").last!), String(line))
     }
 
+    /// A test that failed before `terminate()` must not leave play running.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-    /// SIGTERM (again every 0.5 s: play ignores the signal until libdispatch has
-    /// installed its handler, a few ms after start), then the exit status.
+    /// SIGTERM (resent every 0.5 s, as a guard), then the exit status.
     func terminate() -> Int32 {
         var sent = Date.distantPast
         let deadline = Date().addingTimeInterval(20)
