@@ -55,7 +55,7 @@ echo "  start-up (play started → first period written), 10 runs: median $(sed 
 PORT=$((20000 + $$ % 20000))
 JACK_XRUNS_BEFORE=$(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true)
 # render_watch.so counts heap allocations and mutex locks on the render thread.
-cc -O2 -shared -fPIC -o "$DIR/render_watch.so" "$(dirname "$0")/render_watch.c" -ldl
+cc -O2 -shared -fPIC -I "$(dirname "$0")/../Sources/CAllocCounter/include" -o "$DIR/render_watch.so" "$(dirname "$0")/render_watch.c" -ldl
 LD_PRELOAD="$DIR/render_watch.so" "$BIN" play --no-terminal "${DEVICE[@]}" --period 64 --voices 1024 --script "$DIR/touches.jsonl" \
   --osc "127.0.0.1:$PORT" --osc-timeout 0 --load-stats 2>"$DIR/play.err" &
 PLAY_PID=$!

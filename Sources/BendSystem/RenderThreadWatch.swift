@@ -2,7 +2,9 @@ import Glibc
 
 /// Counts of heap allocations and mutex locks made on the render thread, when the
 /// process runs with Benchmarks/render_watch.so preloaded (`make bench` does; the
-/// library interposes malloc and pthread_mutex_lock). Without it these do nothing.
+/// library interposes malloc and pthread_mutex_lock; its allocation half is
+/// Sources/CAllocCounter). Without it these do nothing. (The test executable links
+/// CAllocCounter but not the lock counter, so `report()` stays nil there.)
 public enum RenderThreadWatch {
     private typealias Watch = @convention(c) (Int32) -> Void
     private typealias Count = @convention(c) () -> UInt64
@@ -14,14 +16,14 @@ public enum RenderThreadWatch {
     /// Marks the calling thread as watched. Call once at the start of the render
     /// thread, before its loop. - Thread: render (setup part).
     public static func begin() {
-        guard let s = symbol("render_watch_this_thread") else { return }
+        guard let s = symbol("alloc_counter_watch_this_thread") else { return }
         unsafeBitCast(s, to: Watch.self)(1)
     }
 
     /// "N heap allocations, M mutex locks" on watched threads, or nil when the
     /// library is not preloaded. - Thread: any.
     public static func report() -> (allocations: UInt64, locks: UInt64)? {
-        guard let a = symbol("render_watch_allocations"), let l = symbol("render_watch_locks") else { return nil }
+        guard let a = symbol("alloc_counter_count"), let l = symbol("render_watch_locks") else { return nil }
         return (unsafeBitCast(a, to: Count.self)(), unsafeBitCast(l, to: Count.self)())
     }
 }

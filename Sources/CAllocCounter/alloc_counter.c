@@ -1,4 +1,6 @@
-// Interposes glibc's allocator to count allocations on watched threads (tests only).
+// Interposes glibc's allocator to count allocations on watched threads: linked into the
+// test executable (CAllocCounter), and compiled into Benchmarks/render_watch.so, which
+// `make bench` preloads into a real-time run (that file adds the mutex counting).
 #include "CAllocCounter.h"
 #include <stddef.h>
 #include <errno.h>
@@ -9,14 +11,14 @@ extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void __libc_free(void *);
 
-static _Thread_local int watched;
+_Thread_local int alloc_counter_watched;
 static uint64_t counted;
 
 static inline void note(void) {
-    if (watched) __atomic_add_fetch(&counted, 1, __ATOMIC_RELAXED);
+    if (alloc_counter_watched) __atomic_add_fetch(&counted, 1, __ATOMIC_RELAXED);
 }
 
-void alloc_counter_watch_this_thread(int on) { watched = on; }
+void alloc_counter_watch_this_thread(int on) { alloc_counter_watched = on; }
 uint64_t alloc_counter_count(void) { return __atomic_load_n(&counted, __ATOMIC_RELAXED); }
 void alloc_counter_reset(void) { __atomic_store_n(&counted, 0, __ATOMIC_RELAXED); }
 
