@@ -50,9 +50,15 @@ final class MixerTests: XCTestCase {
     }
 
     /// Largest sample step around down, move and up stays below the steady tone's.
+    /// The tone starts at its peak (cosine phase), so a voice that started without its
+    /// attack fade would jump from 0 to full level in one frame.
     func testNoClicksAroundEvents() {
+        let peakFirst = (0..<48_000).map { i -> Float in
+            let p = 2 * Double.pi * 440 * Double(i) / 48_000
+            return Float(0.5 * cos(p) + 0.25 * cos(2 * p) + 0.125 * cos(3 * p))
+        }
         for (ratio, gain) in [(Float(0.5), Float(1.0)), (1, 1), (1.5, 0.8)] {
-            let h = MixerHarness()
+            let h = MixerHarness(tone: peakFirst)
             defer { h.free() }
             let out = Measure.channel(h.render(frames: 48_000, events: [
                 EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: ratio, gain: gain),
