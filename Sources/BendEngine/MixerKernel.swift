@@ -33,10 +33,16 @@ extension Mixer {
 
     /// `cubic`: 4-point Hermite (`hermite4`), else linear between the two nearest frames;
     /// a constant at each call site, so the loop is compiled once for each.
+    ///
+    /// The segment runs in up to three stretches of 8-frame blocks, so the common blocks
+    /// need no clamping: blocks wholly inside the glide (g = r − j > 0 in every lane; the
+    /// lane offsets, increments and g advance by constant vectors), at most one block
+    /// where the glide ends (the closed form with clamps), and blocks after the glide
+    /// (offsets, increment and gain constant). Every stretch computes the same integers
+    /// and Float expressions as the closed form, so the output does not depend on where
+    /// a glide ends.
     @_noLocks @inline(__always)
     func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, cubic: Bool) {
-        let coefficients = tone.coefficients
-        let stride = tone.coefficientStride
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
         let incTarget = voices.incTarget[v]
@@ -50,61 +56,80 @@ extension Mixer {
 
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-        let laneInc = lanes &* incTarget  // j·incTarget
-        let fractionMask = SIMD8<Int32>(repeating: Int32((1 << bits) - 1))
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / Mixer.silenceRatio
+        let block = VoiceBlock(tone: tone, cubic: cubic, mix: mix,
+                               rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
-        var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
         var n0: Int32 = 0
+        var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
+        var r = glideLeft  // glide frames left at the block's first frame (may be < 0)
         let end = Int32(count)
-        while n0 < end {
-            let r = glideLeft &- n0  // glide frames left at the block's first frame (may be < 0)
+
+        // 1. Blocks wholly inside the glide (r ≥ 8): g_j = r − j, increment_j =
+        //    incBlock + incStep·j with incBlock = incTarget − incStep·r, lane offsets
+        //    Σ_{i<j} increment_i = j·incBlock + incStep·j(j−1)/2.
+        if r >= 8 && n0 < end {
+            let incBlock = incTarget &- incStep &* r
+            let unfaded = Float(min(incTarget &- incStep &* glideLeft, incTarget)) * fadeScale >= 1
+            let triangle = SIMD8<Int32>(0, 0, 1, 3, 6, 10, 15, 21)  // j(j−1)/2
+            var offset = lanes &* incBlock &+ triangle &* incStep
+            var inc = SIMD8<Int32>(repeating: incBlock) &+ lanes &* incStep
+            var g = SIMD8<Float>(repeating: Float(r)) - lanesF
+            var blockSum = 8 &* Int64(incBlock) &+ 28 &* Int64(incStep)
+            let offsetStep = lanes &* (8 &* incStep)
+            let incStep8 = SIMD8<Int32>(repeating: 8 &* incStep)
+            let blockSumStep = 64 &* Int64(incStep)
+            let gain0 = SIMD8<Float>(repeating: gainTarget)
+            let gainStepV = SIMD8<Float>(repeating: -gainStep)
+            let one = SIMD8<Float>(repeating: 1)
+            repeat {
+                let gain = multiplyAdd(gainStepV, g, gain0)
+                // The edge fade is 1 throughout unless the glide starts or ends below
+                // silenceRatio (the increment is monotonic over a glide).
+                let level = unfaded ? gain : gain * lanewiseMin(SIMD8<Float>(inc) * fadeScale, one)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
+                base = block.advance(base, by: blockSum)
+                offset &+= offsetStep
+                inc &+= incStep8
+                g -= 8
+                blockSum &+= blockSumStep
+                r &-= 8
+                n0 &+= 8
+                frameNumber += 8
+            } while r >= 8 && n0 < end
+        }
+
+        // 2. The block where the glide ends (0 < r < 8): the closed form with clamps,
+        //    m_j = min(j, r): offsets j·incTarget − incStep·(m_j·r − m_j(m_j−1)/2).
+        if r > 0 && n0 < end {
             let rLanes = SIMD8<Int32>(repeating: r)
-            // Lane offsets: Σ_{i<j} increment(n0+i) = j·incTarget − incStep·Σ_{i<j} max(r−i, 0).
-            let m = lanewiseMin(lanes, SIMD8(repeating: max(r, 0)))
+            let m = lanewiseMin(lanes, rLanes)
             let glideSum = m &* rLanes &- ((m &* (m &- 1)) &>> 1)
-            let offset = laneInc &- glideSum &* incStep
-            let g = lanewiseMax(rLanes &- lanes, SIMD8<Int32>())
-            let inc = SIMD8<Int32>(repeating: incTarget) &- g &* incStep
-
-            let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & ((1 << bits) - 1)) &+ offset
-            let whole = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base >> Int64(bits))) &+ (position &>> Int32(bits))
-            let t = SIMD8<Float>(position & fractionMask) * unit
-
-            // 8 scalar loads per coefficient array (structure of arrays: no transpose).
-            // (Indices are ≥ 0: as UInt32 they widen for free.)
-            let w = SIMD8<UInt32>(truncatingIfNeeded: whole)
-            let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
-            let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
-            @inline(__always) func column(_ k: Int) -> SIMD8<Float> {
-                let c = coefficients + k &* stride
-                return SIMD8<Float>(c[i0], c[i1], c[i2], c[i3], c[i4], c[i5], c[i6], c[i7])
-            }
-            let y: SIMD8<Float>
-            if cubic {  // hermite4, lane-wise: ((c3·t + c2)·t + c1)·t + y0
-                y = multiplyAdd(multiplyAdd(multiplyAdd(column(3), t, column(2)), t, column(1)), t, column(0))
-            } else {    // y0 + (y1 − y0)·t
-                y = multiplyAdd(column(4), t, column(0))
-            }
-
-            let gain = SIMD8<Float>(repeating: gainTarget) - gainStep * SIMD8<Float>(g)
+            let offset = lanes &* incTarget &- glideSum &* incStep
+            let gLanes = lanewiseMax(rLanes &- lanes, SIMD8<Int32>())
+            let inc = SIMD8<Int32>(repeating: incTarget) &- gLanes &* incStep
+            let gain = multiplyAdd(SIMD8<Float>(repeating: -gainStep), SIMD8<Float>(gLanes), SIMD8<Float>(repeating: gainTarget))
             let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
-            let rampLinear = multiplyAdd(SIMD8<Float>(repeating: rampStep), frameNumber, SIMD8<Float>(repeating: ramp0))
-            frameNumber += 8
-            let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
-            let envelope = ramp * ramp * (3 - 2 * ramp)
-
-            let slot = UnsafeMutableRawPointer(mix + Int(n0))
-            let sum = multiplyAdd(y, gain * envelope * fade, slot.loadUnaligned(as: SIMD8<Float>.self))
-            slot.storeBytes(of: sum, as: SIMD8<Float>.self)
-
-            // Next block's base: the same sum over all 8 lanes, wrapped once.
-            let m8 = min(max(r, 0), 8)
-            let blockSum = Int64(8 &* incTarget) &- Int64(m8 &* r &- ((m8 &* (m8 &- 1)) >> 1)) &* Int64(incStep)
-            base &+= blockSum
-            base &-= loop & -Int64(truncatingIfNeeded: (base >= loop ? 1 : 0) as Int8)
+            block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: gain * fade)
+            let blockSum = 8 &* Int64(incTarget) &- Int64(r &* r &- ((r &* (r &- 1)) >> 1)) &* Int64(incStep)
+            base = block.advance(base, by: blockSum)
+            r &-= 8
             n0 &+= 8
+            frameNumber += 8
+        }
+
+        // 3. Blocks after the glide: increment and gain at their targets.
+        if n0 < end {
+            let offset = lanes &* incTarget
+            let level = SIMD8<Float>(repeating: gainTarget * min(Float(incTarget) * fadeScale, 1))
+            let blockSum = 8 &* Int64(incTarget)
+            repeat {
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
+                base = block.advance(base, by: blockSum)
+                n0 &+= 8
+                frameNumber += 8
+            } while n0 < end
         }
 
         // The exact state after `count` frames: the block loop's base when `count` is a
@@ -159,6 +184,107 @@ extension Mixer {
         state.pointee.panLeft = max(s.panLeft &- end, 0)
     }
 }
+
+/// What every 8-frame block of one voice does once its lane offsets and levels are
+/// known: read the tone at the 8 positions, interpolate, apply level and envelope, and
+/// add into the mono mix. A value type of constants, built once per voice per segment.
+struct VoiceBlock {
+    let cubicRows: UnsafeRawPointer
+    let linearPairs: UnsafePointer<Double>
+    let cubic: Bool
+    let mix: UnsafeMutablePointer<Float>
+    let rampStep: SIMD8<Float>
+    let ramp0: SIMD8<Float>
+    let loop: Int64
+    /// The envelope is 1 over the whole segment.
+    let sustained: Bool
+
+    @_noLocks @inline(__always)
+    init(tone: ToneTable, cubic: Bool, mix: UnsafeMutablePointer<Float>, rampStep: Float, ramp0: Float, loop: Int64) {
+        cubicRows = UnsafeRawPointer(tone.cubicRows)
+        linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
+        self.cubic = cubic
+        self.mix = mix
+        self.rampStep = SIMD8(repeating: rampStep)
+        self.ramp0 = SIMD8(repeating: ramp0)
+        self.loop = loop
+        sustained = ramp0 >= 1 && rampStep >= 0
+    }
+
+    /// Adds frames n0 ..< n0+8 of the voice into the mix.
+    /// - Parameters:
+    ///   - frameNumber: n + 1 in each lane (n0 + 1 … n0 + 8).
+    ///   - base: the fixed-point phase at frame n0, 0 ≤ base < loop.
+    ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
+    ///   - level: each lane's gain × edge fade.
+    @_noLocks @inline(__always)
+    func mix(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>) {
+        let bits = Mixer.fractionBits
+        let fractionMask = Int32((1 << bits) - 1)
+        let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
+        let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << bits))
+        let baseFrame = Int(truncatingIfNeeded: base >> Int64(bits))
+        // Lane j reads pairs of floats at its frame: (y0, c1) and (c2, c3) of its cubic
+        // row, or (y0, slope) for linear. Lanes 0, 1, 4, 5 fill one vector of 4 pairs
+        // and lanes 2, 3, 6, 7 another, so one `shufps` per column puts the 8 lanes in
+        // order: 8 64-bit loads per column pair, no scalar inserts.
+        let w = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(bits))
+        let y: SIMD8<Float>
+        if cubic {
+            let rows = cubicRows + 16 &* baseFrame
+            let o = w &<< 4  // byte offsets of the lanes' rows (≥ 0, so they widen for free)
+            let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
+            let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
+            @inline(__always) func pairs(_ at: Int, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
+                unsafeBitCast(SIMD4<Double>(rows.loadUnaligned(fromByteOffset: a &+ at, as: Double.self),
+                                            rows.loadUnaligned(fromByteOffset: b &+ at, as: Double.self),
+                                            rows.loadUnaligned(fromByteOffset: c &+ at, as: Double.self),
+                                            rows.loadUnaligned(fromByteOffset: d &+ at, as: Double.self)),
+                              to: SIMD8<Float>.self)
+            }
+            let p = pairs(0, o0, o1, o4, o5), q = pairs(0, o2, o3, o6, o7)
+            let y0 = evens(p, q), c1 = odds(p, q)
+            let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
+            let c2 = evens(r, u), c3 = odds(r, u)
+            y = multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)  // hermite4
+        } else {
+            let pairs = linearPairs + baseFrame
+            let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
+            let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
+            let p = unsafeBitCast(SIMD4<Double>(pairs[i0], pairs[i1], pairs[i4], pairs[i5]), to: SIMD8<Float>.self)
+            let q = unsafeBitCast(SIMD4<Double>(pairs[i2], pairs[i3], pairs[i6], pairs[i7]), to: SIMD8<Float>.self)
+            y = multiplyAdd(odds(p, q), t, evens(p, q))  // y0 + (y1 − y0)·t
+        }
+        // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
+        // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
+        if sustained {
+            let slot = UnsafeMutableRawPointer(mix + Int(n0))
+            slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
+            return
+        }
+        let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
+        let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
+        let envelope = ramp * ramp * (3 - 2 * ramp)
+        let slot = UnsafeMutableRawPointer(mix + Int(n0))
+        let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
+        slot.storeBytes(of: sum, as: SIMD8<Float>.self)
+    }
+
+    /// `base` advanced by one block's phase sum and wrapped once at the loop length.
+    @_noLocks @inline(__always)
+    func advance(_ base: Int64, by blockSum: Int64) -> Int64 {
+        let next = base &+ blockSum
+        return next &- (loop & -Int64(truncatingIfNeeded: (next >= loop ? 1 : 0) as Int8))
+    }
+}
+
+/// Lanes 0, 2 of each 128-bit half of `p`, then of `q`: (p0, p2, q0, q2, p4, p6, q4, q6),
+/// one `shufps`.
+@_noLocks @inline(__always)
+func evens(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p[2], q[0], q[2], p[4], p[6], q[4], q[6]) }
+/// Lanes 1, 3 of each 128-bit half of `p`, then of `q`: (p1, p3, q1, q3, p5, p7, q5, q7).
+@_noLocks @inline(__always)
+func odds(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[1], p[3], q[1], q[3], p[5], p[7], q[5], q[7]) }
 
 // The stdlib's `pointwiseMin`/`pointwiseMax` on float vectors compile to an out-of-line
 // scalar loop (NaN rules); a compare and select is one `minps`/`blendvps`.

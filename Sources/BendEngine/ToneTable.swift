@@ -6,10 +6,11 @@
 /// Reading frame `p mod loopFrames` is reading frame `p mod length`: the sound is the same.
 ///
 /// For the mixer's vector loop the interpolation polynomials are precomputed per frame
-/// `i` (0 ≤ i < `loopFrames + guardFrames`) in structure-of-arrays form: `y0`, and
-/// `hermite4`'s c1, c2, c3 from frames i−1…i+2, and the linear slope y1 − y0 — the same
-/// Float expressions `hermite4` evaluates, so the results are identical; 8 lanes then
-/// load 8 scalars from each array instead of transposing 8 four-frame rows.
+/// `i` (0 ≤ i < `loopFrames + guardFrames`): for cubic, one 16-byte row per frame,
+/// `hermite4`'s (y0, c1, c2, c3) from frames i−1…i+2; for linear, one 8-byte pair per
+/// frame, y0 and the slope y1 − y0. The mixer loads them as 64-bit pairs (two loads per
+/// lane for cubic instead of four scalar ones). They are the same Float expressions `hermite4` evaluates, so the results are
+/// identical.
 ///
 /// Immutable after `init`; shared read-only by every voice.
 public struct ToneTable: @unchecked Sendable {
@@ -22,9 +23,10 @@ public struct ToneTable: @unchecked Sendable {
     /// Frames readable past `loopFrames` (one 8-frame block at ratio 8, plus 4 taps).
     static let guardFrames = 68
     let storage: UnsafeMutablePointer<Float>
-    /// Per-frame polynomial coefficients, `coefficientStride` floats each: y0, c1, c2, c3, slope.
-    let coefficients: UnsafeMutablePointer<Float>
-    let coefficientStride: Int
+    /// Cubic rows: frame i's (y0, c1, c2, c3) at `cubicRows + 4·i`, 16-byte aligned.
+    let cubicRows: UnsafeMutablePointer<Float>
+    /// Linear pairs: frame i's (y0, y1 − y0) at `linearPairs + 2·i`, 8-byte aligned.
+    let linearPairs: UnsafeMutablePointer<Float>
 
     /// - Parameters:
     ///   - samples: one loop of the tone, mono, at `rate`; at least 1 frame, all finite.
@@ -38,16 +40,19 @@ public struct ToneTable: @unchecked Sendable {
         let count = loopFrames + 1 + ToneTable.guardFrames + 3
         storage = .allocate(capacity: count)
         for i in 0..<count { storage[i] = samples[(i + length - 1) % length] }
-        let stride = loopFrames + ToneTable.guardFrames
-        coefficientStride = stride
-        coefficients = .allocate(capacity: 5 * stride)
-        for i in 0..<stride {
+        let rowCount = loopFrames + ToneTable.guardFrames
+        let rows = UnsafeMutableRawPointer.allocate(byteCount: 16 * rowCount, alignment: 64)
+        cubicRows = rows.bindMemory(to: Float.self, capacity: 4 * rowCount)
+        linearPairs = UnsafeMutableRawPointer.allocate(byteCount: 8 * rowCount, alignment: 64)
+            .bindMemory(to: Float.self, capacity: 2 * rowCount)
+        for i in 0..<rowCount {
             let ym1 = storage[i], y0 = storage[i + 1], y1 = storage[i + 2], y2 = storage[i + 3]
-            coefficients[i] = y0
-            coefficients[stride + i] = 0.5 * (y1 - ym1)
-            coefficients[2 * stride + i] = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
-            coefficients[3 * stride + i] = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
-            coefficients[4 * stride + i] = y1 - y0
+            cubicRows[4 * i] = y0
+            cubicRows[4 * i + 1] = 0.5 * (y1 - ym1)
+            cubicRows[4 * i + 2] = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
+            cubicRows[4 * i + 3] = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
+            linearPairs[2 * i] = y0
+            linearPairs[2 * i + 1] = y1 - y0
         }
     }
 
@@ -55,5 +60,5 @@ public struct ToneTable: @unchecked Sendable {
     public subscript(i: Int) -> Float { storage[i + 1] }
 
     /// Frees the samples. - Thread: setup, after the render thread stopped.
-    public func deallocate() { storage.deallocate(); coefficients.deallocate() }
+    public func deallocate() { storage.deallocate(); UnsafeMutableRawPointer(cubicRows).deallocate(); UnsafeMutableRawPointer(linearPairs).deallocate() }
 }
