@@ -6,18 +6,35 @@ set -eu
 BIN=$1; OAL=$2; SECONDS_PER=${3:-2}
 CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
 
+# Each cell renders at least 512 voice-seconds (16 voices: 32 s of audio) and is the
+# median of 3 runs, for bendsynth and OpenAL alike: a short cell on a shared machine
+# moves by 25 % or more, a median of longer ones by a few per cent.
+seconds_for() { awk -v n="$1" -v s="$SECONDS_PER" 'BEGIN { t = 512 / n; print (t > s ? t : s) }'; }
+median3() { sort -g | sed -n 2p; }
+
 ours() {  # ours VOICES PERIOD INTERP → ns per voice-frame
-  "$BIN" bench --voices "$1" --period "$2" --interp "$3" --seconds "$SECONDS_PER" --json |
-    awk -F': *' '/"nsPerVoiceFrame"/ { gsub(/[ ,]/, "", $2); print $2 }'
+  s=$(seconds_for "$1"); runs=""
+  for run in 1 2 3; do
+    ns=$("$BIN" bench --voices "$1" --period "$2" --interp "$3" --seconds "$s" --json |
+      awk -F': *' '/"nsPerVoiceFrame"/ { gsub(/[ ,]/, "", $2); print $2 }')
+    [ -n "$ns" ] || { echo "bendsynth bench failed: $1 voices, period $2, $3" >&2; exit 1; }
+    runs="$runs $ns"
+  done
+  printf '%s\n' $runs | median3
 }
 openal() {  # openal VOICES PERIOD RESAMPLER → ns per voice-frame (fails when silent or a source is missing)
+  s=$(seconds_for "$1"); runs=""
   printf '[general]\nsources = %s\nresampler = %s\n' "$1" "$3" > "$CONF_DIR/alsoft.conf"
-  line=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" BENCH_RESAMPLER="$3" "$OAL" "$1" "$2" "$SECONDS_PER")
-  echo "$line" | grep -q "playing=$1$" || { echo "OpenAL did not play all $1 sources: $line" >&2; exit 1; }
-  echo "$line" | sed 's/.* ns=\([0-9.]*\).*/\1/'
+  for run in 1 2 3; do
+    line=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" BENCH_RESAMPLER="$3" "$OAL" "$1" "$2" "$s") ||
+      { echo "OpenAL baseline failed: $1 voices, period $2, $3" >&2; exit 1; }
+    echo "$line" | grep -q "playing=$1$" || { echo "OpenAL did not play all $1 sources: $line" >&2; exit 1; }
+    runs="$runs $(echo "$line" | sed 's/.* ns=\([0-9.]*\).*/\1/')"
+  done
+  printf '%s\n' $runs | median3
 }
 
-echo "ns per voice-frame (lower is better); stereo float, 48 kHz, pitch 0.5…2 and gain moving every period; $SECONDS_PER s per cell"
+echo "ns per voice-frame (lower is better); stereo float, 48 kHz, pitch 0.5…2 and gain moving every period; median of 3 runs of max($SECONDS_PER s, 512 voice-seconds) each"
 echo
 echo "| voices | period | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear | OpenAL cubic ÷ bendsynth cubic | bendsynth cubic voices/core in real time |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -14,18 +14,21 @@
 ///
 /// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
 /// `ToneTable.loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
-/// frames cover reads past the loop end, so there is no wrap test per sample.
+/// frames cover reads past the loop end, so there is no wrap test per sample. Each lane
+/// reads its frame's precomputed polynomial as two 64-bit pairs (`VoiceBlock`), and the
+/// three stretches of `mixVoice` (inside a glide, where it ends, after it) carry their
+/// per-lane vectors from block to block with additions, so a block costs about 100
+/// instructions (`make bench-icount` prints the figure per voice-frame).
 extension Mixer {
     /// Adds voice `v` into `mix[0..<count]` (and, harmlessly, up to the next multiple of
-    /// 8) and advances its state by `count` frames.
-    /// - Thread: render.
-    /// `mixVoice` with 4-point Hermite interpolation, compiled on its own.
+    /// 8) and advances its state by `count` frames, with 4-point Hermite interpolation;
+    /// compiled on its own. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
         mixVoice(v, into: mix, count: count, cubic: true)
     }
 
-    /// `mixVoice` with linear interpolation, compiled on its own.
+    /// `mixVoiceCubic` with linear interpolation. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceLinear(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
         mixVoice(v, into: mix, count: count, cubic: false)
