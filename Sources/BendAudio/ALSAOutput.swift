@@ -171,14 +171,31 @@ public final class ALSAOutput: @unchecked Sendable {
                                   periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max,
                                   meter: meter.probe)
         stopFlag.pointee.store(false, ordering: .relaxed)
-        let t = try RealtimeThread(priority: priority, lockMemory: lockMemory) {
+        // The first buffer's worth of periods is written here, on the setup thread: the
+        // first write reaches the start threshold and starts the PCM, so a plugin's
+        // start (the `jack` PCM takes a mutex there) never runs on the render thread;
+        // memory is locked before, and the full buffer covers the render thread's
+        // creation. The render thread goes on from the next period; if these already
+        // ended the stream (device failure, frame limit), it only returns.
+        let memoryNote = lockMemory ? RealtimeThread.lockMemory() : nil
+        let savedFloatEnvironment = FloatEnvironment.flushDenormals()
+        var end: PeriodWriteResult? = nil
+        var written = 0
+        while end == nil && written < max(1, granted.bufferFrames / granted.periodFrames) {
+            end = loop.period()
+            written += 1
+        }
+        FloatEnvironment.restore(savedFloatEnvironment)
+        let firstEnd = end
+        let t = try RealtimeThread(priority: priority, lockMemory: false) {
             FloatEnvironment.flushDenormalsOnThisThread()
             RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
-            _ = loop.run()
+            if firstEnd == nil { _ = loop.run() }
         }
         started = true
         thread = t
-        realtimeNote = t.note
+        let notes = [memoryNote, t.note].compactMap { $0 }
+        realtimeNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 
     /// Waits until the render loop ends by itself (frame limit reached or device failed).

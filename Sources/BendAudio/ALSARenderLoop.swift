@@ -28,29 +28,37 @@ struct ALSARenderLoop: @unchecked Sendable {
     /// - Thread: render.
     @_noLocks
     func run() -> PeriodWriteResult {
-        let samples = 2 * periodFrames
-        let frameBytes = shorts == nil ? 8 : 4
-        let data: UnsafeRawPointer = shorts.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(floats)
         while !stop.pointee.load(ordering: .relaxed) {
-            let position = mixer.position
-            if position >= frameLimit { return .stopped }
-            // MonotonicClock.nanos (BendSystem, not inlinable here): clock_gettime(CLOCK_MONOTONIC)
-            // through the vDSO, no lock, no allocation.
-            let start: UInt64 = clock != nil || meter != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
-            if let clock { clock.publish(frame: position, nanos: start) }
-            mixer.render(into: floats, frames: periodFrames)
-            if let record { record.write(floats, count: samples) }
-            if let shorts { ALSARenderLoop.convertToS16(floats, shorts, count: samples) }
-            if let meter {
-                let end = _unsafePerformance { MonotonicClock.nanos() }
-                meter.record(frame: position, start: start, end: end)
-            }
-            let result = writePeriod(data, frames: periodFrames, frameBytes: frameBytes, port: port,
-                                     policy: policy, counters: counters, stop: stop)
-            if case .written = result { meter?.periodWritten(); continue }
-            return result
+            if let end = period() { return end }
         }
         return .stopped
+    }
+
+    /// Renders, records and writes one period: nil when it was written, else why the
+    /// loop must end. `ALSAOutput.start` runs the first one on the setup thread (that
+    /// write starts the PCM), the render thread all the others.
+    /// - Thread: render, or setup before the render thread starts.
+    @_noLocks
+    func period() -> PeriodWriteResult? {
+        let samples = 2 * periodFrames
+        let position = mixer.position
+        if position >= frameLimit { return .stopped }
+        // MonotonicClock.nanos (BendSystem, not inlinable here): clock_gettime(CLOCK_MONOTONIC)
+        // through the vDSO, no lock, no allocation.
+        let start: UInt64 = clock != nil || meter != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
+        if let clock { clock.publish(frame: position, nanos: start) }
+        mixer.render(into: floats, frames: periodFrames)
+        if let record { record.write(floats, count: samples) }
+        if let shorts { ALSARenderLoop.convertToS16(floats, shorts, count: samples) }
+        if let meter {
+            let end = _unsafePerformance { MonotonicClock.nanos() }
+            meter.record(frame: position, start: start, end: end)
+        }
+        let data: UnsafeRawPointer = shorts.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(floats)
+        let result = writePeriod(data, frames: periodFrames, frameBytes: shorts == nil ? 8 : 4, port: port,
+                                 policy: policy, counters: counters, stop: stop)
+        if case .written = result { meter?.periodWritten(); return nil }
+        return result
     }
 
     /// Float −1…+1 → S16: clamped, scaled by 32767, rounded to nearest.

@@ -26,6 +26,19 @@ public final class RealtimeThread: @unchecked Sendable {
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
+    /// Locks current and future pages with `mlockall(MCL_CURRENT | MCL_FUTURE)`, the
+    /// first time it is called in the process (later calls, and `init` after it, do
+    /// nothing). Returns why it was refused, e.g. "memory locking refused (EPERM): pages
+    /// may fault", or nil. For a caller that must lock before it starts its device.
+    /// - Thread: setup.
+    public static func lockMemory() -> String? {
+        guard !memoryLockTried.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
+        if mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) != 0 {
+            return "memory locking refused (\(RealtimeThread.errnoName(errno))): pages may fault"
+        }
+        return nil
+    }
+
     /// Starts `body` on a new thread.
     /// - Parameters:
     ///   - priority: SCHED_FIFO priority 1…99, or nil for normal scheduling.
@@ -37,11 +50,7 @@ public final class RealtimeThread: @unchecked Sendable {
     /// - Thread: setup.
     public init(priority: Int32? = 70, lockMemory: Bool = true, body: @escaping @Sendable () -> Void) throws {
         var notes: [String] = []
-        if lockMemory, !RealtimeThread.memoryLockTried.exchange(true, ordering: .acquiringAndReleasing) {
-            if mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) != 0 {
-                notes.append("memory locking refused (\(RealtimeThread.errnoName(errno))): pages may fault")
-            }
-        }
+        if lockMemory, let refused = RealtimeThread.lockMemory() { notes.append(refused) }
         let context = Unmanaged.passRetained(Box(body)).toOpaque()
         let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
