@@ -74,4 +74,47 @@ final class MixerReferenceTests: XCTestCase {
                               "trial \(trial) (\(name), \(voices) voices, period \(period)): largest difference \(worst) at frame \(worstAt / 2)")
         }
     }
+
+    /// The kernel's three stretches (inside a glide, the block where it ends, after it)
+    /// against the reference at every place a glide can end in an 8-frame block: 16
+    /// voices, voice k moving at frame 64·m + k, so its 144-frame glide ends at offset
+    /// k mod 8 of a block; moves between ratios above the edge (no fade), to and from
+    /// ratio 0.02 (faded), with attack, sustain and release envelopes; periods of 64 and
+    /// of 61 frames (segments that are not whole blocks).
+    func testGlideEndingAtEveryOffsetOfABlock() {
+        for period in [64, 61] {
+            for interpolation in [Interpolation.cubic, .linear] {
+                var events: [EngineEvent] = []
+                let voices = 16
+                for k in 0..<voices {
+                    let key = TouchKey(source: 0, touch: UInt32(k))
+                    events.append(EngineEvent(frame: UInt64(k), kind: .down, key: key, value: 1, gain: 0.05))
+                    let ratios: [Float] = [1.5, 0.02, 1.2, 0.7, 0.02, 0.02, 2.0, 0.9]
+                    for (m, ratio) in ratios.enumerated() {
+                        events.append(EngineEvent(frame: UInt64(400 + 300 * m + k), kind: .move, key: key,
+                                                  value: ratio, gain: 0.04 + 0.01 * Float(m % 3)))
+                    }
+                    events.append(EngineEvent(frame: UInt64(3000 + 37 * k), kind: .up, key: key))
+                }
+                events.sort { $0.frame < $1.frame }
+                let frames = 4000
+                let h = MixerHarness(voices: voices, period: period, tone: Measure.harmonicTone()) { $0.interpolation = interpolation }
+                defer { h.free() }
+                let fast = h.render(frames: frames, events: events)
+                var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
+                configuration.interpolation = interpolation
+                var reference = ReferenceMixer(tone: Measure.harmonicTone(), configuration: configuration)
+                let slow = reference.render(frames: frames, events: events)
+                var worst = 0.0, peak = 0.0
+                for i in 0..<fast.count {
+                    worst = max(worst, abs(Double(fast[i]) - slow[i]))
+                    peak = max(peak, abs(slow[i]))
+                }
+                print(String(format: "glide ends (%@, period %d): peak %.3f, largest difference %.1f dBFS",
+                             "\(interpolation)", period, peak, Measure.dB(worst)))
+                XCTAssertGreaterThan(peak, 0.1, "the voices sounded")
+                XCTAssertLessThan(Measure.dB(worst), -100, "\(interpolation), period \(period)")
+            }
+        }
+    }
 }
