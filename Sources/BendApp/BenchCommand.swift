@@ -12,6 +12,7 @@ enum BenchCommand {
         OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.01…600, default 4)"),
         OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
         OptionSpec("interp", value: "linear|cubic", help: "interpolation (default cubic)"),
+        OptionSpec("spread", help: "spread each period's moves over its frames (voice v at frame ⌊v·period/N⌋), as live input comes, instead of all at its first frame"),
         OptionSpec("json", help: "print the figures as JSON"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
@@ -43,10 +44,11 @@ enum BenchCommand {
         var peerCounts: [Int]?
         var interpolation = Interpolation.cubic
         var osc = false
+        var spread = false
         for (name, value) in options {
             switch name {
             case "help":
-                print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp linear|cubic] [--json]\n\n" + OptionParser.help(specs))
+                print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp linear|cubic] [--spread] [--json]\n\n" + OptionParser.help(specs))
                 return
             case "voices":
                 let parts = (value ?? "").split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -64,7 +66,13 @@ enum BenchCommand {
                 default: throw AppError.usage("option '--interp': expected 'linear' or 'cubic', got '\(value ?? "")'")
                 }
             case "json": json = true
-            case "peers": peerCounts = (value ?? "").split(separator: ",").compactMap { Int($0) }.filter { (1...8).contains($0) }
+            case "peers":
+                let parts = (value ?? "").split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && (1...8).contains($0!) }) else {
+                    throw AppError.usage("option '--peers': expected a comma-separated list of peer counts in 1…8, got '\(value ?? "")'")
+                }
+                peerCounts = parts.map { $0! }
+            case "spread": spread = true
             case "osc": osc = true
             default: break
             }
@@ -79,12 +87,12 @@ enum BenchCommand {
         var results: [Result] = []
         for n in counts {
             let saved = FloatEnvironment.flushDenormals()  // as on the render thread
-            let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation)
+            let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread)
             FloatEnvironment.restore(saved)
             results.append(r)
             if !json {
-                print(String(format: "%5d voices, %4d-frame periods, %@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
-                             r.voices, r.periodFrames, r.interpolation, r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
+                print(String(format: "%5d voices, %4d-frame periods, %@%@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
+                             r.voices, r.periodFrames, r.interpolation, spread ? ", moves spread" : "", r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
             }
         }
         if json {
@@ -115,9 +123,11 @@ enum BenchCommand {
     }
 
     /// Renders `seconds` of audio with `voices` looping voices whose pitch (0.5…2) and
-    /// gain move every period, and times each period's updates (the events pushed, as
+    /// gain move every period (at its first frame, or with `spread` voice v at frame
+    /// ⌊v·period/voices⌋ of it), and times each period's updates (the events pushed, as
     /// OpenAL's baseline times its property setters) and render call.
-    static func measure(voices: Int, period: Int, seconds: Double, rate: Double, interpolation: Interpolation) -> Result {
+    static func measure(voices: Int, period: Int, seconds: Double, rate: Double, interpolation: Interpolation,
+                        spread: Bool = false) -> Result {
         let tone = ToneTable(samples: tone(rate: rate), rate: rate)
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         config.eventsPerSource = max(4096, voices * 2)
@@ -140,7 +150,7 @@ enum BenchCommand {
             let frame = mixer.position
             var v = 0
             while v < voices {
-                ring.push(EngineEvent(frame: frame, kind: .move, key: TouchKey(source: source, touch: UInt32(v)),
+                ring.push(EngineEvent(frame: spread ? frame &+ UInt64(v &* period / voices) : frame, kind: .move, key: TouchKey(source: source, touch: UInt32(v)),
                                       value: moveRatio(v, period: p), gain: moveGain(v, period: p, voices: voices)))
                 v += 1
             }

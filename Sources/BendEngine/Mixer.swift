@@ -55,7 +55,8 @@ public struct MixerConfiguration: Sendable {
 ///
 /// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`);
 /// every per-frame value is a closed form of the frame number (no per-sample branches or
-/// loop-carried chains), and an event finds its voice through a hash table (`VoiceIndex`).
+/// loop-carried chains); an event finds its voice through a hash table (`VoiceIndex`) and
+/// splits only that voice's mixing at its frame (`render`).
 ///
 /// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
 public struct Mixer: @unchecked Sendable {
@@ -73,6 +74,7 @@ public struct Mixer: @unchecked Sendable {
     let state: UnsafeMutablePointer<State>
     let rings: UnsafeMutablePointer<EventRing>
     let mono: UnsafeMutablePointer<Float>
+    let panEvents: UnsafeMutablePointer<PanEvent>
     let meters: UnsafeMutablePointer<Atomic<UInt64>>  // [position, activeVoices, peakBits]
 
     struct State {
@@ -90,7 +92,21 @@ public struct Mixer: @unchecked Sendable {
         var attackStep: Float = 0
         var releaseStep: Float = 0
         var stealStep: Float = 0
+        /// Frames of the current period already panned into the output.
+        var pannedTo = 0
+        /// Pan events of the current period waiting for the pan stage.
+        var panEventCount = 0
     }
+
+    /// A pan change at a frame of the current period, applied by the pan stage.
+    struct PanEvent {
+        var offset: Int
+        var target: Float
+        /// Nothing sounded when it came: taken at once instead of glided to.
+        var immediate: Bool
+    }
+    /// Pan events one period can hold before the pan stage runs early.
+    static var panEventCapacity: Int { @_noLocks @inline(__always) get { 64 } }
 
     /// - Parameters:
     ///   - configuration: rate, period bound, polyphony, envelope times.
@@ -114,7 +130,10 @@ public struct Mixer: @unchecked Sendable {
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
         state.initialize(to: s)
         rings = .allocate(capacity: configuration.maxSources)
-        mono = .allocate(capacity: (configuration.maxPeriodFrames + 7) & ~7)
+        // A voice's last block reads (never writes) up to 7 frames past the period, and
+        // the pan stage reads up to 7 past any pan event's frame.
+        mono = .allocate(capacity: ((configuration.maxPeriodFrames + 7) & ~7) + 8)
+        panEvents = .allocate(capacity: Mixer.panEventCapacity)
         meters = .allocate(capacity: 3)
         for i in 0..<3 { (meters + i).initialize(to: Atomic(0)) }
     }
@@ -154,6 +173,7 @@ public struct Mixer: @unchecked Sendable {
         index.deallocate()
         state.deallocate()
         mono.deallocate()
+        panEvents.deallocate()
         meters.deallocate()
     }
 
@@ -161,37 +181,77 @@ public struct Mixer: @unchecked Sendable {
 
     /// Renders `frames` interleaved stereo float frames into `out` (2·frames samples),
     /// applying every queued event whose frame falls inside the period at its offset.
+    ///
+    /// Events are taken in frame order across all sources (ties: the lower source
+    /// index first; late events count as frame 0 of the period). A voice is mixed into
+    /// the period's mono mix in spans that end only at its own events ("catching up"
+    /// to the event's frame before applying it), so an event costs one more span for
+    /// its voice, not for every voice. Pan events are kept for the pan stage, which
+    /// pans the mono mix into `out` at the end, split at their frames.
     /// - Parameter frames: 1…`maxPeriodFrames`.
     /// - Thread: render.
     @_noLocks
     public func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
         let start = state.pointee.position
         let end = start &+ UInt64(frames)
-        var done = 0
-        while done < frames {
-            let now = start &+ UInt64(done)
-            var next = end
+        let padded = (frames + 7) & ~7
+        var i = 0
+        while i < padded { mono[i] = 0; i += 1 }
+        state.pointee.pannedTo = 0
+        state.pointee.panEventCount = 0
+
+        // Events in frame order across the sources: find the ring with the earliest
+        // head (and the next earliest frame), then take that ring's events up to there.
+        let sources = state.pointee.sourceCount
+        while true {
+            var best = -1, bestFrame = end
+            var second = Int.max, secondFrame = end
             var r = 0
-            let sources = state.pointee.sourceCount
             while r < sources {
-                let ring = rings[r]
-                while let event = ring.peek() {
-                    if event.frame > now {
-                        if event.frame < next { next = event.frame }
-                        break
+                if let event = rings[r].peek() {
+                    let frame = max(event.frame, start)
+                    if frame < bestFrame {
+                        second = best; secondFrame = bestFrame
+                        best = r; bestFrame = frame
+                    } else if frame < secondFrame {
+                        second = r; secondFrame = frame
                     }
-                    apply(event)
-                    ring.pop()
                 }
                 r += 1
             }
-            let segmentEnd = Int(next &- start)
-            renderSegment(out, from: done, count: segmentEnd - done)
-            done = segmentEnd
+            if best < 0 { break }
+            let ring = rings[best]
+            while let event = ring.peek() {
+                let frame = max(event.frame, start)
+                // Ties go to the lower source index.
+                if frame > secondFrame || (frame == secondFrame && (second < best || frame == end)) { break }
+                ring.pop()
+                let offset = Int32(truncatingIfNeeded: frame &- start)
+                if case .move = event.kind {
+                    // The common event, inline: bend the voice of its touch.
+                    let v = index.find(event.key)
+                    if v >= 0 && !catchUp(v, to: offset) {
+                        retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
+                    }
+                } else {
+                    apply(event, at: offset, out: out)
+                }
+            }
         }
+
+        // Every voice to the period's end; the next period starts them all at 0.
+        var a = 0
+        while a < state.pointee.activeCount {
+            let v = Int(voices.active[a])
+            if mixSpan(v, to: Int32(frames)) { continue }
+            voices.mixedTo[v] = 0
+            a += 1
+        }
+        panStage(out, to: frames)
+
         state.pointee.position = end
         var peak: Float = 0
-        var i = 0
+        i = 0
         while i < 2 * frames {
             peak = max(peak, abs(out[i]))
             i += 1
@@ -201,33 +261,91 @@ public struct Mixer: @unchecked Sendable {
         meters[2].store(UInt64(peak.bitPattern), ordering: .relaxed)
     }
 
-    /// Mixes the sounding voices into frames `from..<from+count` of the period.
+    /// Mixes voice `v` from where it stands in this period up to frame `to`; when its
+    /// fade has ended there, starts the touch waiting for it, or frees it. Returns true
+    /// when the voice was freed (its `active` slot now holds another voice).
+    /// A voice already at `frame` is left as it is: its fade was checked when it got there.
+    @_noLocks @inline(__always)
+    @discardableResult
+    func catchUp(_ v: Int, to frame: Int32) -> Bool {
+        frame > voices.mixedTo[v] ? mixSpanOutOfLine(v, to: frame) : false
+    }
+
+    /// `mixSpan`, compiled once for the event paths.
+    @_noLocks @inline(never)
+    func mixSpanOutOfLine(_ v: Int, to frame: Int32) -> Bool { mixSpan(v, to: frame) }
+
+    /// `catchUp` without the test: mixes voice `v` from where it stands to `frame`
+    /// (nothing when it is there already), then checks its fade.
+    @_noLocks @inline(__always)
+    func mixSpan(_ v: Int, to frame: Int32) -> Bool {
+        let from = voices.mixedTo[v]
+        if frame > from {
+            if state.pointee.cubic {
+                mixVoiceCubic(v, into: mono + Int(from), count: Int(frame &- from))
+            } else {
+                mixVoiceLinear(v, into: mono + Int(from), count: Int(frame &- from))
+            }
+            voices.mixedTo[v] = frame
+        }
+        if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
+            if voices.hasPending[v] {
+                voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
+                             gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
+            } else {
+                freeVoice(at: Int(voices.activeIndex[v]))
+                return true
+            }
+        }
+        return false
+    }
+
+    /// `catchUp` of every sounding voice.
     @_noLocks
-    func renderSegment(_ out: UnsafeMutablePointer<Float>, from: Int, count: Int) {
-        // The mono mix starts at `mono[0]` and is padded to whole 8-frame blocks.
-        let padded = (count + 7) & ~7
-        var i = 0
-        while i < padded { mono[i] = 0; i += 1 }
+    func catchUpAll(to frame: Int32) {
         var a = 0
         while a < state.pointee.activeCount {
-            let v = Int(voices.active[a])
-            if state.pointee.cubic {
-                mixVoiceCubic(v, into: mono, count: count)
-            } else {
-                mixVoiceLinear(v, into: mono, count: count)
-            }
-            if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
-                if voices.hasPending[v] {
-                    voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
-                                 gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
-                } else {
-                    freeVoice(at: a)
-                    continue  // slot `a` now holds another voice
-                }
-            }
-            a += 1
+            if !catchUp(Int(voices.active[a]), to: frame) { a += 1 }
         }
-        panToStereo(mono, into: out + 2 * from, count: count)
+    }
+
+    /// Pans the mono mix into `out` from where the pan stage stands up to `frame`,
+    /// applying the kept pan events at their frames.
+    @_noLocks
+    func panStage(_ out: UnsafeMutablePointer<Float>, to frame: Int) {
+        var e = 0
+        while e < state.pointee.panEventCount {
+            let event = panEvents[e]
+            let from = state.pointee.pannedTo
+            if event.offset > from {
+                panToStereo(mono + from, into: out + 2 * from, count: event.offset - from)
+                state.pointee.pannedTo = event.offset
+            }
+            setPan(event.target, immediate: event.immediate)
+            e += 1
+        }
+        state.pointee.panEventCount = 0
+        let from = state.pointee.pannedTo
+        if frame > from {
+            panToStereo(mono + from, into: out + 2 * from, count: frame - from)
+            state.pointee.pannedTo = frame
+        }
+    }
+
+    /// The pan glides to `target` from where it is now, or jumps there when `immediate`.
+    @_noLocks
+    func setPan(_ target: Float, immediate: Bool) {
+        if immediate {
+            state.pointee.panTarget = target
+            state.pointee.panStep = 0
+            state.pointee.panLeft = 0
+            return
+        }
+        let s = state.pointee
+        let now = s.panTarget - s.panStep * Float(s.panLeft)
+        state.pointee.panTarget = target
+        state.pointee.panStep = (target - now) / Float(s.panGlideFrames)
+        state.pointee.panLeft = s.panGlideFrames
     }
 
     // MARK: - Events (real-time)
@@ -238,46 +356,70 @@ public struct Mixer: @unchecked Sendable {
         gain * min(max(ratio, 0) * (1 / silenceRatio), 1)
     }
 
-    @_noLocks
-    func apply(_ event: EngineEvent) {
+    /// Applies `event` at frame `offset` of the current period (`out`: the period's
+    /// output, for the pan stage when its event list is full).
+    @_noLocks @inline(never)
+    func apply(_ event: EngineEvent, at offset: Int32, out: UnsafeMutablePointer<Float>) {
         switch event.kind {
         case .down:
-            let v = index.find(event.key)
+            var v = index.find(event.key)
+            if v >= 0 && catchUp(v, to: offset) { v = -1 }
             let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
             if v >= 0 {
                 retarget(v, key: event.key, ratio: event.value, gain: gain)
             } else {
-                startVoice(event.key, ratio: event.value, gain: gain)
+                startVoice(event.key, ratio: event.value, gain: gain, at: offset)
             }
         case .move:
             let v = index.find(event.key)
-            if v >= 0 { retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value)) }
+            if v >= 0 && !catchUp(v, to: offset) {
+                retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
+            }
         case .up:
             let v = index.find(event.key)
-            if v >= 0 { release(v, key: event.key) }
+            if v >= 0 && !catchUp(v, to: offset) { release(v, key: event.key) }
+        case .pan, .releaseSource, .releaseAll:
+            applyToAll(event, at: offset, out: out)
+        }
+    }
+
+    /// `apply` of the events that concern more than one voice: pan, releases.
+    @_noLocks @inline(never)
+    func applyToAll(_ event: EngineEvent, at offset: Int32, out: UnsafeMutablePointer<Float>) {
+        switch event.kind {
+        case .down, .move, .up:
+            break
         case .pan:
             let target = event.value.isNaN ? 0 : min(max(event.value, -1), 1)
-            if state.pointee.activeCount == 0 {
-                // Nothing sounds: take the new pan at once (a glide would only leak the
-                // old pan into the next touch's first milliseconds).
-                state.pointee.panTarget = target
-                state.pointee.panStep = 0
-                state.pointee.panLeft = 0
-                return
+            // When nothing sounds the new pan is taken at once (a glide would only leak
+            // the old pan into the next touch's first milliseconds). Voices that are all
+            // fading out may have ended before this frame: catch them up to know.
+            var a = 0
+            var allFading = true
+            while a < state.pointee.activeCount && allFading {
+                let v = Int(voices.active[a])
+                allFading = voices.rampStep[v] < 0 && !voices.hasPending[v]
+                a += 1
             }
-            let s = state.pointee
-            let now = s.panTarget - s.panStep * Float(s.panLeft)
-            state.pointee.panTarget = target
-            state.pointee.panStep = (target - now) / Float(s.panGlideFrames)
-            state.pointee.panLeft = s.panGlideFrames
+            if allFading { catchUpAll(to: offset) }
+            if state.pointee.panEventCount == Mixer.panEventCapacity {
+                // A flood of pan events: pan everything up to here now.
+                catchUpAll(to: offset)
+                panStage(out, to: Int(offset))
+            }
+            panEvents[state.pointee.panEventCount] = PanEvent(offset: Int(offset), target: target,
+                                                             immediate: state.pointee.activeCount == 0)
+            state.pointee.panEventCount += 1
         case .releaseSource:
+            catchUpAll(to: offset)
             releaseMatching(source: event.key.source, all: false)
         case .releaseAll:
+            catchUpAll(to: offset)
             releaseMatching(source: 0, all: true)
         }
     }
 
-    @_noLocks
+    @_noLocks @inline(__always)
     func retarget(_ v: Int, key: TouchKey, ratio: Float, gain: Float) {
         if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
             voices.pendingRatio[v] = ratio
@@ -324,15 +466,28 @@ public struct Mixer: @unchecked Sendable {
         }
     }
 
+    /// Starts a voice for `key` at frame `offset` of the period, stealing the oldest
+    /// when every voice is busy.
     @_noLocks
-    func startVoice(_ key: TouchKey, ratio: Float, gain: Float) {
+    func startVoice(_ key: TouchKey, ratio: Float, gain: Float, at offset: Int32) {
         let age = state.pointee.nextAge
         state.pointee.nextAge = age &+ 1
+        if state.pointee.freeCount == 0 {
+            // Voices fading out may have ended before this frame and be free by now.
+            var a = 0
+            while a < state.pointee.activeCount {
+                let v = Int(voices.active[a])
+                if voices.rampStep[v] < 0 && !voices.hasPending[v] && catchUp(v, to: offset) { continue }
+                a += 1
+            }
+        }
         if state.pointee.freeCount > 0 {
             state.pointee.freeCount -= 1
             let v = Int(voices.free[state.pointee.freeCount])
             voices.start(v, key: key, ratio: ratio, gain: gain, age: age, attackStep: state.pointee.attackStep)
             voices.active[state.pointee.activeCount] = Int32(v)
+            voices.activeIndex[v] = Int32(state.pointee.activeCount)
+            voices.mixedTo[v] = offset
             state.pointee.activeCount += 1
             index.insert(key, voice: v)
             return
@@ -348,6 +503,7 @@ public struct Mixer: @unchecked Sendable {
             if rank < best || victim < 0 { best = rank; victim = v }
             a += 1
         }
+        catchUp(victim, to: offset)  // its steal fade starts at this frame
         if voices.hasPending[victim] {
             index.remove(voices.pendingKey[victim], voice: victim)  // that waiting touch is dropped
         } else if voices.rampStep[victim] > 0 {
@@ -366,7 +522,10 @@ public struct Mixer: @unchecked Sendable {
     func freeVoice(at a: Int) {
         let v = voices.active[a]
         state.pointee.activeCount -= 1
-        voices.active[a] = voices.active[state.pointee.activeCount]
+        let moved = voices.active[state.pointee.activeCount]
+        voices.active[a] = moved
+        voices.activeIndex[Int(moved)] = Int32(a)
+        voices.activeIndex[Int(v)] = -1
         voices.free[state.pointee.freeCount] = v
         state.pointee.freeCount += 1
     }

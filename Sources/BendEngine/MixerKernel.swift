@@ -20,9 +20,9 @@
 /// per-lane vectors from block to block with additions, so a block costs about 100
 /// instructions (`make bench-icount` prints the figure per voice-frame).
 extension Mixer {
-    /// Adds voice `v` into `mix[0..<count]` (and, harmlessly, up to the next multiple of
-    /// 8) and advances its state by `count` frames, with 4-point Hermite interpolation;
-    /// compiled on its own. - Thread: render.
+    /// Adds voice `v` into `mix[0..<count]` (exactly those frames; the last block may
+    /// read up to 7 frames past them) and advances its state by `count` frames, with
+    /// 4-point Hermite interpolation; compiled on its own. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
         mixVoice(v, into: mix, count: count, cubic: true)
@@ -37,7 +37,7 @@ extension Mixer {
     /// `cubic`: 4-point Hermite (`hermite4`), else linear between the two nearest frames;
     /// a constant at each call site, so the loop is compiled once for each.
     ///
-    /// The segment runs in up to three stretches of 8-frame blocks, so the common blocks
+    /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
     /// need no clamping: blocks wholly inside the glide (g = r − j > 0 in every lane; the
     /// lane offsets, increments and g advance by constant vectors), at most one block
     /// where the glide ends (the closed form with clamps), and blocks after the glide
@@ -61,7 +61,7 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / Mixer.silenceRatio
-        let block = VoiceBlock(tone: tone, cubic: cubic, mix: mix,
+        let block = VoiceBlock(tone: tone, cubic: cubic, sustained: ramp0 >= 1 && rampStep >= 0, mix: mix,
                                rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
         var n0: Int32 = 0
@@ -72,7 +72,7 @@ extension Mixer {
         // 1. Blocks wholly inside the glide (r ≥ 8): g_j = r − j, increment_j =
         //    incBlock + incStep·j with incBlock = incTarget − incStep·r, lane offsets
         //    Σ_{i<j} increment_i = j·incBlock + incStep·j(j−1)/2.
-        if r >= 8 && n0 < end {
+        if r >= 8 && n0 &+ 8 <= end {
             let incBlock = incTarget &- incStep &* r
             let unfaded = Float(min(incTarget &- incStep &* glideLeft, incTarget)) * fadeScale >= 1
             let triangle = SIMD8<Int32>(0, 0, 1, 3, 6, 10, 15, 21)  // j(j−1)/2
@@ -100,53 +100,68 @@ extension Mixer {
                 r &-= 8
                 n0 &+= 8
                 frameNumber += 8
-            } while r >= 8 && n0 < end
+            } while r >= 8 && n0 &+ 8 <= end
         }
 
-        // 2. The block where the glide ends (0 < r < 8): the closed form with clamps,
-        //    m_j = min(j, r): offsets j·incTarget − incStep·(m_j·r − m_j(m_j−1)/2).
-        if r > 0 && n0 < end {
-            let rLanes = SIMD8<Int32>(repeating: r)
-            let m = lanewiseMin(lanes, rLanes)
-            let glideSum = m &* rLanes &- ((m &* (m &- 1)) &>> 1)
-            let offset = lanes &* incTarget &- glideSum &* incStep
-            let gLanes = lanewiseMax(rLanes &- lanes, SIMD8<Int32>())
-            let inc = SIMD8<Int32>(repeating: incTarget) &- gLanes &* incStep
-            let gain = multiplyAdd(SIMD8<Float>(repeating: -gainStep), SIMD8<Float>(gLanes), SIMD8<Float>(repeating: gainTarget))
-            let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
-            block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: gain * fade)
-            let blockSum = 8 &* Int64(incTarget) &- Int64(r &* r &- ((r &* (r &- 1)) >> 1)) &* Int64(incStep)
-            base = block.advance(base, by: blockSum)
+        // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
+        if r > 0 && n0 &+ 8 <= end {
+            base = clampedBlock(block, at: n0, frames: 8, frameNumber: frameNumber, base: base, r: r,
+                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep)
             r &-= 8
             n0 &+= 8
             frameNumber += 8
         }
 
         // 3. Blocks after the glide: increment and gain at their targets.
-        if n0 < end {
+        if r <= 0 && n0 &+ 8 <= end {
             let offset = lanes &* incTarget
             let level = SIMD8<Float>(repeating: gainTarget * min(Float(incTarget) * fadeScale, 1))
             let blockSum = 8 &* Int64(incTarget)
             repeat {
                 block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
                 base = block.advance(base, by: blockSum)
+                r &-= 8
                 n0 &+= 8
                 frameNumber += 8
-            } while n0 < end
+            } while n0 &+ 8 <= end
         }
 
-        // The exact state after `count` frames: the block loop's base when `count` is a
-        // whole number of blocks, else the closed form (one division).
-        if end & 7 == 0 {
-            voices.phase[v] = base
-        } else {
-            let mc = Int64(min(end, max(glideLeft, 0)))
-            let glideTotal = mc &* Int64(glideLeft) &- ((mc &* (mc &- 1)) >> 1)
-            let advanced = phase0 &+ Int64(end) &* Int64(incTarget) &- glideTotal &* Int64(incStep)
-            voices.phase[v] = advanced % loop
+        // 4. The last 1…7 frames, when `count` is not a whole number of blocks: the closed
+        //    form with clamps, its lanes past `count` silent (they are this voice's next
+        //    frames, which a later span mixes).
+        if n0 < end {
+            base = clampedBlock(block, at: n0, frames: end &- n0, frameNumber: frameNumber, base: base, r: r,
+                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep)
         }
+
+        voices.phase[v] = base
         voices.glideLeft[v] = max(glideLeft &- end, 0)
         voices.ramp[v] = min(max(ramp0 + rampStep * Float(end), 0), 1)
+    }
+
+    /// One block in the closed form with clamps, for any r (glide frames left at its
+    /// first frame): m_j = min(j, max(r, 0)), lane offsets j·incTarget − incStep·(m_j·r −
+    /// m_j(m_j−1)/2), g_j = max(r − j, 0). Mixes its first `frames` (1…8) lanes and
+    /// returns the phase after them.
+    @_noLocks @inline(__always)
+    func clampedBlock(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
+                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float) -> Int64 {
+        let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+        let rLanes = SIMD8<Int32>(repeating: r)
+        let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
+        let glideSum = m &* rLanes &- ((m &* (m &- 1)) &>> 1)
+        let offset = lanes &* incTarget &- glideSum &* incStep
+        let gLanes = lanewiseMax(rLanes &- lanes, SIMD8<Int32>())
+        let inc = SIMD8<Int32>(repeating: incTarget) &- gLanes &* incStep
+        let gain = multiplyAdd(SIMD8<Float>(repeating: -gainStep), SIMD8<Float>(gLanes), SIMD8<Float>(repeating: gainTarget))
+        let fadeScale = 1 / Float(1 << Mixer.fractionBits) / Mixer.silenceRatio
+        let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
+        let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
+        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
+        // The phase advance over `frames` frames: the same sum with j = frames.
+        let mf = Int64(min(frames, max(r, 0)))
+        let sum = Int64(frames) &* Int64(incTarget) &- (mf &* Int64(r) &- ((mf &* (mf &- 1)) >> 1)) &* Int64(incStep)
+        return block.advance(base, by: sum)
     }
 
     /// Equal-power pan of the mono mix `mix[0..<count]` into interleaved stereo `out`,
@@ -199,11 +214,11 @@ struct VoiceBlock {
     let rampStep: SIMD8<Float>
     let ramp0: SIMD8<Float>
     let loop: Int64
-    /// The envelope is 1 over the whole segment.
+    /// The envelope is 1 over the whole span (ramp ≥ 1 and not falling): skipped.
     let sustained: Bool
 
     @_noLocks @inline(__always)
-    init(tone: ToneTable, cubic: Bool, mix: UnsafeMutablePointer<Float>, rampStep: Float, ramp0: Float, loop: Int64) {
+    init(tone: ToneTable, cubic: Bool, sustained: Bool, mix: UnsafeMutablePointer<Float>, rampStep: Float, ramp0: Float, loop: Int64) {
         cubicRows = UnsafeRawPointer(tone.cubicRows)
         linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
         self.cubic = cubic
@@ -211,7 +226,7 @@ struct VoiceBlock {
         self.rampStep = SIMD8(repeating: rampStep)
         self.ramp0 = SIMD8(repeating: ramp0)
         self.loop = loop
-        sustained = ramp0 >= 1 && rampStep >= 0
+        self.sustained = sustained
     }
 
     /// Adds frames n0 ..< n0+8 of the voice into the mix.

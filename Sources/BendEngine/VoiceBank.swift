@@ -36,6 +36,11 @@ struct VoiceBank {
     let pendingRatio: UnsafeMutablePointer<Float>
     let pendingGain: UnsafeMutablePointer<Float>
 
+    /// Frames of the current period already mixed into the mono mix (0 at each period's
+    /// start): events catch a voice up to their frame, the period's end the rest.
+    let mixedTo: UnsafeMutablePointer<Int32>
+    /// Where voice `v` sits in `active` while it sounds.
+    let activeIndex: UnsafeMutablePointer<Int32>
     /// Indices of sounding voices, dense, `activeCount` of them.
     let active: UnsafeMutablePointer<Int32>
     /// Indices of free voices, a stack, `freeCount` of them.
@@ -58,6 +63,8 @@ struct VoiceBank {
         pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
         pendingGain = .allocate(capacity: capacity); pendingGain.initialize(repeating: 0, count: capacity)
+        mixedTo = .allocate(capacity: capacity); mixedTo.initialize(repeating: 0, count: capacity)
+        activeIndex = .allocate(capacity: capacity); activeIndex.initialize(repeating: -1, count: capacity)
         active = .allocate(capacity: capacity)
         free = .allocate(capacity: capacity)
         for i in 0..<capacity { free[i] = Int32(capacity - 1 - i) }
@@ -68,7 +75,7 @@ struct VoiceBank {
         incTarget.deallocate(); incStep.deallocate(); gainTarget.deallocate(); gainStep.deallocate(); glideLeft.deallocate()
         ramp.deallocate(); rampStep.deallocate()
         hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
-        active.deallocate(); free.deallocate()
+        mixedTo.deallocate(); activeIndex.deallocate(); active.deallocate(); free.deallocate()
     }
 
     /// (Re)starts voice `v` for a touch: phase 0, parameters at their targets at once,

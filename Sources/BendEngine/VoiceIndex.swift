@@ -31,7 +31,7 @@ struct VoiceIndex {
     }
 
     /// The voice of `key`, or −1.
-    @_noLocks
+    @_noLocks @inline(__always)
     func find(_ key: TouchKey) -> Int {
         var i = home(key)
         while slots[i] >= 0 {
