@@ -9,8 +9,9 @@
 /// `i` (0 ≤ i < `loopFrames + guardFrames`): for cubic, one 16-byte row per frame,
 /// `hermite4`'s (y0, c1, c2, c3) from frames i−1…i+2; for linear, one 8-byte pair per
 /// frame, y0 and the slope y1 − y0. The mixer loads them as 64-bit pairs (two loads per
-/// lane for cubic instead of four scalar ones). They are the same Float expressions `hermite4` evaluates, so the results are
-/// identical.
+/// lane for cubic instead of four scalar ones). The coefficients are the same Float
+/// expressions `hermite4` evaluates; the evaluation may differ in rounding (fused
+/// multiply-adds under `-D BEND_FMA`), far below −100 dBFS (MixerReferenceTests).
 ///
 /// Immutable after `init`; shared read-only by every voice.
 public struct ToneTable: @unchecked Sendable {
