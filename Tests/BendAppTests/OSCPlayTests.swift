@@ -1,6 +1,5 @@
 import BendOSC
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import XCTest
@@ -101,13 +100,9 @@ final class OSCPlayTests: XCTestCase {
         }
     }
 
-    /// The left channel of a stereo WAV (libsndfile).
+    /// The left channel of a stereo WAV.
     func readLeft(_ path: String) throws -> [Float] {
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(path, Int32(SFM_READ), &info), "open \(path)")
-        defer { sf_close(file) }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
-        XCTAssertEqual(sf_readf_float(file, &samples, info.frames), info.frames)
-        return stride(from: 0, to: samples.count, by: Int(info.channels)).map { samples[$0] }
+        let wav = try WAVReader.read(path)
+        return stride(from: 0, to: wav.samples.count, by: wav.channels).map { wav.samples[$0] }
     }
 }

@@ -2,20 +2,9 @@ import XCTest
 import Foundation
 import BendInput
 import BendTestSupport
-import CSndFile
 
 /// `bendsynth play` as a user runs it: through ALSA, and in a terminal.
 final class PlayEndToEndTests: XCTestCase {
-    /// Interleaved float samples of a WAV file (libsndfile).
-    func readWAV(_ path: String) throws -> (samples: [Float], frames: Int, rate: Int32) {
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(path, Int32(SFM_READ), &info), "open \(path)")
-        defer { sf_close(file) }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
-        XCTAssertEqual(sf_readf_float(file, &samples, info.frames), info.frames)
-        return (samples, Int(info.frames), info.samplerate)
-    }
-
     /// The demo script played live through an alsa-lib `file` PCM (raw float capture
     /// over the `null` PCM, defined in a test-only ALSA_CONFIG_PATH) is byte for byte
     /// the offline render of the same script, followed by silence.
@@ -42,7 +31,7 @@ final class PlayEndToEndTests: XCTestCase {
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
 
         let captured = try Data(contentsOf: URL(fileURLWithPath: capture))
-        let reference = try readWAV(wav)
+        let reference = try WAVReader.read(wav)
         let referenceBytes = reference.samples.withUnsafeBytes { Data($0) }
         XCTAssertGreaterThanOrEqual(captured.count, referenceBytes.count)
         XCTAssertEqual(captured.prefix(referenceBytes.count), referenceBytes, "captured bytes = offline render")

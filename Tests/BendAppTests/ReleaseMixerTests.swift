@@ -1,5 +1,4 @@
 import BendTestSupport
-import CSndFile
 import Foundation
 import XCTest
 
@@ -10,15 +9,6 @@ import XCTest
 /// difference must stay below −100 dBFS. `make test` builds the release binary first;
 /// without it (a plain `swift test`) the test is skipped.
 final class ReleaseMixerTests: XCTestCase {
-    func readWAV(_ path: String) throws -> [Float] {
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(path, Int32(SFM_READ), &info), "open \(path)")
-        defer { sf_close(file) }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
-        XCTAssertEqual(sf_readf_float(file, &samples, info.frames), info.frames)
-        return samples
-    }
-
     func testReleaseBuildRendersLikeTheDebugBuild() throws {
         let release = BinaryRunner.packageRoot.appendingPathComponent(".build/release/bendsynth")
         guard FileManager.default.isExecutableFile(atPath: release.path) else {
@@ -53,7 +43,7 @@ final class ReleaseMixerTests: XCTestCase {
                 try p.run()
                 p.waitUntilExit()
                 XCTAssertEqual(p.terminationStatus, 0, "\(build) render of \(name)")
-                outputs.append(try readWAV(out.path))
+                outputs.append(try WAVReader.read(out.path).samples)
             }
             XCTAssertEqual(outputs[0].count, outputs[1].count, name)
             var worst: Float = 0, peak: Float = 0
