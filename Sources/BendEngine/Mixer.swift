@@ -130,8 +130,8 @@ public struct Mixer: @unchecked Sendable {
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
         state.initialize(to: s)
         rings = .allocate(capacity: configuration.maxSources)
-        // A voice's last block reads (never writes) up to 7 frames past the period, and
-        // the pan stage reads up to 7 past any pan event's frame.
+        // A voice's last block loads and stores back unchanged (adding 0) up to 7 frames
+        // past its span, and the pan stage reads up to 7 past any pan event's frame.
         mono = .allocate(capacity: ((configuration.maxPeriodFrames + 7) & ~7) + 8)
         panEvents = .allocate(capacity: Mixer.panEventCapacity)
         meters = .allocate(capacity: 3)
@@ -192,6 +192,7 @@ public struct Mixer: @unchecked Sendable {
     /// - Thread: render.
     @_noLocks
     public func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
+        precondition(frames >= 1 && frames <= configuration.maxPeriodFrames, "render: frames outside 1…maxPeriodFrames")
         let start = state.pointee.position
         let end = start &+ UInt64(frames)
         let padded = (frames + 7) & ~7
@@ -226,7 +227,9 @@ public struct Mixer: @unchecked Sendable {
                 // Ties go to the lower source index.
                 if frame > secondFrame || (frame == secondFrame && (second < best || frame == end)) { break }
                 ring.pop()
-                let offset = Int32(truncatingIfNeeded: frame &- start)
+                // (Never before what the pan stage has already written out: only after
+                // a flood of pan events, for an event pushed late during this render.)
+                let offset = max(Int32(truncatingIfNeeded: frame &- start), Int32(state.pointee.pannedTo))
                 if case .move = event.kind {
                     // The common event, inline: bend the voice of its touch.
                     let v = index.find(event.key)
@@ -279,23 +282,34 @@ public struct Mixer: @unchecked Sendable {
     /// (nothing when it is there already), then checks its fade.
     @_noLocks @inline(__always)
     func mixSpan(_ v: Int, to frame: Int32) -> Bool {
-        let from = voices.mixedTo[v]
-        if frame > from {
-            if state.pointee.cubic {
-                mixVoiceCubic(v, into: mono + Int(from), count: Int(frame &- from))
-            } else {
-                mixVoiceLinear(v, into: mono + Int(from), count: Int(frame &- from))
+        var from = voices.mixedTo[v]
+        while frame > from {
+            // A voice being stolen stops at the frame its fade ends, so the touch
+            // waiting for it starts there (its attack from silence).
+            var stop = frame
+            if voices.hasPending[v] && voices.rampStep[v] < 0 {
+                let q = voices.ramp[v] / -voices.rampStep[v]  // frames to the fade's end, ≥ 0
+                if q < Float(frame &- from) {
+                    let whole = Int32(q)
+                    stop = from &+ max(Float(whole) < q ? whole &+ 1 : whole, 1)
+                }
             }
-            voices.mixedTo[v] = frame
-        }
-        if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
-            if voices.hasPending[v] {
+            if state.pointee.cubic {
+                mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
+            } else {
+                mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
+            }
+            voices.mixedTo[v] = stop
+            from = stop
+            if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
+                if !voices.hasPending[v] { break }
                 voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
                              gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
-            } else {
-                freeVoice(at: Int(voices.activeIndex[v]))
-                return true
             }
+        }
+        if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 && !voices.hasPending[v] {
+            freeVoice(at: Int(voices.activeIndex[v]))
+            return true
         }
         return false
     }
@@ -499,7 +513,9 @@ public struct Mixer: @unchecked Sendable {
         var a = 0
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
-            let rank = voices.hasPending[v] ? UInt64.max - 1 : (voices.rampStep[v] < 0 ? 0 : voices.age[v])
+            // Fading voices first, then the oldest sounding one; a voice already
+            // waiting for its fade last, the oldest waiting touch first among those.
+            let rank = voices.hasPending[v] ? (1 << 63) | voices.age[v] : (voices.rampStep[v] < 0 ? 0 : voices.age[v] & ~(1 << 63))
             if rank < best || victim < 0 { best = rank; victim = v }
             a += 1
         }

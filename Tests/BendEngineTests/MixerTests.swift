@@ -121,6 +121,42 @@ final class MixerTests: XCTestCase {
         XCTAssertLessThanOrEqual(Measure.maxStep(out[11_900..<12_400]), Measure.maxStep(out[20_000..<30_000]) * 1.5)
     }
 
+    /// The touch that steals a voice starts at the frame the steal fade ends, not at
+    /// the next event or period: 2 voices (the second silent), 256-frame periods, the
+    /// steal at frame 1034 inside a period with no other event.
+    func testStealingTouchStartsWhereTheFadeEnds() {
+        let h = MixerHarness(voices: 2, period: 256)
+        defer { h.free() }
+        let stealAt = 1034
+        let out = Measure.channel(h.render(frames: 4096, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+            EngineEvent(frame: 10, kind: .down, key: h.key(2), value: 1, gain: 0),       // holds the other voice, silent
+            EngineEvent(frame: UInt64(stealAt), kind: .down, key: h.key(3), value: 1.5, gain: 1),
+        ]), 0)
+        let fadeFrames = 48  // 1 ms at 48 kHz
+        // Silence between the fade's end and the new touch's first sample.
+        var silent = 0
+        var n = stealAt + fadeFrames
+        while n < out.count && abs(out[n]) < 1e-7 { silent += 1; n += 1 }
+        XCTAssertLessThan(n, stealAt + fadeFrames + 4, "the new touch starts \(n - stealAt) frames after the steal")
+        XCTAssertLessThanOrEqual(silent, 2)
+        XCTAssertEqual(Measure.peakFrequency(Array(out[2048..<4096]), rate: rate), 660, accuracy: 12)
+    }
+
+    /// When every voice waits for its steal fade, a new touch drops the oldest waiting
+    /// touch: 4 voices, 10 touches at one frame; the 4 newest sound.
+    func testStealingDropsTheOldestWaitingTouch() {
+        let h = MixerHarness(voices: 4, period: 256)
+        defer { h.free() }
+        let events = (0..<10).map { k in
+            EngineEvent(frame: 100, kind: .down, key: h.key(UInt32(k)), value: 0.5 + 0.1 * Float(k), gain: 0.2)
+        }
+        let out = Measure.channel(h.render(frames: 24_000, events: events), 0)
+        let peaks = Measure.peaks(Array(out[8_000...]), rate: rate, floorDB: -30)
+        let sounding = (0..<10).filter { k in peaks.contains { abs($0 - 220 * (0.5 + 0.1 * Double(k)) * 2) < 4 } }
+        XCTAssertEqual(sounding, [6, 7, 8, 9], "touches heard (FFT peaks \(peaks))")
+    }
+
     func testReleaseSourceEndsOnlyThatSourcesVoices() {
         let h = MixerHarness()
         defer { h.free() }
