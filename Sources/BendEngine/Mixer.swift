@@ -370,8 +370,9 @@ public struct Mixer: @unchecked Sendable {
         gain * min(max(ratio, 0) * (1 / silenceRatio), 1)
     }
 
-    /// Applies `event` at frame `offset` of the current period (`out`: the period's
-    /// output, for the pan stage when its event list is full).
+    /// Applies `event` (any kind but `.move`, which `render` applies inline) at frame
+    /// `offset` of the current period (`out`: the period's output, for the pan stage
+    /// when its event list is full).
     @_noLocks @inline(never)
     func apply(_ event: EngineEvent, at offset: Int32, out: UnsafeMutablePointer<Float>) {
         switch event.kind {
@@ -385,10 +386,7 @@ public struct Mixer: @unchecked Sendable {
                 startVoice(event.key, ratio: event.value, gain: gain, at: offset)
             }
         case .move:
-            let v = index.find(event.key)
-            if v >= 0 && !catchUp(v, to: offset) {
-                retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
-            }
+            break  // `render` applies moves inline
         case .up:
             let v = index.find(event.key)
             if v >= 0 && !catchUp(v, to: offset) { release(v, key: event.key) }
