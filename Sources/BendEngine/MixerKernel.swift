@@ -1,7 +1,7 @@
 /// The per-voice inner loop and the pan stage of `Mixer`, 8 frames per step in SIMD8
 /// vectors.
 ///
-/// Every per-frame value is a closed form of the frame number n within the segment, so
+/// Every per-frame value is a closed form of the frame number n within the span, so
 /// lanes are independent (no per-sample branches, no loop-carried multiply chains):
 /// - glide: g(n) = max(glideLeft − n, 0); increment(n) = incTarget − incStep·g(n);
 ///   gain(n) = gainTarget − gainStep·g(n)
@@ -205,7 +205,7 @@ extension Mixer {
 
 /// What every 8-frame block of one voice does once its lane offsets and levels are
 /// known: read the tone at the 8 positions, interpolate, apply level and envelope, and
-/// add into the mono mix. A value type of constants, built once per voice per segment.
+/// add into the mono mix. A value type of constants, built once per voice per span.
 struct VoiceBlock {
     let cubicRows: UnsafeRawPointer
     let linearPairs: UnsafePointer<Double>

@@ -4,14 +4,13 @@
 /// A voice loops the tone from its start. Its read position (`phase`) is fixed-point,
 /// `Mixer.fractionBits` fractional bits, so every implementation of the algorithm reads
 /// the same positions. Its pitch ratio (a fixed-point increment) and gain glide linearly
-/// to each new target over `glideLeft` frames: at frame n of a period segment, with
+/// to each new target over `glideLeft` frames: at frame n of a span (see `Mixer.render`), with
 /// g = max(glideLeft − n, 0), increment = incTarget − incStep·g and gain = gainTarget −
 /// gainStep·g, so both land exactly on their targets. Its envelope is a linear ramp 0…1
 /// shaped by smoothstep (3r² − 2r³), rising for the attack and falling for the release
 /// or steal.
 /// A voice being stolen may hold a pending touch that starts when its fade ends.
 struct VoiceBank {
-    let capacity: Int
     /// Touch that owns the voice.
     let key: UnsafeMutablePointer<TouchKey>
     /// Order of starting, for stealing the oldest.
@@ -48,7 +47,6 @@ struct VoiceBank {
 
     init(capacity: Int) {
         precondition(capacity >= 1)
-        self.capacity = capacity
         key = .allocate(capacity: capacity); key.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         age = .allocate(capacity: capacity); age.initialize(repeating: 0, count: capacity)
         phase = .allocate(capacity: capacity); phase.initialize(repeating: 0, count: capacity)
