@@ -112,7 +112,8 @@ extension Mixer {
             frameNumber += 8
         }
 
-        // 3. Blocks after the glide: increment and gain at their targets.
+        // 3. Blocks after the glide: increment and gain at their targets. (r stays as it
+        //    is: `clampedBlock` treats every r ≤ 0 alike.)
         if r <= 0 && n0 &+ 8 <= end {
             let offset = lanes &* incTarget
             let level = SIMD8<Float>(repeating: gainTarget * min(Float(incTarget) * fadeScale, 1))
@@ -120,7 +121,6 @@ extension Mixer {
             repeat {
                 block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
                 base = block.advance(base, by: blockSum)
-                r &-= 8
                 n0 &+= 8
                 frameNumber += 8
             } while n0 &+ 8 <= end
