@@ -9,8 +9,8 @@
 /// `i` (0 ≤ i < `loopFrames + guardFrames`): for cubic, one 16-byte row per frame,
 /// `hermite4`'s (y0, c1, c2, c3) from frames i−1…i+2; for linear, one 8-byte pair per
 /// frame, y0 and the slope y1 − y0. The mixer loads them as 64-bit pairs (two loads per
-/// lane for cubic instead of four scalar ones). The coefficients are the same Float
-/// expressions `hermite4` evaluates; the evaluation may differ in rounding (fused
+/// lane for cubic instead of four scalar ones). The coefficients are `hermite4`'s
+/// (`hermite4Coefficients`); the evaluation may differ in rounding (fused
 /// multiply-adds under `-D BEND_FMA`), far below −100 dBFS (MixerReferenceTests).
 ///
 /// Immutable after `init`; shared read-only by every voice.
@@ -48,10 +48,11 @@ public struct ToneTable: @unchecked Sendable {
             .bindMemory(to: Float.self, capacity: 2 * rowCount)
         for i in 0..<rowCount {
             let ym1 = storage[i], y0 = storage[i + 1], y1 = storage[i + 2], y2 = storage[i + 3]
+            let c = hermite4Coefficients(ym1, y0, y1, y2)
             cubicRows[4 * i] = y0
-            cubicRows[4 * i + 1] = 0.5 * (y1 - ym1)
-            cubicRows[4 * i + 2] = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
-            cubicRows[4 * i + 3] = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
+            cubicRows[4 * i + 1] = c.c1
+            cubicRows[4 * i + 2] = c.c2
+            cubicRows[4 * i + 3] = c.c3
             linearPairs[2 * i] = y0
             linearPairs[2 * i + 1] = y1 - y0
         }
