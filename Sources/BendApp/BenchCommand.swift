@@ -50,12 +50,7 @@ enum BenchCommand {
             case "help":
                 print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp linear|cubic] [--spread] [--json]\n\n" + OptionParser.help(specs))
                 return
-            case "voices":
-                let parts = (value ?? "").split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && (1...65_536).contains($0!) }) else {
-                    throw AppError.usage("option '--voices': expected a comma-separated list of counts in 1…65536, got '\(value ?? "")'")
-                }
-                counts = parts.map { $0! }
+            case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536)
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
             case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.01...600)
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
@@ -66,12 +61,7 @@ enum BenchCommand {
                 default: throw AppError.usage("option '--interp': expected 'linear' or 'cubic', got '\(value ?? "")'")
                 }
             case "json": json = true
-            case "peers":
-                let parts = (value ?? "").split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && (1...8).contains($0!) }) else {
-                    throw AppError.usage("option '--peers': expected a comma-separated list of peer counts in 1…8, got '\(value ?? "")'")
-                }
-                peerCounts = parts.map { $0! }
+            case "peers": peerCounts = try countList(value, option: name, of: "peer counts", in: 1...8)
             case "spread": spread = true
             case "osc": osc = true
             default: break
@@ -103,6 +93,15 @@ enum BenchCommand {
         if let bad = results.first(where: { $0.peak < 1e-4 || $0.activeVoices != $0.voices }) {
             throw AppError.runtime("bench: \(bad.voices) voices rendered peak \(bad.peak) with \(bad.activeVoices) voices sounding; expected sound from all of them")
         }
+    }
+
+    /// A comma-separated list of integers in `range` (`what` names them in the error).
+    static func countList(_ value: String?, option: String, of what: String, in range: ClosedRange<Int>) throws -> [Int] {
+        let parts = (value ?? "").split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && range.contains($0!) }) else {
+            throw AppError.usage("option '--\(option)': expected a comma-separated list of \(what) in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
+        }
+        return parts.map { $0! }
     }
 
     /// The bench's voice set, shared with Benchmarks/OpenALBaseline (same formulas):
