@@ -109,7 +109,9 @@ final class MixerTests: XCTestCase {
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 0.5, gain: 1),     // 220 Hz
             EngineEvent(frame: 100, kind: .down, key: h.key(2), value: 1, gain: 1),     // 440 Hz
-            EngineEvent(frame: 12_000, kind: .down, key: h.key(3), value: 1.5, gain: 1), // 660 Hz steals voice 1
+            // 660 Hz steals voice 1, near the 220 Hz voice's crest (at frame 12 000 it
+            // crosses zero, where even a steal without fade would not jump).
+            EngineEvent(frame: 12_028, kind: .down, key: h.key(3), value: 1.5, gain: 1),
         ]), 0)
         XCTAssertEqual(h.mixer.activeVoices, 2)
         let before = Measure.peaks(Array(out[2_000..<12_000]), rate: rate, floorDB: -10)
