@@ -48,6 +48,23 @@ final class DecoderFixtureTests: XCTestCase {
         XCTAssertEqual(decoder.activeTouches, [])
     }
 
+    /// The partial frame before SYN_DROPPED is void even when the sync frame does not
+    /// overwrite what it said: touch 1 never moves to x 0.9.
+    func testSynDroppedVoidsThePartialFrameTheSyncDoesNotRepeat() throws {
+        var decoder = EvdevDecoder(device: try Recordings.fixture("syn-dropped.evemu").device)
+        func feed(_ events: [(type: UInt16, code: UInt16, value: Int32)]) -> [ControlEvent] {
+            events.flatMap { decoder.feed(InputEvent(micros: 0, type: $0.type, code: $0.code, value: $0.value)) }
+        }
+        let (abs, syn) = (EvdevCode.evAbs, EvdevCode.evSyn)
+        XCTAssertEqual(feed([(abs, EvdevCode.absMTTrackingID, 10), (abs, EvdevCode.absMTPositionX, 100), (abs, EvdevCode.absMTPositionY, 100),
+                             (syn, EvdevCode.synReport, 0)]), [.touch(id: 1, phase: .down, x: 0.1, y: 0.9)])
+        XCTAssertEqual(feed([(abs, EvdevCode.absMTPositionX, 900), (syn, EvdevCode.synDropped, 0)]), [])
+        XCTAssertEqual(feed([(abs, EvdevCode.absMTSlot, 1), (abs, EvdevCode.absMTTrackingID, 11), (abs, EvdevCode.absMTPositionX, 600),
+                             (abs, EvdevCode.absMTPositionY, 600), (syn, EvdevCode.synReport, 0)]), [.touch(id: 2, phase: .down, x: 0.6, y: 0.4)])
+        XCTAssertEqual(decoder.drops, 1)
+        XCTAssertEqual(decoder.activeTouches, [1, 2])
+    }
+
     func testPalmNeverPlaysAndAFingerTurningPalmEnds() throws {
         let frames = decode(try Recordings.fixture("palm.evemu"))
         XCTAssertEqual(frames.map(\.events), [
