@@ -147,6 +147,24 @@ final class DecoderFixtureTests: XCTestCase {
         XCTAssertEqual(p(EvdevMapping(invertY: true)), [0.2, 0.1])
     }
 
+    /// A device with more slots than the 64 tracked, opened while its current slot is
+    /// beyond them: its events are ignored until an ABS_MT_SLOT names a tracked slot.
+    func testACurrentSlotBeyondTheTrackedOnesIsIgnored() throws {
+        var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
+        device.absolute[EvdevCode.absMTSlot] = AbsInfo(minimum: 0, maximum: 99)
+        device.currentSlot = 80
+        var decoder = EvdevDecoder(device: device)
+        func abs(_ code: UInt16, _ value: Int32) -> [ControlEvent] {
+            decoder.feed(InputEvent(micros: 0, type: EvdevCode.evAbs, code: code, value: value))
+        }
+        let report = InputEvent(micros: 0, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)
+        XCTAssertEqual(abs(EvdevCode.absMTTrackingID, 4) + abs(EvdevCode.absMTPositionX, 600) + abs(EvdevCode.absMTPositionY, 600), [])
+        XCTAssertEqual(decoder.feed(report), [])
+        XCTAssertEqual(abs(EvdevCode.absMTSlot, 0) + abs(EvdevCode.absMTTrackingID, 5) + abs(EvdevCode.absMTPositionX, 500)
+                       + abs(EvdevCode.absMTPositionY, 500), [])
+        XCTAssertEqual(decoder.feed(report), [.touch(id: 1, phase: .down, x: 0.5, y: 0.5)])
+    }
+
     func testADeviceOpenedWhileTouchedPlaysItsTouchesFromTheFirstFrame() throws {
         var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
         device.slots = [SlotState(trackingID: -1, x: 0, y: 0), SlotState(trackingID: 40, x: 500, y: 500)]
