@@ -165,6 +165,20 @@ final class DecoderFixtureTests: XCTestCase {
         XCTAssertEqual(decoder.feed(report), [.touch(id: 1, phase: .down, x: 0.5, y: 0.5)])
     }
 
+    /// A code the device did not declare is ignored even when the decoder reads that
+    /// code (RW-09's undeclared 0x1d is one no tracker reads): an undeclared palm
+    /// tool type does not end the touch.
+    func testUndeclaredCodesAreIgnored() throws {
+        var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
+        device.absolute[EvdevCode.absMTToolType] = nil
+        var decoder = EvdevDecoder(device: device)
+        let events = [(EvdevCode.absMTTrackingID, 1), (EvdevCode.absMTPositionX, 500), (EvdevCode.absMTPositionY, 500),
+                      (EvdevCode.absMTToolType, EvdevCode.mtToolPalm)]
+        for (code, value) in events { XCTAssertEqual(decoder.feed(InputEvent(micros: 0, type: EvdevCode.evAbs, code: code, value: value)), []) }
+        XCTAssertEqual(decoder.feed(InputEvent(micros: 0, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)),
+                       [.touch(id: 1, phase: .down, x: 0.5, y: 0.5)])
+    }
+
     func testADeviceOpenedWhileTouchedPlaysItsTouchesFromTheFirstFrame() throws {
         var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
         device.slots = [SlotState(trackingID: -1, x: 0, y: 0), SlotState(trackingID: 40, x: 500, y: 500)]
