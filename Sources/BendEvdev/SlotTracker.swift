@@ -25,7 +25,8 @@ struct SlotTracker {
     init(device: EvdevDeviceDescription, map: PositionMap, onlySlotZero: Bool) {
         let maxSlot = Int(device.absolute[EvdevCode.absMTSlot]?.maximum ?? 0)
         slots = Array(repeating: Slot(), count: min(max(maxSlot + 1, 1), 64))
-        current = Int(device.currentSlot)
+        // A current slot beyond the ones tracked (more than 64) waits for an ABS_MT_SLOT.
+        current = device.currentSlot >= 0 && Int(device.currentSlot) < slots.count ? Int(device.currentSlot) : -1
         // A device opened while touched: its touches start at the first frame.
         for (i, state) in device.slots.prefix(slots.count).enumerated() where state.trackingID >= 0 {
             slots[i].trackingID = state.trackingID

@@ -48,6 +48,23 @@ final class DecoderFixtureTests: XCTestCase {
         XCTAssertEqual(decoder.activeTouches, [])
     }
 
+    /// The partial frame before SYN_DROPPED is void even when the sync frame does not
+    /// overwrite what it said: touch 1 never moves to x 0.9.
+    func testSynDroppedVoidsThePartialFrameTheSyncDoesNotRepeat() throws {
+        var decoder = EvdevDecoder(device: try Recordings.fixture("syn-dropped.evemu").device)
+        func feed(_ events: [(type: UInt16, code: UInt16, value: Int32)]) -> [ControlEvent] {
+            events.flatMap { decoder.feed(InputEvent(micros: 0, type: $0.type, code: $0.code, value: $0.value)) }
+        }
+        let (abs, syn) = (EvdevCode.evAbs, EvdevCode.evSyn)
+        XCTAssertEqual(feed([(abs, EvdevCode.absMTTrackingID, 10), (abs, EvdevCode.absMTPositionX, 100), (abs, EvdevCode.absMTPositionY, 100),
+                             (syn, EvdevCode.synReport, 0)]), [.touch(id: 1, phase: .down, x: 0.1, y: 0.9)])
+        XCTAssertEqual(feed([(abs, EvdevCode.absMTPositionX, 900), (syn, EvdevCode.synDropped, 0)]), [])
+        XCTAssertEqual(feed([(abs, EvdevCode.absMTSlot, 1), (abs, EvdevCode.absMTTrackingID, 11), (abs, EvdevCode.absMTPositionX, 600),
+                             (abs, EvdevCode.absMTPositionY, 600), (syn, EvdevCode.synReport, 0)]), [.touch(id: 2, phase: .down, x: 0.6, y: 0.4)])
+        XCTAssertEqual(decoder.drops, 1)
+        XCTAssertEqual(decoder.activeTouches, [1, 2])
+    }
+
     func testPalmNeverPlaysAndAFingerTurningPalmEnds() throws {
         let frames = decode(try Recordings.fixture("palm.evemu"))
         XCTAssertEqual(frames.map(\.events), [
@@ -128,6 +145,38 @@ final class DecoderFixtureTests: XCTestCase {
         XCTAssertEqual(p(EvdevMapping(rotation: .threeQuarters)), [0.1, 0.2])
         XCTAssertEqual(p(EvdevMapping(invertX: true)), [0.8, 0.9])
         XCTAssertEqual(p(EvdevMapping(invertY: true)), [0.2, 0.1])
+    }
+
+    /// A device with more slots than the 64 tracked, opened while its current slot is
+    /// beyond them: its events are ignored until an ABS_MT_SLOT names a tracked slot.
+    func testACurrentSlotBeyondTheTrackedOnesIsIgnored() throws {
+        var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
+        device.absolute[EvdevCode.absMTSlot] = AbsInfo(minimum: 0, maximum: 99)
+        device.currentSlot = 80
+        var decoder = EvdevDecoder(device: device)
+        func abs(_ code: UInt16, _ value: Int32) -> [ControlEvent] {
+            decoder.feed(InputEvent(micros: 0, type: EvdevCode.evAbs, code: code, value: value))
+        }
+        let report = InputEvent(micros: 0, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)
+        XCTAssertEqual(abs(EvdevCode.absMTTrackingID, 4) + abs(EvdevCode.absMTPositionX, 600) + abs(EvdevCode.absMTPositionY, 600), [])
+        XCTAssertEqual(decoder.feed(report), [])
+        XCTAssertEqual(abs(EvdevCode.absMTSlot, 0) + abs(EvdevCode.absMTTrackingID, 5) + abs(EvdevCode.absMTPositionX, 500)
+                       + abs(EvdevCode.absMTPositionY, 500), [])
+        XCTAssertEqual(decoder.feed(report), [.touch(id: 1, phase: .down, x: 0.5, y: 0.5)])
+    }
+
+    /// A code the device did not declare is ignored even when the decoder reads that
+    /// code (RW-09's undeclared 0x1d is one no tracker reads): an undeclared palm
+    /// tool type does not end the touch.
+    func testUndeclaredCodesAreIgnored() throws {
+        var device = try Recordings.fixture("two-fingers-one-frame.evemu").device
+        device.absolute[EvdevCode.absMTToolType] = nil
+        var decoder = EvdevDecoder(device: device)
+        let events = [(EvdevCode.absMTTrackingID, 1), (EvdevCode.absMTPositionX, 500), (EvdevCode.absMTPositionY, 500),
+                      (EvdevCode.absMTToolType, EvdevCode.mtToolPalm)]
+        for (code, value) in events { XCTAssertEqual(decoder.feed(InputEvent(micros: 0, type: EvdevCode.evAbs, code: code, value: value)), []) }
+        XCTAssertEqual(decoder.feed(InputEvent(micros: 0, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)),
+                       [.touch(id: 1, phase: .down, x: 0.5, y: 0.5)])
     }
 
     func testADeviceOpenedWhileTouchedPlaysItsTouchesFromTheFirstFrame() throws {

@@ -42,20 +42,42 @@ final class EvemuParserTests: XCTestCase {
         }
     }
 
+    /// Every `EvdevCode` constant against linux/input-event-codes.h.
     func testCodesMatchTheKernelHeader() {
-        XCTAssertEqual(Int32(EvdevCode.absMTSlot), ABS_MT_SLOT)
-        XCTAssertEqual(Int32(EvdevCode.absMTPositionX), ABS_MT_POSITION_X)
-        XCTAssertEqual(Int32(EvdevCode.absMTPositionY), ABS_MT_POSITION_Y)
-        XCTAssertEqual(Int32(EvdevCode.absMTToolType), ABS_MT_TOOL_TYPE)
-        XCTAssertEqual(Int32(EvdevCode.absMTTrackingID), ABS_MT_TRACKING_ID)
-        XCTAssertEqual(Int32(EvdevCode.absMax), ABS_MAX)
-        XCTAssertEqual(Int32(EvdevCode.btnTouch), BTN_TOUCH)
-        XCTAssertEqual(Int32(EvdevCode.btnToolFinger), BTN_TOOL_FINGER)
-        XCTAssertEqual(Int32(EvdevCode.synDropped), SYN_DROPPED)
-        XCTAssertEqual(Int32(EvdevCode.synMTReport), SYN_MT_REPORT)
-        XCTAssertEqual(Int32(EvdevCode.mtToolPalm), MT_TOOL_PALM)
-        XCTAssertEqual(Int32(EvdevCode.propAccelerometer), INPUT_PROP_ACCELEROMETER)
-        XCTAssertEqual(Int32(EvdevCode.propSemiMT), INPUT_PROP_SEMI_MT)
+        let codes: [(ours: Int32, kernel: Int32, name: String)] = [
+            (Int32(EvdevCode.evSyn), EV_SYN, "EV_SYN"),
+            (Int32(EvdevCode.evKey), EV_KEY, "EV_KEY"),
+            (Int32(EvdevCode.evRel), EV_REL, "EV_REL"),
+            (Int32(EvdevCode.evAbs), EV_ABS, "EV_ABS"),
+            (Int32(EvdevCode.evMax), EV_MAX, "EV_MAX"),
+            (Int32(EvdevCode.synReport), SYN_REPORT, "SYN_REPORT"),
+            (Int32(EvdevCode.synMTReport), SYN_MT_REPORT, "SYN_MT_REPORT"),
+            (Int32(EvdevCode.synDropped), SYN_DROPPED, "SYN_DROPPED"),
+            (Int32(EvdevCode.btnTouch), BTN_TOUCH, "BTN_TOUCH"),
+            (Int32(EvdevCode.btnToolFinger), BTN_TOOL_FINGER, "BTN_TOOL_FINGER"),
+            (Int32(EvdevCode.btnToolPen), BTN_TOOL_PEN, "BTN_TOOL_PEN"),
+            (Int32(EvdevCode.keyMax), KEY_MAX, "KEY_MAX"),
+            (Int32(EvdevCode.relX), REL_X, "REL_X"),
+            (Int32(EvdevCode.relY), REL_Y, "REL_Y"),
+            (Int32(EvdevCode.absX), ABS_X, "ABS_X"),
+            (Int32(EvdevCode.absY), ABS_Y, "ABS_Y"),
+            (Int32(EvdevCode.absZ), ABS_Z, "ABS_Z"),
+            (Int32(EvdevCode.absRX), ABS_RX, "ABS_RX"),
+            (Int32(EvdevCode.absMTSlot), ABS_MT_SLOT, "ABS_MT_SLOT"),
+            (Int32(EvdevCode.absMTPositionX), ABS_MT_POSITION_X, "ABS_MT_POSITION_X"),
+            (Int32(EvdevCode.absMTPositionY), ABS_MT_POSITION_Y, "ABS_MT_POSITION_Y"),
+            (Int32(EvdevCode.absMTToolType), ABS_MT_TOOL_TYPE, "ABS_MT_TOOL_TYPE"),
+            (Int32(EvdevCode.absMTTrackingID), ABS_MT_TRACKING_ID, "ABS_MT_TRACKING_ID"),
+            (Int32(EvdevCode.absMax), ABS_MAX, "ABS_MAX"),
+            (Int32(EvdevCode.mtToolPalm), MT_TOOL_PALM, "MT_TOOL_PALM"),
+            (Int32(EvdevCode.propPointer), INPUT_PROP_POINTER, "INPUT_PROP_POINTER"),
+            (Int32(EvdevCode.propDirect), INPUT_PROP_DIRECT, "INPUT_PROP_DIRECT"),
+            (Int32(EvdevCode.propButtonpad), INPUT_PROP_BUTTONPAD, "INPUT_PROP_BUTTONPAD"),
+            (Int32(EvdevCode.propSemiMT), INPUT_PROP_SEMI_MT, "INPUT_PROP_SEMI_MT"),
+            (Int32(EvdevCode.propAccelerometer), INPUT_PROP_ACCELEROMETER, "INPUT_PROP_ACCELEROMETER"),
+            (Int32(EvdevCode.propMax), INPUT_PROP_MAX, "INPUT_PROP_MAX"),
+        ]
+        for c in codes { XCTAssertEqual(c.ours, c.kernel, c.name) }
         XCTAssertEqual(Int(cevdev_input_event_size()), MemoryLayout<input_event>.size)
     }
 }

@@ -1,6 +1,5 @@
 import BendControl
 import BendEvdev
-import CEvdev
 import Foundation
 import Glibc
 import XCTest
@@ -31,10 +30,7 @@ final class LiveReadLoopTests: XCTestCase {
         let loopThread = Thread { loop.run() }
         loopThread.start()
         // The writer sends odd-sized chunks, so structs arrive split across reads.
-        let bytes: [UInt8] = r.events.flatMap { e -> [UInt8] in
-            var s = input_event(e)
-            return withUnsafeBytes(of: &s) { Array($0) }
-        }
+        let bytes = InputEvent.kernelBytes(r.events)
         var offset = 0
         while offset < bytes.count {
             let n = min(chunk, bytes.count - offset)

@@ -1,5 +1,6 @@
 import BendControl
 import BendOSC
+import BendTestSupport
 import XCTest
 
 /// A seeded generator of hostile and valid datagrams: TUIO bundles (reordered,
@@ -35,26 +36,20 @@ final class OSCFuzzTests: XCTestCase {
     }
 }
 
-/// SplitMix64.
-struct SeededRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
+/// The generator's draws as the fuzz uses them.
+extension SplitMix {
+    /// 0 ..< n.
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    /// 0…1 in steps of 1/10 000.
     mutating func unit() -> Float { Float(next() % 10_001) / 10_000 }
 }
 
 struct DatagramGenerator {
-    var rng: SeededRandom
+    var rng: SplitMix
     var fseq: [Int32] = [0, 0, 0, 0]
     var recent: [[UInt8]] = []
 
-    init(seed: UInt64) { rng = SeededRandom(state: seed) }
+    init(seed: UInt64) { rng = SplitMix(seed: seed) }
 
     mutating func next() -> ([UInt8], String) {
         let senderIndex = rng.below(4)

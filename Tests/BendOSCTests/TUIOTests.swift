@@ -72,6 +72,24 @@ final class TUIOTests: XCTestCase {
         XCTAssertEqual(osc.lateFrames, 4)
     }
 
+    /// A `set` for a session the bundle's alive does not list starts nothing (TUIO 1.1
+    /// and 2.0): the alive message is the frame's list of sessions.
+    func testSetOutsideAliveStartsNothing() {
+        let log = EventLog()
+        let osc = log.interpreter()
+        osc.feed(tuio(alive: [1], sets: [(1, 0.2, 0.2), (2, 0.8, 0.8)], fseq: 1))
+        XCTAssertEqual(osc.activeTouches, 1)
+        XCTAssertEqual(log.starts, 1)
+        osc.feed(OSCEncoder.bundle([
+            OSCEncoder.encode("/tuio2/frm", [.int32(1), .int64(0), .int32(0), .string("t")])!,
+            OSCEncoder.encode("/tuio2/ptr", [.int32(7), .int32(0), .int32(0), .float(0.5), .float(0.5), .float(0)])!,
+            OSCEncoder.encode("/tuio2/alv", [])!,
+        ]))
+        XCTAssertEqual(osc.activeTouches, 1)
+        XCTAssertEqual(log.starts, 1)
+        XCTAssertEqual(log.faults, [])
+    }
+
     /// Two senders with the same session ids are two namespaces; a silent one times out.
     func testSendersAreNamespacesAndSilenceEndsTouches() {
         let log = EventLog()
