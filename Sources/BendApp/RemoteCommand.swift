@@ -1,6 +1,5 @@
 import BendControl
 import BendEvdev
-import BendInput
 import BendPeers
 import BendSystem
 import Dispatch
@@ -136,7 +135,7 @@ enum RemoteCommand {
         printErr("bendsynth: connected to \(peer)")
         if let text = o.text { session.send(.text(text)) }
         if let local = o.monitor {
-            let source = RemoteMonitorSource(session: session, peer: peer, script: script)
+            let source = RemoteMonitorSource(session: session, peer: peer, script: script, notices: notices)
             monitored.withLock { $0 = source }
             if let why = gone.withLock({ $0 }) { source.instrumentLeft(why) }
             // Devices sound here (their own port) and go to the instrument too.
@@ -155,53 +154,36 @@ enum RemoteCommand {
         let devices = try startDevices(o.evdev, session: session)
         defer { devices?.stop() }
         if let script {
-            let start = MonotonicClock.nanos()
-            for entry in script.entries {
-                let due = start + UInt64(entry.time * 1e9)
-                while MonotonicClock.nanos() < due {
-                    if gone.withLock({ $0 }) != nil { break }
-                    usleep(UInt32(min(5_000, (due - min(due, MonotonicClock.nanos())) / 1000 + 1)))
-                }
-                if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
-                send(entry.event)
+            if !sendScript(script, to: send, shouldStop: { gone.withLock { $0 } != nil }) {
+                throw AppError.runtime("remote: the instrument left: \(gone.withLock { $0 } ?? "")")
             }
             session.disconnectFromAllPeers()
             _ = finished.wait(timeout: .now() + 2)
             printErr("bendsynth: played \(script.entries.count) events to \(peer.name)")
             return
         }
-        let keyboard: RemoteKeyboard
-        do {
-            keyboard = try RemoteKeyboard(onText: { text in
-                if !text.isEmpty { session.send(.text(text)) }
-            })
-        } catch { throw AppError.runtime("cannot use the terminal: \(error)") }
-        let input = TerminalInput(inputFD: keyboard.padFD, status: { s in
-            let link = session.linkStatus(of: peer.id)
-            let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
-            s.xruns = Int(link?.remoteXruns ?? 0)
-            s.voices = Int(link?.remoteVoices ?? 0)
-            s.notice = notices.current()
-            if let line = keyboard.line {
-                s.device = "message: \(line)_  (Enter sends, Esc cancels)"
-            } else {
-                s.device = gone.withLock { $0 }.map { "\(peer.name): disconnected (\($0))" } ?? "\(peer.name): connected, RTT \(rtt); / types a message"
-            }
-        }, onEvent: send, onFinish: { _ in finished.signal() })
+        let pad = try RemotePad(session: session, peer: peer, monitor: nil, notices: notices,
+                                gone: { gone.withLock { $0 } }, onEvent: send, onFinish: { finished.signal() })
         signal(SIGHUP, SIG_IGN)
-        do {
-            try keyboard.start()
-            try input.start()
-        } catch {
-            keyboard.stop()
-            throw AppError.runtime("cannot use the terminal: \(error)")
-        }
-        notices.padShown(true)
+        try pad.start()
         finished.wait()
-        notices.padShown(false)
-        input.stop()
-        keyboard.stop()
+        pad.stop()
         if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+    }
+
+    /// Sends `script`'s events at their times (wall clock, from now) until `shouldStop`.
+    /// - Returns: false when it stopped before the end.
+    static func sendScript(_ script: TouchScript, to send: (ControlEvent) -> Void, shouldStop: () -> Bool) -> Bool {
+        let start = MonotonicClock.nanos()
+        for entry in script.entries {
+            let due = start + UInt64(entry.time * 1e9)
+            while MonotonicClock.nanos() < due, !shouldStop() {
+                usleep(UInt32(min(5_000, (due - min(due, MonotonicClock.nanos())) / 1000 + 1)))
+            }
+            if shouldStop() { return false }
+            send(entry.event)
+        }
+        return true
     }
 
     /// `--evdev` without `--monitor`: the devices' events go to the instrument alone.

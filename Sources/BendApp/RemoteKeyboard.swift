@@ -14,7 +14,7 @@ final class RemoteKeyboard: @unchecked Sendable {
     private let stopRead: Int32, stopWrite: Int32
     private let onText: @Sendable (String) -> Void
     private var mode: TerminalMode?
-    private var thread: pthread_t?
+    private var thread: RealtimeThread?
     private let typing = Mutex<[UInt8]?>(nil)
 
     enum Scan { case normal, escape, csi([UInt8]), paste([UInt8]) }
@@ -43,26 +43,19 @@ final class RemoteKeyboard: @unchecked Sendable {
     /// - Throws: `SystemError` (tcsetattr, pthread_create).
     func start() throws {
         mode = isatty(STDIN_FILENO) == 1 ? try TerminalMode.enterRaw(fd: STDIN_FILENO) : nil
-        var t = pthread_t()
-        let me = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&t, nil, { arg in
-            let k = Unmanaged<RemoteKeyboard>.fromOpaque(arg!).takeRetainedValue()
-            k.run()
-            return nil
-        }, me)
-        guard rc == 0 else {
-            Unmanaged<RemoteKeyboard>.fromOpaque(me).release()
+        do {
+            thread = try RealtimeThread(priority: nil, lockMemory: false) { [self] in run() }
+        } catch let e as SystemError {
             try? mode?.restore()
-            throw SystemError(call: "pthread_create(remote keyboard)", code: rc)
+            throw SystemError(call: "pthread_create(remote keyboard)", code: e.code)
         }
-        thread = t
     }
 
     /// Stops the reader, restores the terminal, closes the pipes.
     func stop() {
         var b: UInt8 = 1
         _ = write(stopWrite, &b, 1)
-        if let t = thread { pthread_join(t, nil); thread = nil }
+        thread?.join(); thread = nil
         try? mode?.restore()
         mode = nil
         closeWriter()

@@ -1,5 +1,4 @@
 import BendControl
-import BendInput
 import BendPeers
 import BendSystem
 import Foundation
@@ -21,12 +20,13 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
-    private var keyboard: RemoteKeyboard?
-    private var input: TerminalInput?
+    /// Peers' messages: on the pad while it is drawn.
+    let notices: PadNotices
+    private var pad: RemotePad?
     private let finishOnce = Mutex<(@Sendable () -> Void)?>(nil)
 
-    init(session: PeerSession, peer: PeerInfo, script: TouchScript?) {
-        self.session = session; self.peer = peer; self.script = script
+    init(session: PeerSession, peer: PeerInfo, script: TouchScript?, notices: PadNotices) {
+        self.session = session; self.peer = peer; self.script = script; self.notices = notices
     }
 
     /// Ends play (once): called when the instrument disconnects.
@@ -46,15 +46,7 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
         let end: @Sendable () -> Void = { [self] in finishOnce.withLock { f in f?(); f = nil } }
         if let script {
             let t = Thread { [self] in
-                let start = MonotonicClock.nanos()
-                for entry in script.entries {
-                    let due = start + UInt64(entry.time * 1e9)
-                    while MonotonicClock.nanos() < due, !stopFlag.load(ordering: .relaxed) {
-                        usleep(UInt32(min(5_000, (due - min(due, MonotonicClock.nanos())) / 1000 + 1)))
-                    }
-                    if stopFlag.load(ordering: .relaxed) { break }
-                    both(entry.event)
-                }
+                _ = RemoteCommand.sendScript(script, to: both, shouldStop: { stopFlag.load(ordering: .relaxed) })
                 end()
                 done.signal()
             }
@@ -63,33 +55,10 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
             t.start()
             return
         }
-        let keyboard: RemoteKeyboard
-        do {
-            keyboard = try RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
-        } catch { throw AppError.runtime("cannot use the terminal: \(error)") }
-        let mixer = context.mixer, peer = self.peer
-        let input = TerminalInput(inputFD: keyboard.padFD, pitchMap: context.pitchMap, status: { [self] s in
-            let link = session.linkStatus(of: peer.id)
-            let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
-            s.peak = Double(mixer.peak)
-            s.voices = mixer.activeVoices
-            s.xruns = Int(link?.remoteXruns ?? 0)
-            if let line = keyboard.line {
-                s.device = "message: \(line)_  (Enter sends, Esc cancels)"
-            } else {
-                s.device = self.gone.withLock { $0 }.map { "\(peer.name): disconnected (\($0))" }
-                    ?? "\(peer.name): connected, RTT \(rtt), monitored here; / types a message"
-            }
-        }, onEvent: both, onFinish: { _ in end() })
-        do {
-            try keyboard.start()
-            try input.start()
-        } catch {
-            keyboard.stop()
-            throw AppError.runtime("cannot use the terminal: \(error)")
-        }
-        self.keyboard = keyboard
-        self.input = input
+        let pad = try RemotePad(session: session, peer: peer, pitchMap: context.pitchMap, monitor: context.mixer,
+                                notices: notices, gone: { [self] in gone.withLock { $0 } }, onEvent: both, onFinish: end)
+        try pad.start()
+        self.pad = pad
     }
 
     func stop() {
@@ -98,7 +67,6 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
             done.wait()
             thread = nil
         }
-        input?.stop(); input = nil
-        keyboard?.stop(); keyboard = nil
+        pad?.stop(); pad = nil
     }
 }

@@ -156,28 +156,20 @@ public struct TerminalDecoder: Sendable {
                 return parseCSI(start: i, body: i + 2, headless: false)
             case 0x4F:  // SS3
                 guard i + 2 < count else { return .need }
-                let key: TerminalKey? = switch buffer[i + 2] {
-                case 0x41: .up
-                case 0x42: .down
-                case 0x43: .right
-                case 0x44: .left
-                case 0x48: .home
-                case 0x46: .end
-                case 0x4D: .enter
-                case 0x50...0x53: .function(Int(buffer[i + 2]) - 0x50 + 1)
-                default: nil
-                }
+                let final = buffer[i + 2]
+                let key = final == 0x4D ? .enter : Self.cursorKey(final)  // SS3 M: keypad Enter
                 return .done(3, key.map { .key(KeyEvent($0)) })
             case 0x20..<0x7F, 0x80...:
                 // Alt+key (the ESC prefix), for text keys.
-                if case let .done(n, .key(k)?) = parseText(at: i + 1) {
-                    var k = k
+                switch parseText(at: i + 1) {
+                case .need:
+                    return .need
+                case .done(let n, .key(var k)?):
                     k.modifiers.insert(.alt)
                     return .done(n + 1, .key(k))
-                } else if case .need = parseText(at: i + 1) {
-                    return .need
+                default:
+                    return .done(2, nil)
                 }
-                return .done(2, nil)
             default:
                 // ESC then another ESC or control byte: the first one was Escape.
                 return .done(1, .key(KeyEvent(.escape)))
@@ -303,17 +295,8 @@ public struct TerminalDecoder: Sendable {
             guard let key else { return .done(consumed, nil) }
             return .done(consumed, Self.keyEvent(key, mods: field(1), event: field(1, 1)))
         case (nil, _):
-            let key: TerminalKey? = switch final {
-            case 0x41: .up
-            case 0x42: .down
-            case 0x43: .right
-            case 0x44: .left
-            case 0x48: .home
-            case 0x46: .end
-            case 0x50...0x53: .function(Int(final) - 0x50 + 1)
-            default: nil  // focus reports, replies we did not ask for
-            }
-            guard let key, p0 == nil || p0 == 1 else { return .done(consumed, nil) }
+            // nil: focus reports, replies we did not ask for.
+            guard let key = Self.cursorKey(final), p0 == nil || p0 == 1 else { return .done(consumed, nil) }
             return .done(consumed, Self.keyEvent(key, mods: field(1), event: field(1, 1)))
         default:
             return .done(consumed, nil)
@@ -342,6 +325,21 @@ public struct TerminalDecoder: Sendable {
         result[result.count - 1].append(value)
         if result.count == 1 && result[0] == [nil] { return [] }
         return result
+    }
+
+    /// The key a cursor or F1–F4 sequence's final byte names (`CSI A`, `CSI 1;mods A`,
+    /// `SS3 A`), or nil.
+    private static func cursorKey(_ final: UInt8) -> TerminalKey? {
+        switch final {
+        case 0x41: .up
+        case 0x42: .down
+        case 0x43: .right
+        case 0x44: .left
+        case 0x48: .home
+        case 0x46: .end
+        case 0x50...0x53: .function(Int(final) - 0x50 + 1)
+        default: nil
+        }
     }
 
     private static func keyEvent(_ key: TerminalKey, mods: Int?, event: Int?) -> TerminalEvent {

@@ -1,5 +1,5 @@
 import XCTest
-import BendControl
+@testable import BendControl
 import BendEngine
 import BendTestSupport
 
@@ -80,6 +80,10 @@ final class PadToSoundTests: XCTestCase {
         let port = ControlPort(mixer: mixer, pitchMap: .linear, clock: nil)
         port.send(.touch(id: 1, phase: .down, x: 0.5, y: 1), atFrame: 0)
         port.send(.touch(id: 2, phase: .down, x: 0.6, y: 1), atFrame: 0)
+        // A move and an up of a touch that is not down are not queued for the engine.
+        port.send(.touch(id: 9, phase: .move, x: 0.1, y: 1), atFrame: 0)
+        port.send(.touch(id: 9, phase: .up, x: 0, y: 0), atFrame: 0)
+        XCTAssertEqual(port.ring.count, 2, "only the two downs are queued")
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { buffer.deallocate() }
         mixer.render(into: buffer, frames: 256)

@@ -45,6 +45,12 @@ final class TouchScriptTests: XCTestCase {
             ("{\"type\": \"tilt\", \"value\": 0}", 1, "t", "missing"),
             ("[1, 2]", 1, nil, "JSON object"),
             ("{\"t\": true, \"type\": \"tilt\", \"value\": 0}", 1, "t", "expected a number"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 0.5}\n{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 0.5}", 2, "id", "already down"),
+            ("{\"t\": 0, \"value\": 0}", 1, "type", "missing"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": -1, \"x\": 0.5, \"y\": 0.5}", 1, "id", "out of range"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 4294967296, \"x\": 0.5, \"y\": 0.5}", 1, "id", "out of range"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5}", 1, "y", "missing"),
+            ("{\"t\": 86401, \"type\": \"tilt\", \"value\": 0}", 1, "t", "out of range"),
         ]
         for (text, line, field, words) in cases {
             XCTAssertThrowsError(try TouchScript.parse(text, file: "s.jsonl"), text) { error in

@@ -206,6 +206,17 @@ final class TerminalDecoderTests: XCTestCase {
         XCTAssertEqual(decodeBytewise(bytes), expected)
     }
 
+    func testHomeEndKeypadEnterAndF1ToF4InBothForms() {
+        // SS3 (application keypad) and CSI forms name the same keys; SS3 M is keypad Enter.
+        let bytes = Array("\u{1B}OH\u{1B}OF\u{1B}OM\u{1B}OP\u{1B}OS\u{1B}[H\u{1B}[F\u{1B}[1;2P\u{1B}[1;5S\u{1B}OZz".utf8)
+        let expected: [TerminalEvent] = [
+            key(.home), key(.end), key(.enter), key(.function(1)), key(.function(4)),
+            key(.home), key(.end), key(.function(1), .shift), key(.function(4), .ctrl), char("z"),
+        ]
+        XCTAssertEqual(decode(bytes), expected)
+        XCTAssertEqual(decodeBytewise(bytes), expected)
+    }
+
     func testUnknownAndOverlongSequencesNeverBecomeKeys() {
         var d = TerminalDecoder()
         // Focus report, DA reply, a stray paste end, then `z`.
