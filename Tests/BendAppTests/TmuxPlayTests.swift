@@ -69,12 +69,7 @@ final class TmuxPlayTests: XCTestCase {
         XCTAssertTrue(stderr.contains("cannot open ALSA PCM 'bendsynth_no_such_pcm'"), stderr)
 
         // The recording: silence, 440 Hz while pressed, 660 Hz after the drag, silence after.
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(wav, Int32(SFM_READ), &info))
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        sf_close(file)
-        let left = Measure.channel(samples, 0)
+        let left = Measure.channel(try WAVReader.read(wav).samples, 0)
         let first = try XCTUnwrap(left.firstIndex { $0 != 0 })
         let last = try XCTUnwrap(left.lastIndex { $0 != 0 })
         let held = Double(last - first) / 48_000

@@ -1,6 +1,5 @@
 import BendInput
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import XCTest
@@ -80,12 +79,7 @@ final class TwoHostTests: XCTestCase {
     }
 
     func left(_ path: String) throws -> [Float] {
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(path, Int32(SFM_READ), &info))
-        defer { sf_close(file) }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        return Measure.channel(samples, 0)
+        Measure.channel(try WAVReader.read(path).samples, 0)
     }
 
     func testRemoteInTmuxOnAnotherHostPlaysTheInstrumentAndAWrongKeyIsDeclined() throws {
