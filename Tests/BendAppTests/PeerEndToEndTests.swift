@@ -29,9 +29,7 @@ final class PeerEndToEndTests: XCTestCase {
         var stderr: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
         func waitFor(_ text: String, seconds: Double = 15) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline { if stderr.contains(text) { return true }; usleep(10_000) }
-            return false
+            Poll.until(seconds) { stderr.contains(text) }
         }
 
         func stop() -> Int32 {

@@ -64,11 +64,6 @@ final class PeerLoadTests: XCTestCase {
     }
 
     func waitForLeaves(_ instrument: PeerEndToEndTests.Instrument, _ n: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if instrument.stderr.components(separatedBy: " left: ").count - 1 >= n { return true }
-            usleep(10_000)
-        }
-        return false
+        Poll.until { instrument.stderr.components(separatedBy: " left: ").count - 1 >= n }
     }
 }

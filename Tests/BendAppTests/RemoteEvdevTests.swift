@@ -63,15 +63,6 @@ final class RemoteEvdevTests: XCTestCase {
         return (server, try server.listen(on: "127.0.0.1:0"), received)
     }
 
-    private func wait(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.nanos() + 5_000_000_000
-        while MonotonicClock.nanos() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
-
     func testDeviceTouchesGoToTheInstrumentWithoutLocalSound() throws {
         let (server, address, received) = try instrument()
         defer { server.stop() }
@@ -84,7 +75,7 @@ final class RemoteEvdevTests: XCTestCase {
         defer { devices.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)
-        XCTAssertTrue(wait { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
+        XCTAssertTrue(Poll.until { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
         let lines = received.lines.withLock { $0 }
         // Downs and ups go reliably (in order), moves unreliably (UDP: may pass the up).
         XCTAssertEqual(lines.map(\.text).filter { !$0.hasPrefix("move") }, ["down 0.25", "up"])
@@ -121,7 +112,7 @@ final class RemoteEvdevTests: XCTestCase {
         defer { source.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)
-        XCTAssertTrue(wait { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
+        XCTAssertTrue(Poll.until { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
         XCTAssertEqual(received.lines.withLock { $0 }.map(\.text).filter { !$0.hasPrefix("move") }, ["down 0.25", "up"])
         XCTAssertEqual(received.lines.withLock { $0 }.map(\.text).filter { $0.hasPrefix("move") }, ["move 0.75"])
         XCTAssertEqual(local.withLock { $0 }, ["down 0.25", "move 0.75", "up"])
