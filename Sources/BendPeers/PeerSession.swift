@@ -100,7 +100,7 @@ public final class PeerSession: @unchecked Sendable {
         }
         try setup.withLock { _ in
             listener = fd
-            if transport is TCPTransport, udp < 0, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
+            if transport.carriesDatagrams, udp < 0, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
             try startThread()
         }
         return bound
@@ -113,7 +113,7 @@ public final class PeerSession: @unchecked Sendable {
     public func connect(to address: String, timeout: Double = 3) throws -> PeerInfo {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
         try setup.withLock { _ in
-            if transport is TCPTransport && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
+            if transport.carriesDatagrams && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
             try startThread()
         }
         let fd = try transport.connect(to: address, timeout: timeout)

@@ -10,6 +10,7 @@ import Glibc
 /// timeout and 1 s heartbeat cover both.
 public struct RFCOMMTransport: PeerTransport {
     public let name = "Bluetooth RFCOMM"
+    public let carriesDatagrams = false
     public static let defaultChannel: UInt8 = 7
 
     public init() {}

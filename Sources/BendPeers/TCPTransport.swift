@@ -3,6 +3,7 @@ import Glibc
 /// TCP over IPv4. Addresses are `HOST[:PORT]` (see `IPEndpoint.parse`).
 public struct TCPTransport: PeerTransport {
     public let name = "TCP"
+    public let carriesDatagrams = true
 
     public init() {}
 
