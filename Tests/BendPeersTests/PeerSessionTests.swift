@@ -4,6 +4,14 @@ import Glibc
 import XCTest
 
 final class PeerSessionTests: XCTestCase {
+    func testConnectToAPortNobodyListensOnNamesTheCallAndTheAddress() throws {
+        let (fd, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
+        close(fd)   // the port was just free: nothing listens there now
+        XCTAssertThrowsError(try TCPTransport().connect(to: bound, timeout: 1)) {
+            XCTAssertEqual($0 as? PeerError, .system("connect(\(bound)): Connection refused"))
+        }
+    }
+
     func testInviteAcceptThenReliableAndUnreliableSendsArriveWithTheirSender() throws {
         let (server, sr) = makeSession("stage", role: .server)
         let (client, cr) = makeSession("pad", role: .client)
