@@ -80,6 +80,13 @@ enum Sockets {
         return IPEndpoint(sa)
     }
 
+    /// The connected peer's address (getpeername), nil when it is not IPv4.
+    static func remoteEndpoint(_ fd: Int32) -> IPEndpoint? {
+        var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let rc = withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &len) } }
+        return rc == 0 && sa.sin_family == sa_family_t(AF_INET) ? IPEndpoint(sa) : nil
+    }
+
     static func setInt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
         var v = value
         setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))

@@ -367,7 +367,7 @@ public final class PeerSession: @unchecked Sendable {
     func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
         c.phase = .connected
         c.lastHeard = MonotonicNanos.now()
-        if udpPort != 0, udp >= 0, let host = try? IPEndpoint.parse(c.remoteAddress) {
+        if udpPort != 0, udp >= 0, let host = Sockets.remoteEndpoint(c.fd) {
             c.shared.withLock { $0.udp = IPEndpoint(address: host.address, port: udpPort); $0.remoteToken = token }
         }
         connected.withLock { $0[c.info.id] = c }
