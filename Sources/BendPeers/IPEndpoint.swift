@@ -80,6 +80,13 @@ enum Sockets {
         return IPEndpoint(sa)
     }
 
+    /// The connected peer's address (getpeername), nil when it is not IPv4.
+    static func remoteEndpoint(_ fd: Int32) -> IPEndpoint? {
+        var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let rc = withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &len) } }
+        return rc == 0 && sa.sin_family == sa_family_t(AF_INET) ? IPEndpoint(sa) : nil
+    }
+
     static func setInt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
         var v = value
         setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
@@ -100,6 +107,39 @@ enum Sockets {
             off += n
         }
         return true
+    }
+
+    /// Connects the non-blocking `fd` to `address` (a `sockaddr_in`, `sockaddr_rc`, …)
+    /// within `timeout` seconds, then makes it blocking. On failure closes `fd` and throws
+    /// a `PeerError` naming `what`. `errno` values in `inProgress` mean "wait for it".
+    static func connect<Address>(_ fd: Int32, to address: Address, _ what: String, timeout: Double,
+                                 inProgress: [Int32] = [EINPROGRESS]) throws {
+        var sa = address
+        let rc = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+        if rc != 0 {
+            guard inProgress.contains(errno) else { let e = fail("connect(\(what))"); close(fd); throw e }
+            guard wait(fd, events: Int16(POLLOUT), timeout: timeout) else {
+                close(fd); throw PeerError.timeout("connect(\(what)): no answer within \(timeout) s")
+            }
+            var err: Int32 = 0, len = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
+            if err != 0 { errno = err; let e = fail("connect(\(what))"); close(fd); throw e }
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    }
+
+    /// Accepts one connection on `listener` (close-on-exec) with the peer's `Address`;
+    /// nil when none is pending.
+    static func accept<Address>(_ listener: Int32, _ empty: Address) -> (fd: Int32, address: Address)? {
+        var sa = empty, len = socklen_t(MemoryLayout<Address>.size)
+        let fd = withUnsafeMutablePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &len) }
+        }
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return (fd, sa)
     }
 
     /// poll() one fd for `events` up to `timeout` seconds; true when ready.

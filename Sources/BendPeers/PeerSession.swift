@@ -100,7 +100,7 @@ public final class PeerSession: @unchecked Sendable {
         }
         try setup.withLock { _ in
             listener = fd
-            if transport is TCPTransport, udp < 0, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
+            if transport.carriesDatagrams, udp < 0, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
             try startThread()
         }
         return bound
@@ -113,7 +113,7 @@ public final class PeerSession: @unchecked Sendable {
     public func connect(to address: String, timeout: Double = 3) throws -> PeerInfo {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
         try setup.withLock { _ in
-            if transport is TCPTransport && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
+            if transport.carriesDatagrams && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
             try startThread()
         }
         let fd = try transport.connect(to: address, timeout: timeout)
@@ -367,7 +367,7 @@ public final class PeerSession: @unchecked Sendable {
     func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
         c.phase = .connected
         c.lastHeard = MonotonicNanos.now()
-        if udpPort != 0, udp >= 0, let host = try? IPEndpoint.parse(c.remoteAddress) {
+        if udpPort != 0, udp >= 0, let host = Sockets.remoteEndpoint(c.fd) {
             c.shared.withLock { $0.udp = IPEndpoint(address: host.address, port: udpPort); $0.remoteToken = token }
         }
         connected.withLock { $0[c.info.id] = c }

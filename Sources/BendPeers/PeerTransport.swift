@@ -16,4 +16,7 @@ public protocol PeerTransport: Sendable {
     func connect(to address: String, timeout: Double) throws -> Int32
     /// True when connections from `remote` must prove the shared key.
     func requiresKey(listeningOn bound: String) -> Bool
+    /// True when the session may send unreliable frames as UDP datagrams to the peer's
+    /// IPv4 address beside the stream; false: they go on the stream (`BestEffortQueue`).
+    var carriesDatagrams: Bool { get }
 }

@@ -10,6 +10,7 @@ import Glibc
 /// timeout and 1 s heartbeat cover both.
 public struct RFCOMMTransport: PeerTransport {
     public let name = "Bluetooth RFCOMM"
+    public let carriesDatagrams = false
     public static let defaultChannel: UInt8 = 7
 
     public init() {}
@@ -50,12 +51,7 @@ public struct RFCOMMTransport: PeerTransport {
     }
 
     public func accept(_ listener: Int32) -> (fd: Int32, remote: String)? {
-        var sa = sockaddr_rc(), len = socklen_t(MemoryLayout<sockaddr_rc>.size)
-        let fd = withUnsafeMutablePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &len) }
-        }
-        guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        guard let (fd, sa) = Sockets.accept(listener, sockaddr_rc()) else { return nil }
         return (fd, Self.string(sa.rc_bdaddr))
     }
 
@@ -73,19 +69,7 @@ public struct RFCOMMTransport: PeerTransport {
         sa.rc_family = sa_family_t(AF_BLUETOOTH)
         _ = str2ba(host, &sa.rc_bdaddr)
         sa.rc_channel = channel
-        let rc = withUnsafePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
-        }
-        if rc != 0 {
-            guard errno == EINPROGRESS || errno == EAGAIN else { let e = Sockets.fail("connect(\(address))"); close(fd); throw e }
-            guard Sockets.wait(fd, events: Int16(POLLOUT), timeout: timeout) else {
-                close(fd); throw PeerError.timeout("connect(\(address)): no answer within \(timeout) s")
-            }
-            var err: Int32 = 0, len = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
-            if err != 0 { errno = err; let e = Sockets.fail("connect(\(address))"); close(fd); throw e }
-        }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        try Sockets.connect(fd, to: sa, address, timeout: timeout, inProgress: [EINPROGRESS, EAGAIN])
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return fd
     }

@@ -3,6 +3,7 @@ import Glibc
 /// TCP over IPv4. Addresses are `HOST[:PORT]` (see `IPEndpoint.parse`).
 public struct TCPTransport: PeerTransport {
     public let name = "TCP"
+    public let carriesDatagrams = true
 
     public init() {}
 
@@ -19,12 +20,7 @@ public struct TCPTransport: PeerTransport {
     }
 
     public func accept(_ listener: Int32) -> (fd: Int32, remote: String)? {
-        var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = withUnsafeMutablePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &len) }
-        }
-        guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        guard let (fd, sa) = Sockets.accept(listener, sockaddr_in()) else { return nil }
         Sockets.setInt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
         return (fd, IPEndpoint(sa).description)
     }
@@ -33,20 +29,7 @@ public struct TCPTransport: PeerTransport {
         let ep = try IPEndpoint.parse(address)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_STREAM)") }
-        var sa = ep.sockaddr
-        let rc = withUnsafePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if rc != 0 {
-            guard errno == EINPROGRESS else { let e = Sockets.fail("connect(\(ep))"); close(fd); throw e }
-            guard Sockets.wait(fd, events: Int16(POLLOUT), timeout: timeout) else {
-                close(fd); throw PeerError.timeout("connect(\(ep)): no answer within \(timeout) s")
-            }
-            var err: Int32 = 0, len = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
-            if err != 0 { errno = err; let e = Sockets.fail("connect(\(ep))"); close(fd); throw e }
-        }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        try Sockets.connect(fd, to: ep.sockaddr, ep.description, timeout: timeout)
         Sockets.setInt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
         return fd
     }

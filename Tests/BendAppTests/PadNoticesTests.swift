@@ -49,21 +49,12 @@ final class PadNoticesTests: XCTestCase {
         let remote = PeerSession(configuration: .init(displayName: "Ada", role: .client))
         defer { remote.stop() }
         _ = try remote.connect(to: address)
-        XCTAssertTrue(wait { notices.current()?.hasSuffix("connected") == true }, notices.current() ?? "no notice")
+        XCTAssertTrue(Poll.until { notices.current()?.hasSuffix("connected") == true }, notices.current() ?? "no notice")
         XCTAssertTrue(notices.current()?.contains("'Ada'") == true, notices.current() ?? "")
         remote.send(.text("play softer"))
-        XCTAssertTrue(wait { notices.current() == "message from Ada: play softer" }, notices.current() ?? "no notice")
+        XCTAssertTrue(Poll.until { notices.current() == "message from Ada: play softer" }, notices.current() ?? "no notice")
         remote.disconnectFromAllPeers()
-        XCTAssertTrue(wait { notices.current()?.contains("left: normal") == true }, notices.current() ?? "no notice")
+        XCTAssertTrue(Poll.until { notices.current()?.contains("left: normal") == true }, notices.current() ?? "no notice")
         XCTAssertEqual(fallen.withLock { $0 }, [], "nothing went to stderr while the pad was drawn")
-    }
-
-    private func wait(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.nanos() + 5_000_000_000
-        while MonotonicClock.nanos() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
     }
 }

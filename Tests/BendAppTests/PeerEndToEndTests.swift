@@ -1,5 +1,4 @@
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import XCTest
@@ -30,9 +29,7 @@ final class PeerEndToEndTests: XCTestCase {
         var stderr: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
         func waitFor(_ text: String, seconds: Double = 15) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline { if stderr.contains(text) { return true }; usleep(10_000) }
-            return false
+            Poll.until(seconds) { stderr.contains(text) }
         }
 
         func stop() -> Int32 {
@@ -55,12 +52,7 @@ final class PeerEndToEndTests: XCTestCase {
     }
 
     func leftChannel(_ path: String) throws -> [Float] {
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(path, Int32(SFM_READ), &info), "open \(path)")
-        defer { sf_close(file) }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        return Measure.channel(samples, 0)
+        Measure.channel(try WAVReader.read(path).samples, 0)
     }
 
     func testRemoteScriptPlaysTheInstrumentAtThePitchAskedAndTheTextIsShown() throws {

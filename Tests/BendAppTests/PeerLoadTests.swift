@@ -1,6 +1,5 @@
 import BendPeers
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import Synchronization
@@ -58,23 +57,13 @@ final class PeerLoadTests: XCTestCase {
         XCTAssertEqual(count("move"), controllers * touchesEach * (perTouch - 2))
         XCTAssertEqual(count("up"), controllers * touchesEach)
         XCTAssertFalse(instrument.stderr.contains("dropped"), instrument.stderr)
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(instrument.wav, Int32(SFM_READ), &info))
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        sf_close(file)
-        let left = Measure.channel(samples, 0)
+        let left = Measure.channel(try WAVReader.read(instrument.wav).samples, 0)
         let last = try XCTUnwrap(left.lastIndex { $0 != 0 })
         XCTAssertGreaterThan(left.count - last, 4_800, "silence at the end: no voice left sounding")
         print("load: \(controllers) controllers × \(eventsEach) events, \(count("down") + count("move") + count("up")) recorded")
     }
 
     func waitForLeaves(_ instrument: PeerEndToEndTests.Instrument, _ n: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if instrument.stderr.components(separatedBy: " left: ").count - 1 >= n { return true }
-            usleep(10_000)
-        }
-        return false
+        Poll.until { instrument.stderr.components(separatedBy: " left: ").count - 1 >= n }
     }
 }

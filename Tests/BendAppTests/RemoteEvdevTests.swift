@@ -52,7 +52,8 @@ final class RemoteEvdevTests: XCTestCase {
         XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, bytes.count) }, bytes.count)
     }
 
-    private func instrument() throws -> (PeerSession, String, Received) {
+    /// An instrument on loopback and a controller connected to it.
+    private func instrumentAndController() throws -> (server: PeerSession, remote: PeerSession, Received) {
         let server = PeerSession(configuration: .init(displayName: "evdev-test", role: .server))
         let received = Received()
         server.onReceive = { m, _ in
@@ -60,31 +61,21 @@ final class RemoteEvdevTests: XCTestCase {
                 received.lines.withLock { $0.append((id, phase == .up ? "up" : "\(phase) \(String(format: "%.2f", x))")) }
             }
         }
-        return (server, try server.listen(on: "127.0.0.1:0"), received)
-    }
-
-    private func wait(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.nanos() + 5_000_000_000
-        while MonotonicClock.nanos() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
+        let remote = PeerSession(configuration: .init(displayName: "controller", role: .client))
+        _ = try remote.connect(to: try server.listen(on: "127.0.0.1:0"))   // on a throw, deinit stops both
+        return (server, remote, received)
     }
 
     func testDeviceTouchesGoToTheInstrumentWithoutLocalSound() throws {
-        let (server, address, received) = try instrument()
-        defer { server.stop() }
-        let remote = PeerSession(configuration: .init(displayName: "controller", role: .client))
-        defer { remote.stop() }
-        _ = try remote.connect(to: address)
+        let (server, remote, received) = try instrumentAndController()
+        defer { remote.stop(); server.stop() }
         let recording = try EvemuRecording.parse([("inline", Self.touchscreen)])
         let (reader, writeEnd) = try pipeReader(recording)
         let devices = try XCTUnwrap(RemoteCommand.startDevices(EvdevOptions(), session: remote, readers: [reader]))
         defer { devices.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)
-        XCTAssertTrue(wait { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
+        XCTAssertTrue(Poll.until { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
         let lines = received.lines.withLock { $0 }
         // Downs and ups go reliably (in order), moves unreliably (UDP: may pass the up).
         XCTAssertEqual(lines.map(\.text).filter { !$0.hasPrefix("move") }, ["down 0.25", "up"])
@@ -95,11 +86,8 @@ final class RemoteEvdevTests: XCTestCase {
 
     /// `--monitor`: the same events reach the local port (they sound here) and the instrument.
     func testMonitoredDeviceTouchesGoToBothTheLocalPortAndTheInstrument() throws {
-        let (server, address, received) = try instrument()
-        defer { server.stop() }
-        let remote = PeerSession(configuration: .init(displayName: "controller", role: .client))
-        defer { remote.stop() }
-        _ = try remote.connect(to: address)
+        let (server, remote, received) = try instrumentAndController()
+        defer { remote.stop(); server.stop() }
         let recording = try EvemuRecording.parse([("inline", Self.touchscreen)])
         let (reader, writeEnd) = try pipeReader(recording)
         let local = Mutex<[String]>([])
@@ -121,7 +109,7 @@ final class RemoteEvdevTests: XCTestCase {
         defer { source.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)
-        XCTAssertTrue(wait { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
+        XCTAssertTrue(Poll.until { received.lines.withLock { $0.count } >= 3 }, "\(received.lines.withLock { $0 })")
         XCTAssertEqual(received.lines.withLock { $0 }.map(\.text).filter { !$0.hasPrefix("move") }, ["down 0.25", "up"])
         XCTAssertEqual(received.lines.withLock { $0 }.map(\.text).filter { $0.hasPrefix("move") }, ["move 0.75"])
         XCTAssertEqual(local.withLock { $0 }, ["down 0.25", "move 0.75", "up"])

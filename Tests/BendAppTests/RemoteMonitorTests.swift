@@ -1,6 +1,5 @@
 import BendPeers
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import Synchronization
@@ -30,12 +29,7 @@ final class RemoteMonitorTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("monitored here"), r.stderr)
         XCTAssertEqual(touches.withLock { $0 }, ["7 down 0.75", "7 up"])
 
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(wav, Int32(SFM_READ), &info), "open \(wav)")
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        sf_close(file)
-        let left = Measure.channel(samples, 0)
+        let left = Measure.channel(try WAVReader.read(wav).samples, 0)
         let first = try XCTUnwrap(left.firstIndex { $0 != 0 })
         let last = try XCTUnwrap(left.lastIndex { $0 != 0 })
         let held = Double(last - first) / 48_000

@@ -7,25 +7,9 @@ import CSndFile
 /// `bendsynth play` in a real terminal (tmux), played with SGR mouse reports sent by
 /// `tmux send-keys`, recording what it plays.
 final class TmuxPlayTests: XCTestCase {
-    let socket = "bendsynth-test-\(getpid())"
+    let tmux = Tmux("bendsynth-test")
 
-    /// Runs a tmux client on the test's own server socket and returns its output.
-    func tmux(_ args: [String]) throws -> String {
-        try BinaryRunner.spawn(["tmux", "-L", socket] + args).output
-    }
-
-    /// Polls `condition` every 10 ms until it holds (fails after `seconds`).
-    func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return }
-            usleep(10_000)
-        }
-        XCTFail("timed out waiting for \(what)")
-        throw XCTSkip("gave up")
-    }
-
-    func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", "play"]) }
+    func screen() throws -> String { try tmux.screen("play") }
 
     func recordedFrames(_ path: String) -> Int {
         var info = SF_INFO()
@@ -35,7 +19,7 @@ final class TmuxPlayTests: XCTestCase {
     }
 
     func testMouseTouchInTmuxIsPlayedAndRecorded() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { throw XCTSkip("tmux is not installed") }
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let wav = dir.appendingPathComponent("take.wav").path
@@ -44,37 +28,32 @@ final class TmuxPlayTests: XCTestCase {
         let (columns, rows) = (100, 30)
         // No ALSA device here: play says so and plays, paced in real time, into the file.
         let command = "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --record-touches \(touches) 2>\(log); echo exit=$? >>\(log)"
-        _ = try tmux(["new-session", "-d", "-s", "play", "-x", "\(columns)", "-y", "\(rows)", command])
-        defer { _ = try? tmux(["kill-server"]) }
+        try tmux(["new-session", "-d", "-s", "play", "-x", "\(columns)", "-y", "\(rows)", command])
+        defer { try? tmux(["kill-server"]) }
         try waitUntil("the pad") { try screen().contains("voices 0") }
 
         // Press at x = 0.5 (the tone as recorded, 440 Hz), top row (gain 1); drag to x = 0.75; release.
         let pad = TerminalScreenLayout.geometry(columns: columns, rows: rows)
         let a = pad.cell(x: 0.5, y: 1), b = pad.cell(x: 0.75, y: 1)
-        _ = try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(a.column);\(a.row)M"])
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(a.column);\(a.row)M"])
         try waitUntil("a voice") { try screen().contains("voices 1") }
         let pressedAt = recordedFrames(wav)
         try waitUntil("1 s of the held tone") { recordedFrames(wav) > pressedAt + 48_000 }
-        _ = try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<32;\(b.column);\(b.row)M"])
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<32;\(b.column);\(b.row)M"])
         let draggedAt = recordedFrames(wav)
         try waitUntil("1 s after the drag") { recordedFrames(wav) > draggedAt + 48_000 }
-        _ = try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(b.column);\(b.row)m"])
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(b.column);\(b.row)m"])
         try waitUntil("the release") { try screen().contains("voices 0") }
         let releasedAt = recordedFrames(wav)
         try waitUntil("0.5 s after the release") { recordedFrames(wav) > releasedAt + 24_000 }
-        _ = try tmux(["send-keys", "-t", "play", "q"])
+        try tmux(["send-keys", "-t", "play", "q"])
         try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
         let stderr = try String(contentsOfFile: log)
         XCTAssertTrue(stderr.contains("exit=0"), stderr)
         XCTAssertTrue(stderr.contains("cannot open ALSA PCM 'bendsynth_no_such_pcm'"), stderr)
 
         // The recording: silence, 440 Hz while pressed, 660 Hz after the drag, silence after.
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(wav, Int32(SFM_READ), &info))
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        sf_close(file)
-        let left = Measure.channel(samples, 0)
+        let left = Measure.channel(try WAVReader.read(wav).samples, 0)
         let first = try XCTUnwrap(left.firstIndex { $0 != 0 })
         let last = try XCTUnwrap(left.lastIndex { $0 != 0 })
         let held = Double(last - first) / 48_000

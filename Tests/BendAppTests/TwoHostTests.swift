@@ -1,6 +1,5 @@
 import BendInput
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import XCTest
@@ -18,7 +17,7 @@ final class TwoHostTests: XCTestCase {
     /// A /24 of 10.0.0.0/8 per test process.
     var base: String { "10.\(77 + Int(tag % 100)).\(Int(tag / 100) % 250)" }
     var instrumentIP: String { base + ".1" }
-    let socket = "bendsynth-twohost-\(getpid())"
+    let tmux = Tmux("bendsynth-twohost")
 
     func spawn(_ args: [String]) throws -> (Int32, String) { try BinaryRunner.spawn(args) }
 
@@ -27,14 +26,12 @@ final class TwoHostTests: XCTestCase {
         if rc != 0 { throw XCTSkip("'ip \(args)' failed (\(rc)): network namespaces unavailable") }
     }
 
-    func tmux(_ args: [String]) throws -> String { try spawn(["tmux", "-L", socket] + args).1 }
-
     override func setUpWithError() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root for ip netns") }
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/sbin/ip") else {
             throw XCTSkip("iproute2 (ip) is not installed")
         }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { throw XCTSkip("tmux is not installed") }
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
         try ip("netns add \(nsInstrument)")
         try ip("netns add \(nsRemote)")
         try ip("link add \(vethInstrument) type veth peer name \(vethRemote)")
@@ -49,19 +46,9 @@ final class TwoHostTests: XCTestCase {
     }
 
     override func tearDown() {
-        _ = try? tmux(["kill-server"])
+        try? tmux(["kill-server"])
         _ = try? spawn(["ip", "netns", "del", nsInstrument])
         _ = try? spawn(["ip", "netns", "del", nsRemote])
-    }
-
-    func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return }
-            usleep(10_000)
-        }
-        XCTFail("timed out waiting for \(what)")
-        throw XCTSkip("gave up")
     }
 
     func startInstrument(_ dir: URL, key: String) throws -> (Process, String, String) {
@@ -80,12 +67,7 @@ final class TwoHostTests: XCTestCase {
     }
 
     func left(_ path: String) throws -> [Float] {
-        var info = SF_INFO()
-        let file = try XCTUnwrap(sf_open(path, Int32(SFM_READ), &info))
-        defer { sf_close(file) }
-        var samples = [Float](repeating: 0, count: Int(info.frames) * 2)
-        sf_readf_float(file, &samples, info.frames)
-        return Measure.channel(samples, 0)
+        Measure.channel(try WAVReader.read(path).samples, 0)
     }
 
     func testRemoteInTmuxOnAnotherHostPlaysTheInstrumentAndAWrongKeyIsDeclined() throws {
@@ -109,23 +91,23 @@ final class TwoHostTests: XCTestCase {
         // The remote pad in tmux on the other host.
         let (columns, rows) = (100, 30)
         let command = "ip netns exec \(nsRemote) \(BinaryRunner.executable.path) remote \(instrumentIP):47810 --key-file \(key) --name far-away 2>\(dir.path)/remote.err"
-        _ = try tmux(["new-session", "-d", "-s", "remote", "-x", "\(columns)", "-y", "\(rows)", command])
-        try waitUntil("the remote pad") { try tmux(["capture-pane", "-p", "-t", "remote"]).contains("connected, RTT") }
+        try tmux(["new-session", "-d", "-s", "remote", "-x", "\(columns)", "-y", "\(rows)", command])
+        try waitUntil("the remote pad") { try tmux.screen("remote").contains("connected, RTT") }
         XCTAssertTrue(stderr.contains("'far-away' (\(base).2:"), stderr)
         let pad = TerminalScreenLayout.geometry(columns: columns, rows: rows)
         let cell = pad.cell(x: 0.75, y: 1)
         let expected = 440 * 2 * pad.point(column: cell.column, row: pad.top).x
-        _ = try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)M"])
-        try waitUntil("a remote voice") { try tmux(["capture-pane", "-p", "-t", "remote"]).contains("voices 1") }
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)M"])
+        try waitUntil("a remote voice") { try tmux.screen("remote").contains("voices 1") }
         usleep(1_000_000)
-        _ = try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)m"])
-        try waitUntil("the release") { try tmux(["capture-pane", "-p", "-t", "remote"]).contains("voices 0") }
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)m"])
+        try waitUntil("the release") { try tmux.screen("remote").contains("voices 0") }
         // "/" opens a text line; Enter sends it; the instrument shows it with the name.
-        _ = try tmux(["send-keys", "-t", "remote", "-l", "/hello from afar"])
-        try waitUntil("the text line") { try tmux(["capture-pane", "-p", "-t", "remote"]).contains("message: hello from afar_") }
-        _ = try tmux(["send-keys", "-t", "remote", "Enter"])
+        try tmux(["send-keys", "-t", "remote", "-l", "/hello from afar"])
+        try waitUntil("the text line") { try tmux.screen("remote").contains("message: hello from afar_") }
+        try tmux(["send-keys", "-t", "remote", "Enter"])
         try waitUntil("the message at the instrument") { stderr.contains("message from far-away: hello from afar") }
-        _ = try tmux(["send-keys", "-t", "remote", "q"])
+        try tmux(["send-keys", "-t", "remote", "q"])
         try waitUntil("the remote to leave") { stderr.contains("'far-away'") && stderr.contains("left:") }
         usleep(300_000)
         kill(instrument.processIdentifier, SIGTERM)

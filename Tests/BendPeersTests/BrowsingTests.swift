@@ -61,10 +61,4 @@ final class BrowsingTests: XCTestCase {
         XCTAssertEqual(try findInstruments(named: "stage pc", seconds: 5, port: port).map(\.tcpPort), [5001], "case-insensitive when no exact match")
         XCTAssertEqual(try findInstruments(named: "nobody", seconds: 1.2, port: port), [])
     }
-
-    private func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline { if condition() { return true }; usleep(10_000) }
-        return condition()
-    }
 }

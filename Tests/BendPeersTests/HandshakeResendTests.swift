@@ -40,12 +40,8 @@ final class HandshakeResendTests: XCTestCase {
         defer { close(listener) }
         let (client, cr) = session("remote", role: .client, resend: 0.2)
         defer { client.stop() }
-        let result = LockedBox<Result<PeerInfo, Error>?>(nil)
-        let t = Thread { result.set(Result { try client.connect(to: bound, timeout: 5) }) }
-        t.start()
-        XCTAssertTrue(Sockets.wait(listener, events: Int16(POLLIN), timeout: 5))
-        let (fd, _) = try XCTUnwrap(TCPTransport().accept(listener))
-        let raw = RawPeer(fd: fd)
+        let result = connectInBackground(client, bound, timeout: 5)
+        let raw = try RawPeer(acceptingOn: listener)
         let nonce = [UInt8](repeating: 9, count: PeerProtocol.nonceBytes)
         raw.send(.challenge(version: PeerProtocol.version, authRequired: false, nonce: nonce))
         guard case .hello(let h1)? = try raw.next() else { return XCTFail("no HELLO") }
@@ -64,12 +60,8 @@ final class HandshakeResendTests: XCTestCase {
         defer { close(listener) }
         let (client, _) = session("remote", role: .client, resend: 0.2)
         defer { client.stop() }
-        let result = LockedBox<Result<PeerInfo, Error>?>(nil)
-        let t = Thread { result.set(Result { try client.connect(to: bound, timeout: 1) }) }
-        t.start()
-        XCTAssertTrue(Sockets.wait(listener, events: Int16(POLLIN), timeout: 5))
-        let (fd, _) = try XCTUnwrap(TCPTransport().accept(listener))
-        let raw = RawPeer(fd: fd)
+        let result = connectInBackground(client, bound, timeout: 1)
+        let raw = try RawPeer(acceptingOn: listener)
         raw.send(.challenge(version: PeerProtocol.version, authRequired: false, nonce: [UInt8](repeating: 1, count: PeerProtocol.nonceBytes)))
         var hellos = 0
         while let m = try raw.next(2) { if case .hello = m { hellos += 1 }; if case .bye = m { break } }
@@ -78,12 +70,4 @@ final class HandshakeResendTests: XCTestCase {
         XCTAssertEqual(detail, "no handshake within 1.0 s (HELLO sent \(hellos) times)")
         XCTAssertGreaterThanOrEqual(hellos, 2)
     }
-}
-
-final class LockedBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    init(_ v: T) { value = v }
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
 }

@@ -15,12 +15,6 @@ final class InvitationTests: XCTestCase {
         return (s, r)
     }
 
-    private func connectInBackground(_ client: PeerSession, _ address: String, timeout: Double) -> LockedBox<Result<PeerInfo, Error>?> {
-        let result = LockedBox<Result<PeerInfo, Error>?>(nil)
-        Thread { result.set(Result { try client.connect(to: address, timeout: timeout) }) }.start()
-        return result
-    }
-
     func testThePlayerAcceptsAWaitingInvitation() throws {
         let (server, sr) = asking()
         defer { server.stop() }

@@ -4,6 +4,14 @@ import Glibc
 import XCTest
 
 final class PeerSessionTests: XCTestCase {
+    func testConnectToAPortNobodyListensOnNamesTheCallAndTheAddress() throws {
+        let (fd, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
+        close(fd)   // the port was just free: nothing listens there now
+        XCTAssertThrowsError(try TCPTransport().connect(to: bound, timeout: 1)) {
+            XCTAssertEqual($0 as? PeerError, .system("connect(\(bound)): Connection refused"))
+        }
+    }
+
     func testInviteAcceptThenReliableAndUnreliableSendsArriveWithTheirSender() throws {
         let (server, sr) = makeSession("stage", role: .server)
         let (client, cr) = makeSession("pad", role: .client)
@@ -16,6 +24,9 @@ final class PeerSessionTests: XCTestCase {
         XCTAssertTrue(waitFor { sr.stateNames() == ["connecting", "connected"] })
         XCTAssertEqual(sr.states.last?.peer.id, PeerID(client.instance))
         XCTAssertEqual(sr.states.last?.peer.name, "pad")
+        // Over TCP each side sends its unreliable frames by UDP to the other's address.
+        XCTAssertEqual(client.connected.withLock { $0[peer.id] }?.shared.withLock { $0.udp?.host }, "127.0.0.1")
+        XCTAssertEqual(server.connected.withLock { $0[PeerID(client.instance)] }?.shared.withLock { $0.udp?.host }, "127.0.0.1")
 
         XCTAssertEqual(client.send(.touch(id: 4, phase: .down, x: 0.5, y: 0.75, timestamp: 1), mode: .reliable), 1)
         XCTAssertEqual(client.send(.touch(id: 4, phase: .move, x: 0.25, y: 0.75, timestamp: 2), mode: .unreliable), 1)

@@ -42,14 +42,32 @@ func makeSession(_ name: String, role: PeerRole, key: SharedKey? = nil, requireK
     return (s, r)
 }
 
+final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ v: T) { value = v }
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// Runs `client.connect` on another thread; its result is nil until it returns.
+func connectInBackground(_ client: PeerSession, _ address: String, timeout: Double) -> LockedBox<Result<PeerInfo, Error>?> {
+    let result = LockedBox<Result<PeerInfo, Error>?>(nil)
+    Thread { result.set(Result { try client.connect(to: address, timeout: timeout) }) }.start()
+    return result
+}
+
 /// A hand-driven peer on a plain TCP socket: speaks frames the test chooses.
 final class RawPeer {
     let fd: Int32
     var decoder = FrameStreamDecoder()
 
     init(_ address: String) throws { fd = try TCPTransport().connect(to: address, timeout: 2) }
-    /// The accepted end of a connection (the test plays the server).
-    init(fd: Int32) { self.fd = fd }
+    /// The next connection to `listener`, accepted (the test plays the server).
+    init(acceptingOn listener: Int32) throws {
+        XCTAssertTrue(Sockets.wait(listener, events: Int16(POLLIN), timeout: 5), "no connection")
+        fd = try XCTUnwrap(TCPTransport().accept(listener)).fd
+    }
     deinit { close(fd) }
 
     func send(_ m: PeerMessage) { _ = Sockets.sendAll(fd, FrameCodec.encode(m)) }

@@ -1,0 +1,43 @@
+import Foundation
+import XCTest
+
+/// Waiting for what another process or thread does.
+enum Poll {
+    /// Polls `condition` every 5 ms until it holds or `seconds` pass; its last answer.
+    static func until(_ seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(5_000)
+        }
+        return try condition()
+    }
+}
+
+extension XCTestCase {
+    /// Polls `condition` until it holds; fails the test and gives up after `seconds`.
+    func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
+        guard try !Poll.until(seconds, condition) else { return }
+        XCTFail("timed out waiting for \(what)")
+        throw XCTSkip("gave up")
+    }
+}
+
+/// A tmux server of the test's own (`tmux -L`): runs a command in a real terminal that
+/// the test plays with `send-keys` and reads with `capture-pane`.
+struct Tmux {
+    let socket: String
+
+    init(_ prefix: String) { socket = "\(prefix)-\(getpid())" }
+
+    static var installed: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
+
+    /// Runs a tmux client on this server and returns its output.
+    @discardableResult
+    func callAsFunction(_ args: [String]) throws -> String {
+        try BinaryRunner.spawn(["tmux", "-L", socket] + args).output
+    }
+
+    /// What session `target` shows now.
+    func screen(_ target: String) throws -> String { try self(["capture-pane", "-p", "-t", target]) }
+}
