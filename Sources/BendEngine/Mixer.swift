@@ -231,11 +231,7 @@ public struct Mixer: @unchecked Sendable {
                 // a flood of pan events, for an event pushed late during this render.)
                 let offset = max(Int32(truncatingIfNeeded: frame &- start), Int32(state.pointee.pannedTo))
                 if case .move = event.kind {
-                    // The common event, inline: bend the voice of its touch.
-                    let v = index.find(event.key)
-                    if v >= 0 && !catchUp(v, to: offset) {
-                        retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
-                    }
+                    move(event, at: offset)  // the common event, inline
                 } else {
                     apply(event, at: offset, out: out)
                 }
@@ -370,9 +366,18 @@ public struct Mixer: @unchecked Sendable {
         gain * min(max(ratio, 0) * (1 / silenceRatio), 1)
     }
 
-    /// Applies `event` (any kind but `.move`, which `render` applies inline) at frame
-    /// `offset` of the current period (`out`: the period's output, for the pan stage
-    /// when its event list is full).
+    /// Bends the voice of a `.move` event's touch, from frame `offset` of the period.
+    @_noLocks @inline(__always)
+    func move(_ event: EngineEvent, at offset: Int32) {
+        let v = index.find(event.key)
+        if v >= 0 && !catchUp(v, to: offset) {
+            retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
+        }
+    }
+
+    /// Applies `event` at frame `offset` of the current period (`out`: the period's
+    /// output, for the pan stage when its event list is full). `render` takes moves,
+    /// the common event, through `move` inline.
     @_noLocks @inline(never)
     func apply(_ event: EngineEvent, at offset: Int32, out: UnsafeMutablePointer<Float>) {
         switch event.kind {
@@ -386,21 +391,10 @@ public struct Mixer: @unchecked Sendable {
                 startVoice(event.key, ratio: event.value, gain: gain, at: offset)
             }
         case .move:
-            break  // `render` applies moves inline
+            move(event, at: offset)
         case .up:
             let v = index.find(event.key)
             if v >= 0 && !catchUp(v, to: offset) { release(v, key: event.key) }
-        case .pan, .releaseSource, .releaseAll:
-            applyToAll(event, at: offset, out: out)
-        }
-    }
-
-    /// `apply` of the events that concern more than one voice: pan, releases.
-    @_noLocks @inline(never)
-    func applyToAll(_ event: EngineEvent, at offset: Int32, out: UnsafeMutablePointer<Float>) {
-        switch event.kind {
-        case .down, .move, .up:
-            break
         case .pan:
             let target = event.value.isNaN ? 0 : min(max(event.value, -1), 1)
             // When nothing sounds the new pan is taken at once (a glide would only leak
