@@ -1,3 +1,4 @@
+import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 
 /// An IPv4 address and port (IPv6 is not supported yet).

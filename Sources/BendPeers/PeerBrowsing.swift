@@ -1,3 +1,4 @@
+import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 
 /// Which instruments discovery hears now: turns announcements (and their absence) into

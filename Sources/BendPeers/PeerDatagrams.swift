@@ -1,3 +1,4 @@
+import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 
 /// The session's UDP side: unreliable sends arrive as datagrams of one frame each,

@@ -1,4 +1,10 @@
 // BlueZ's libbluetooth (Debian libbluetooth-dev): HCI adapter lookup, RFCOMM sockets.
+//
+// These headers include <sys/socket.h>, whose bits/ headers are not in Glibc's module:
+// in BendPeers, which imports both, Glibc's socket names (SOCK_STREAM, SOCK_CLOEXEC…)
+// can end up owned by this module, depending on which file the compiler reads first,
+// and a file importing only Glibc then fails with "cannot find 'SOCK_STREAM'". So every
+// BendPeers file that uses socket names imports CBluetooth too.
 #include <sys/socket.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
