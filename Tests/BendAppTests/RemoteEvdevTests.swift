@@ -45,10 +45,7 @@ final class RemoteEvdevTests: XCTestCase {
     }
 
     private func write(_ recording: EvemuRecording, to fd: Int32) {
-        let bytes: [UInt8] = recording.events.flatMap { e -> [UInt8] in
-            var s = input_event(e)
-            return withUnsafeBytes(of: &s) { Array($0) }
-        }
+        let bytes = InputEvent.kernelBytes(recording.events)
         XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, bytes.count) }, bytes.count)
     }
 

@@ -6,18 +6,6 @@ import BendTestSupport
 /// frame-by-frame `ReferenceMixer` on random voice sets: the largest difference of any
 /// output sample stays below −100 dBFS.
 final class MixerReferenceTests: XCTestCase {
-    /// SplitMix64: a seeded generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func randomEvents(voices: Int, frames: Int, using rng: inout SplitMix) -> [EngineEvent] {
         var events: [EngineEvent] = []
         for v in 0..<voices {
@@ -42,7 +30,7 @@ final class MixerReferenceTests: XCTestCase {
     }
 
     func testMatchesReferenceOnRandomVoiceSets() {
-        var rng = SplitMix(state: 0x5EED_0005)
+        var rng = SplitMix(seed: 0x5EED_0005)
         let tones: [(String, [Float])] = [
             ("harmonic 440 Hz, 48000 frames", Measure.harmonicTone()),
             ("random, 37 frames", (0..<37).map { _ in Float.random(in: -1...1, using: &rng) }),
