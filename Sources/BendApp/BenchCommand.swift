@@ -31,6 +31,8 @@ enum BenchCommand {
         var peak: Double
         /// Voices sounding after the last period (all N).
         var activeVoices: Int
+        /// The moves were spread over each period (`--spread`), not at its first frame.
+        var movesSpread: Bool
     }
 
     static func run(_ arguments: [String]) throws {
@@ -162,6 +164,6 @@ enum BenchCommand {
         let rtf = (frames / rate) / (Double(busy) * 1e-9)
         return Result(voices: voices, periodFrames: period, interpolation: "\(interpolation)", seconds: frames / rate,
                       nsPerVoiceFrame: ns, realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate),
-                      peak: Double(peak), activeVoices: mixer.activeVoices)
+                      peak: Double(peak), activeVoices: mixer.activeVoices, movesSpread: spread)
     }
 }
