@@ -144,10 +144,10 @@ enum PlayCommand {
         let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
         let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (latencyLog.map { [$0] } ?? [])
         let ports = sources.map { _ in ControlPort(mixer: mixer, pitchMap: o.sound.pitchMap, clock: clock, observers: observers) }
-        var ring: SampleRing?
+        var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
         if let path = o.record {
-            let r = SampleRing(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
+            let r = SPSCRing<Float>(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
             do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
                 r.deallocate()
                 output.stop()

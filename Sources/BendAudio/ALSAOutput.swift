@@ -150,7 +150,7 @@ public final class ALSAOutput: @unchecked Sendable {
     ///   not match what was granted, or when already started; `SystemError` from
     ///   `pthread_create`.
     /// - Thread: setup.
-    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?, frameLimit: UInt64? = nil,
+    public func start(mixer: Mixer, clock: StreamClock?, record: SPSCRing<Float>?, frameLimit: UInt64? = nil,
                       priority: Int32? = 70, lockMemory: Bool = true) throws {
         guard let pcm, !started else {
             throw ALSAError(call: "start", code: -EINVAL, device: device,

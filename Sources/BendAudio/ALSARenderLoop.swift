@@ -12,7 +12,7 @@ struct ALSARenderLoop: @unchecked Sendable {
     let stop: UnsafeMutablePointer<Atomic<Bool>>
     let mixer: Mixer
     let clock: StreamClock?
-    let record: SampleRing?
+    let record: SPSCRing<Float>?
     /// Interleaved stereo float period, 2 × `periodFrames` samples.
     let floats: UnsafeMutablePointer<Float>
     /// Interleaved stereo S16 period when the device granted S16, else nil.

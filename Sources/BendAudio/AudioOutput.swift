@@ -19,7 +19,7 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Read after `stop()`. - Thread: setup.
     var loadMeter: RenderLoadMeter? { get }
     /// Starts the render thread. - Thread: setup.
-    func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws
+    func start(mixer: Mixer, clock: StreamClock?, record: SPSCRing<Float>?) throws
     /// Stops and joins the render thread. - Thread: setup.
     func stop()
 }
@@ -28,7 +28,7 @@ extension ALSAOutput: AudioOutput {
     public var rate: Int { granted.rate }
     public var periodFrames: Int { granted.periodFrames }
     public var failureDescription: String? { failure?.description }
-    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws {
+    public func start(mixer: Mixer, clock: StreamClock?, record: SPSCRing<Float>?) throws {
         try start(mixer: mixer, clock: clock, record: record, frameLimit: nil)
     }
 }

@@ -42,7 +42,7 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     public var xruns: Int { late.pointee.load(ordering: .relaxed) }
     public var failureDescription: String? { nil }
 
-    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws {
+    public func start(mixer: Mixer, clock: StreamClock?, record: SPSCRing<Float>?) throws {
         let periodNanos = UInt64(periodFrames) * 1_000_000_000 / UInt64(rate)
         let meter = RenderLoadMeter(periodNanos: periodNanos)
         loadMeter = meter
@@ -72,7 +72,7 @@ private struct PacedLoop: @unchecked Sendable {
     let late: UnsafeMutablePointer<Atomic<Int>>
     let mixer: Mixer
     let clock: StreamClock?
-    let record: SampleRing?
+    let record: SPSCRing<Float>?
     let floats: UnsafeMutablePointer<Float>
     let periodFrames: Int
     let periodNanos: UInt64

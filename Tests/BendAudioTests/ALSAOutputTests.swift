@@ -78,7 +78,7 @@ final class ALSAOutputTests: XCTestCase {
                        "ALSA 'bendcapture': 48000 Hz, period 256 frames, buffer 768 frames (16.0 ms), FLOAT_LE stereo")
         let clock = StreamClock(rate: 48_000, periodFrames: period)
         defer { clock.deallocate() }
-        let record = SampleRing(capacity: 2 * periods * period)
+        let record = SPSCRing<Float>(capacity: 2 * periods * period)
         defer { record.deallocate() }
 
         try output.start(mixer: live.mixer, clock: clock, record: record, frameLimit: frameLimit,

@@ -4,7 +4,7 @@ import BendTestSupport
 /// Renders a Mixer offline with events pushed at given frames.
 struct MixerHarness {
     let mixer: Mixer
-    let ring: EventRing
+    let ring: SPSCRing<EngineEvent>
     let source: UInt32
     let tone: ToneTable
     let period: Int

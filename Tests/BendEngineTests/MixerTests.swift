@@ -172,21 +172,38 @@ final class MixerTests: XCTestCase {
         XCTAssertEqual(h.mixer.activeVoices, 1)
     }
 
-    func testFullRingDropsNewestAndCounts() {
-        let ring = EventRing(capacity: 8)
-        defer { ring.deallocate() }
-        for i in 0..<10 { ring.push(EngineEvent(frame: UInt64(i), kind: .pan)) }
-        XCTAssertEqual(ring.count, 8)
-        XCTAssertEqual(ring.dropped, 2)
-        XCTAssertEqual(ring.peek()?.frame, 0)
-    }
-
-    func testEqualPowerPanGains() {
+    /// The pan the render path applies (`panToStereo`, the kernel's own cosine series):
+    /// a voice rendered at tilts −1…+1 in steps of 1/8, its per-channel power in dB
+    /// against the equal-power law, left = cos θ, right = sin θ, θ = (p + 1)·π/4, relative
+    /// to the whole mono mix (all on the left at −1). The voice's mono mix is the same at
+    /// every tilt (the pan is applied after mixing), so the law holds to rounding.
+    func testPanFollowsTheEqualPowerLaw() {
+        func channels(_ pan: Float) -> (left: Double, right: Double) {
+            let h = MixerHarness()
+            defer { h.free() }
+            let out = h.render(frames: 9_600, events: [
+                EngineEvent(frame: 0, kind: .pan, value: pan),  // nothing sounds yet: taken at once
+                EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+            ])
+            return (Measure.rms(Measure.channel(out, 0)[4800...]), Measure.rms(Measure.channel(out, 1)[4800...]))
+        }
+        let full = channels(-1).left
         for p in stride(from: -1.0, through: 1.0, by: 0.125) {
-            let g = EqualPowerPan.gains(Float(p))
+            let (left, right) = channels(Float(p))
             let theta = (p + 1) * Double.pi / 4
-            XCTAssertEqual(Double(g.left), cos(theta), accuracy: 1e-6)
-            XCTAssertEqual(Double(g.right), sin(theta), accuracy: 1e-6)
+            let context = "pan \(p): left \(Measure.dB(left / full)) dB, right \(Measure.dB(right / full)) dB"
+            if cos(theta) > 1e-3 {
+                XCTAssertEqual(Measure.dB(left / full), 20 * log10(cos(theta)), accuracy: 0.001, context)
+            } else {
+                XCTAssertLessThan(Measure.dB(left / full), -120, context)
+            }
+            if sin(theta) > 1e-3 {
+                XCTAssertEqual(Measure.dB(right / full), 20 * log10(sin(theta)), accuracy: 0.001, context)
+            } else {
+                XCTAssertLessThan(Measure.dB(right / full), -120, context)
+            }
+            // Equal power: left² + right² is the whole mix's power at every pan.
+            XCTAssertEqual(10 * log10((left * left + right * right) / (full * full)), 0, accuracy: 0.001, context)
         }
     }
 }

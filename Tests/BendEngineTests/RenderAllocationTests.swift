@@ -52,12 +52,12 @@ final class RenderAllocationTests: XCTestCase {
 
 /// The render thread of the test: pushes due events, renders, counts allocations.
 private final class RenderRun: @unchecked Sendable {
-    let mixer: Mixer, ring: EventRing, events: [EngineEvent], frames: Int, period: Int
+    let mixer: Mixer, ring: SPSCRing<EngineEvent>, events: [EngineEvent], frames: Int, period: Int
     let out: UnsafeMutablePointer<Float>
     let finished = DispatchSemaphore(value: 0)
     var rendered = 0, peak: Float = 0, counted: UInt64 = .max
 
-    init(mixer: Mixer, ring: EventRing, events: [EngineEvent], frames: Int, period: Int, out: UnsafeMutablePointer<Float>) {
+    init(mixer: Mixer, ring: SPSCRing<EngineEvent>, events: [EngineEvent], frames: Int, period: Int, out: UnsafeMutablePointer<Float>) {
         (self.mixer, self.ring, self.events, self.frames, self.period, self.out) = (mixer, ring, events, frames, period, out)
     }
 
