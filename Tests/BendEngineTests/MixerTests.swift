@@ -172,6 +172,63 @@ final class MixerTests: XCTestCase {
         XCTAssertEqual(h.mixer.activeVoices, 1)
     }
 
+    /// A release of a whole source (`.releaseSource`, and `.releaseAll`) at a frame
+    /// inside a period starts every released voice's fade at that frame, not at the
+    /// period's start (each voice is caught up to the frame first), and frees its touch:
+    /// the same touch pressed again later sounds anew. DC tone (the level is the sum of
+    /// the voices' gains), 256-frame periods, the release at frame 1000 (offset 232 of
+    /// its period, no other event there); a voice of another source keeps sounding
+    /// through `.releaseSource`.
+    func testReleaseSourceAtAMidPeriodFrameLandsThere() {
+        for kind in [EngineEvent.Kind.releaseSource, .releaseAll] {
+            let h = MixerHarness(voices: 8, period: 256, tone: [Float](repeating: 0.5, count: 64))
+            defer { h.free() }
+            let other = h.mixer.addSource()
+            XCTAssertTrue(other.ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: other.index, touch: 1),
+                                                      value: 1, gain: 0.25)))
+            let releaseAt = 1000, pressAgainAt = 3000
+            let out = Measure.channel(h.render(frames: 4800, events: [
+                EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.25),
+                EngineEvent(frame: 0, kind: .down, key: h.key(2), value: 1, gain: 0.25),
+                EngineEvent(frame: UInt64(releaseAt), kind: kind, key: h.key(0)),
+                EngineEvent(frame: UInt64(pressAgainAt), kind: .down, key: h.key(1), value: 1, gain: 0.25),
+            ]), 0)
+            let voice = Double(0.5 * 0.25 * Float(0.5).squareRoot())  // one voice, panned centre
+            let steady = out[600]
+            XCTAssertEqual(Double(steady), 3 * voice, accuracy: 1e-5, "\(kind): three voices before the release")
+            let fadeStart = (600..<2000).first { out[$0] < steady - 1e-6 } ?? -1
+            XCTAssertTrue((releaseAt - 1)...(releaseAt + 1) ~= fadeStart,
+                          "\(kind) at frame \(releaseAt): the fade starts at frame \(fadeStart)")
+            // Released voices are silent 8 ms (384 frames) later; the other source's voice sounds on.
+            let left = kind == .releaseSource ? voice : 0
+            XCTAssertEqual(Measure.rms(out[(releaseAt + 400)..<pressAgainAt]), left, accuracy: 1e-5, "\(kind): after the fade")
+            // The touch pressed again is a new voice (its attack: 4 ms, 192 frames).
+            XCTAssertEqual(Measure.rms(out[(pressAgainAt + 200)...]), left + voice, accuracy: 1e-5,
+                           "\(kind): touch 1 pressed again after the release")
+            XCTAssertEqual(h.mixer.activeVoices, kind == .releaseSource ? 2 : 1)
+        }
+    }
+
+    /// A touch waiting on a stolen voice (its steal fade not yet ended) is dropped by a
+    /// release of its source, and its touch id pressed again later sounds anew: 2 voices,
+    /// touch 3 steals touch 1's voice at frame 990 (a 48-frame fade), the source released
+    /// at frame 1000.
+    func testReleaseSourceDropsATouchWaitingOnAStolenVoice() {
+        let h = MixerHarness(voices: 2, period: 256, tone: [Float](repeating: 0.5, count: 64))
+        defer { h.free() }
+        let out = Measure.channel(h.render(frames: 4800, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.25),
+            EngineEvent(frame: 0, kind: .down, key: h.key(2), value: 1, gain: 0.25),
+            EngineEvent(frame: 990, kind: .down, key: h.key(3), value: 1, gain: 0.25),
+            EngineEvent(frame: 1000, kind: .releaseSource, key: h.key(0)),
+            EngineEvent(frame: 3000, kind: .down, key: h.key(3), value: 1, gain: 0.25),
+        ]), 0)
+        let voice = Double(0.5 * 0.25 * Float(0.5).squareRoot())
+        XCTAssertEqual(Measure.rms(out[1400..<3000]), 0, accuracy: 1e-6, "every voice released; touch 3 never started")
+        XCTAssertEqual(Measure.rms(out[3200...]), voice, accuracy: 1e-5, "touch 3 pressed again")
+        XCTAssertEqual(h.mixer.activeVoices, 1)
+    }
+
     /// The pan the render path applies (`panToStereo`, the kernel's own cosine series):
     /// a voice rendered at tilts −1…+1 in steps of 1/8, its per-channel power in dB
     /// against the equal-power law, left = cos θ, right = sin θ, θ = (p + 1)·π/4, relative
