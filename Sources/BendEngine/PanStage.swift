@@ -124,8 +124,8 @@ extension Mixer {
 /// are left = cos θ, right = sin θ = cos(π/2 − θ), so left² + right² = 1 and each side
 /// is −3.01 dB (1/√2) at p = 0. (The constant-power law, e.g. Roads, "The Computer
 /// Music Tutorial", 1996, p. 460.) The pan stage (`Mixer.panToStereo`) computes the
-/// gains lane-wise with `cosine`; `MixerTests.testEqualPowerPan` measures them in the
-/// rendered output.
+/// gains lane-wise with `cosine`; `MixerTests.testPanFollowsTheEqualPowerLaw` measures
+/// them in the rendered output.
 ///
 /// The engine has no libm, so cos on [0, π/2] comes from its Taylor series to the x¹⁴
 /// term: the error is below 3·10⁻⁸, far under 0.001 dB.
