@@ -18,7 +18,7 @@ extension Mixer {
             var second = Int.max, secondFrame = end
             var r = 0
             while r < sources {
-                if let event = rings[r].peekEvent() {
+                if let event = rings[r].peek() {
                     let frame = max(event.frame, start)
                     if frame < bestFrame {
                         second = best; secondFrame = bestFrame
@@ -31,11 +31,11 @@ extension Mixer {
             }
             if best < 0 { break }
             let ring = rings[best]
-            while let event = ring.peekEvent() {
+            while let event = ring.peek() {
                 let frame = max(event.frame, start)
                 // Ties go to the lower source index.
                 if frame > secondFrame || (frame == secondFrame && (second < best || frame == end)) { break }
-                ring.popEvent()
+                ring.pop()
                 // (Never before what the pan stage has already written out: only after
                 // a flood of pan events, for an event pushed late during this render.)
                 let offset = max(Int32(truncatingIfNeeded: frame &- start), Int32(state.pointee.pannedTo))

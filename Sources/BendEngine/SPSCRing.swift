@@ -13,11 +13,14 @@ import Synchronization
 /// cache line (`SPSCIndices`), then the slots. Each side writes only its own line.
 ///
 /// Real-time checking: the compiler's performance checker rejects unspecialized generic
-/// code, so the generic methods here carry no `@_noLocks` themselves; they are
-/// `@inlinable` and `@inline(__always)`, so every caller gets a copy specialized to its
-/// element type, and a `@_noLocks` caller (the audio render loops' `write`) has that
-/// copy checked as part of itself. The index arithmetic (`SPSCIndices`) is `@_noLocks`
-/// on its own, and so are the mixer's entry points `peekEvent`/`popEvent` (below).
+/// code, so the generic methods carry no `@_noLocks` themselves (they are `@inlinable`,
+/// so a caller gets a copy specialized to its element type). What the render thread
+/// calls is checked all the same: the index arithmetic (`SPSCIndices`) is `@_noLocks`,
+/// and for the two element types the render thread uses, `peek`/`pop` of `EngineEvent`
+/// rings and `write` of `Float` rings are overloaded below with concrete `@_noLocks`
+/// methods of the same names, which Swift picks over the generic ones. (They live in
+/// this file because a debug build compiles each file on its own and cannot specialize
+/// a generic body from another file of the module.)
 ///
 /// A plain struct of pointers (no class reference), so the render thread uses it without
 /// reference counting; copies share the ring. `deallocate()` frees it at shutdown, after
@@ -52,44 +55,23 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Appends an element; returns false (and counts one drop) when the ring is full.
     /// - Thread: the one producer.
     @inlinable @inline(__always) @discardableResult
-    public func push(_ element: Element) -> Bool {
-        guard let t = indices.reserve(1) else { return false }
-        slots[t & indices.mask] = element
-        indices.publish(tail: t &+ 1)
-        return true
-    }
+    public func push(_ element: Element) -> Bool { pushCore(element) }
 
     /// Appends `count` elements, all or none; returns false (and counts `count` drops)
     /// when they do not all fit.
     /// - Thread: the one producer.
     @inlinable @inline(__always) @discardableResult
-    public func write(_ elements: UnsafePointer<Element>, count: Int) -> Bool {
-        guard let t = indices.reserve(count) else { return false }
-        // Two contiguous stretches: up to the end of the slots, then from their start.
-        let start = t & indices.mask
-        let first = min(count, indices.capacity &- start)
-        var i = 0
-        while i < first { slots[start &+ i] = elements[i]; i &+= 1 }
-        while i < count { slots[i &- first] = elements[i]; i &+= 1 }
-        indices.publish(tail: t &+ count)
-        return true
-    }
+    public func write(_ elements: UnsafePointer<Element>, count: Int) -> Bool { writeCore(elements, count: count) }
 
     /// The oldest element without removing it, or nil when empty.
     /// - Thread: the one consumer.
     @inlinable @inline(__always)
-    public func peek() -> Element? {
-        let (h, n) = indices.readable()
-        if n == 0 { return nil }
-        return slots[h & indices.mask]
-    }
+    public func peek() -> Element? { peekCore() }
 
     /// Removes the oldest element (after `peek` returned it).
     /// - Thread: the one consumer.
     @inlinable @inline(__always)
-    public func pop() {
-        indices.consume(1)
-    }
+    public func pop() { popCore() }
 
     /// Moves up to `maxCount` of the oldest elements into `out`; returns how many.
     /// - Thread: the one consumer.
@@ -106,6 +88,41 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         return n
     }
 
+    // The bodies of `push`, `write`, `peek` and `pop`, shared with the checked overloads.
+
+    @inlinable @inline(__always)
+    func pushCore(_ element: Element) -> Bool {
+        guard let t = indices.reserve(1) else { return false }
+        slots[t & indices.mask] = element
+        indices.publish(tail: t &+ 1)
+        return true
+    }
+
+    @inlinable @inline(__always)
+    func writeCore(_ elements: UnsafePointer<Element>, count: Int) -> Bool {
+        guard let t = indices.reserve(count) else { return false }
+        // Two contiguous stretches: up to the end of the slots, then from their start.
+        let start = t & indices.mask
+        let first = min(count, indices.capacity &- start)
+        var i = 0
+        while i < first { slots[start &+ i] = elements[i]; i &+= 1 }
+        while i < count { slots[i &- first] = elements[i]; i &+= 1 }
+        indices.publish(tail: t &+ count)
+        return true
+    }
+
+    @inlinable @inline(__always)
+    func peekCore() -> Element? {
+        let (h, n) = indices.readable()
+        if n == 0 { return nil }
+        return slots[h & indices.mask]
+    }
+
+    @inlinable @inline(__always)
+    func popCore() {
+        indices.consume(1)
+    }
+
     /// Frees the ring. - Thread: setup, after producer and consumer stopped.
     public func deallocate() {
         indices.deinitialize()
@@ -113,17 +130,28 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 }
 
-/// The render thread's entry points to its event rings, specialized and checked here.
-/// (A debug build compiles each file of the module on its own and cannot specialize a
-/// generic body from another file, so `Mixer`, in another file, calls these.)
+/// The render thread's side of the event rings (control → render), specialized and
+/// checked: `Mixer` takes its events through these.
 extension SPSCRing where Element == EngineEvent {
-    /// `peek()`. - Thread: render (the one consumer).
+    /// The oldest event without removing it, or nil when empty.
+    /// - Thread: render (the one consumer).
     @_noLocks @inline(__always)
-    func peekEvent() -> EngineEvent? { peek() }
+    public func peek() -> EngineEvent? { peekCore() }
 
-    /// `pop()`. - Thread: render (the one consumer).
+    /// Removes the oldest event (after `peek` returned it).
+    /// - Thread: render (the one consumer).
     @_noLocks @inline(__always)
-    func popEvent() { pop() }
+    public func pop() { popCore() }
+}
+
+/// The render thread's side of the sample rings (render → recorder), specialized and
+/// checked: the audio render loops record each period through this.
+extension SPSCRing where Element == Float {
+    /// Appends `count` samples, all or none; returns false (and counts `count` drops)
+    /// when they do not all fit.
+    /// - Thread: render (the one producer).
+    @_noLocks @inline(__always) @discardableResult
+    public func write(_ samples: UnsafePointer<Float>, count: Int) -> Bool { writeCore(samples, count: count) }
 }
 
 /// The indices of an `SPSCRing`, on two cache lines at the start of its allocation:
