@@ -7,7 +7,7 @@ import Synchronization
 /// instrument's receive handler (where `play --listen` pushes the event on the engine's
 /// queue; the push itself adds well under a microsecond). Each peer sends reliable
 /// TOUCH moves at 500 events/s. Figures only; nothing is asserted.
-enum PeerBench {
+public enum PeerBench {
     struct Result: Codable {
         var peers: Int
         var events: Int
@@ -15,7 +15,7 @@ enum PeerBench {
         var p99Microseconds: Double
     }
 
-    /// - Throws: `AppError.runtime` when the loopback session cannot be set up.
+    /// - Throws: `BenchError.setup` when the loopback session cannot be set up.
     static func measure(peers: Int, seconds: Double) throws -> Result {
         let latencies = Mutex<[UInt64]>([])
         let server = PeerSession(configuration: .init(displayName: "bench", role: .server))
@@ -31,7 +31,7 @@ enum PeerBench {
         do {
             let address = try server.listen(on: "127.0.0.1:0")
             for c in clients { _ = try c.connect(to: address) }
-        } catch { throw AppError.runtime("bench: peer session: \(error)") }
+        } catch { throw BenchError.setup("bench: peer session: \(error)") }
         let rate = 500.0, count = Int(rate * seconds)
         let group = DispatchGroup()
         for c in clients {
@@ -52,12 +52,13 @@ enum PeerBench {
         let deadline = MonotonicClock.nanos() + 2_000_000_000
         while latencies.withLock({ $0.count }) < peers * count && MonotonicClock.nanos() < deadline { usleep(1_000) }
         let sorted = latencies.withLock { $0 }.sorted()
-        guard !sorted.isEmpty else { throw AppError.runtime("bench: no events arrived") }
+        guard !sorted.isEmpty else { throw BenchError.setup("bench: no events arrived") }
         func pct(_ p: Double) -> Double { Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1e3 }
         return Result(peers: peers, events: sorted.count, medianMicroseconds: pct(0.5), p99Microseconds: pct(0.99))
     }
 
-    static func run(_ counts: [Int], seconds: Double, json: Bool) throws {
+    /// Measures each peer count in turn and prints the figures (JSON with `json`).
+    public static func run(_ counts: [Int], seconds: Double, json: Bool) throws {
         var results: [Result] = []
         for n in counts {
             let r = try measure(peers: n, seconds: seconds)
