@@ -28,7 +28,7 @@ final class RenderAllocationTests: XCTestCase {
             if f % (period * 20) == 0 { events.append(EngineEvent(frame: UInt64(f), kind: .pan, value: Float(f % 7) / 3 - 1)) }
             f += period
         }
-        let run = RenderRun(harness: h, events: events, frames: frames, period: period, out: out)
+        let run = CountingRenderThread(harness: h, events: events, frames: frames, period: period, out: out)
         let thread = Thread { run.main() }
         thread.start()
         run.finished.wait()
@@ -52,7 +52,7 @@ final class RenderAllocationTests: XCTestCase {
 
 /// The render thread of the test: the harness pushes due events and runs the period
 /// step; allocations are counted around it.
-private final class RenderRun: @unchecked Sendable {
+private final class CountingRenderThread: @unchecked Sendable {
     let harness: RenderHarness, events: [EngineEvent], frames: Int, period: Int
     let out: UnsafeMutablePointer<Float>
     let finished = DispatchSemaphore(value: 0)
