@@ -62,14 +62,13 @@ public enum EvdevLatencyBench {
             pending.add(frame, now)
         }, onNote: { _ in })
         loop.add(EvdevReader(rawFD: fds[0], name: name, device: recording.device, mapping: mapping))
-        let loopThread = Thread { loop.run() }
-        loopThread.start()
+        let loopThread = try SystemThread(name: "bench evdev") { loop.run() }
 
         // The writer: each frame of events at its recorded time.
         let writeEnd = fds[1]
         let events = recording.events
         let writerDone = Atomic<Bool>(false)
-        let writer = Thread {
+        let writer = try SystemThread(name: "bench writer") {
             let start = MonotonicClock.nanos(), first = events.first?.micros ?? 0
             var batch: [InputEvent] = []
             for e in events {
@@ -83,7 +82,6 @@ public enum EvdevLatencyBench {
             close(writeEnd)
             writerDone.store(true, ordering: .releasing)
         }
-        writer.start()
 
         var samples: [Double] = []
         let deadline = MonotonicClock.nanos() + UInt64(max(0, (events.last?.micros ?? 0) - (events.first?.micros ?? 0))) * 1000 + 5_000_000_000
@@ -94,7 +92,8 @@ public enum EvdevLatencyBench {
             usleep(20)
         }
         loop.stop()
-        while loopThread.isExecuting { usleep(1_000) }
+        loopThread.join()
+        writer.join()
         port.releaseAll()
 
         samples.sort()

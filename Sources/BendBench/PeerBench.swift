@@ -33,10 +33,8 @@ public enum PeerBench {
             for c in clients { _ = try c.connect(to: address) }
         } catch { throw BenchError.setup("bench: peer session: \(error)") }
         let rate = 500.0, count = Int(rate * seconds)
-        let group = DispatchGroup()
-        for c in clients {
-            group.enter()
-            Thread.detachNewThread {
+        let senders = try clients.enumerated().map { i, c in
+            try SystemThread(name: "bench peer \(i)") {
                 let start = MonotonicClock.nanos()
                 _ = c.send(.touch(id: 1, phase: .down, x: 0.5, y: 0.5, timestamp: MonotonicClock.nanos()))
                 for n in 1..<count {
@@ -45,10 +43,9 @@ public enum PeerBench {
                     if due > now { usleep(UInt32((due - now) / 1000)) }
                     _ = c.send(.touch(id: 1, phase: .move, x: 0.5, y: 0.5, timestamp: MonotonicClock.nanos()))
                 }
-                group.leave()
             }
         }
-        group.wait()
+        senders.forEach { $0.join() }
         let deadline = MonotonicClock.nanos() + 2_000_000_000
         while latencies.withLock({ $0.count }) < peers * count && MonotonicClock.nanos() < deadline { usleep(1_000) }
         let sorted = latencies.withLock { $0 }.sorted()
