@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// `init` opens and configures the PCM (interleaved, 2 channels, FLOAT_LE or else
 /// S16_LE, rate/period/buffer "near" the request, start threshold one period,
-/// avail_min one period); `start` runs the ALSA sink (the render driver's period step, then a write) on a
-/// `RealtimeThread`;
+/// avail_min one period); `start` runs the ALSA sink (the render driver's period
+/// step, then a write) on a `SystemThread` ("bendsynth alsa", SCHED_FIFO when granted);
 /// `stop` ends it and closes the PCM. Counters are readable from any thread.
 public final class ALSAOutput: @unchecked Sendable {
     /// The PCM name it was opened with, e.g. "default" or "hw:0,0".
@@ -24,7 +24,7 @@ public final class ALSAOutput: @unchecked Sendable {
     private let stopFlag: UnsafeMutablePointer<Atomic<Bool>>
     private let floats: UnsafeMutablePointer<Float>
     private let shorts: UnsafeMutablePointer<Int16>?
-    private var thread: RealtimeThread?
+    private var thread: SystemThread?
     private var started = false
     var policy = ALSAWritePolicy()
     /// How `start` reaches the PCM; tests put a mock here.
@@ -187,7 +187,7 @@ public final class ALSAOutput: @unchecked Sendable {
         // memory is locked before, and the full buffer covers the render thread's
         // creation. The render thread goes on from the next period; if these already
         // ended the stream (device failure, frame limit), it only returns.
-        let memoryNote = lockMemory ? RealtimeThread.lockMemory() : nil
+        let memoryNote = lockMemory ? SystemThread.lockMemory() : nil
         let savedFloatEnvironment = FloatEnvironment.flushDenormals()
         var end: PeriodWriteResult? = nil
         var written = 0
@@ -197,7 +197,7 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         FloatEnvironment.restore(savedFloatEnvironment)
         let firstEnd = end
-        let t = try RealtimeThread(priority: priority, lockMemory: false) {
+        let t = try SystemThread(name: "bendsynth alsa", priority: priority, lockMemory: false) {
             FloatEnvironment.flushDenormalsOnThisThread()
             RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
             if firstEnd == nil { _ = loop.run() }

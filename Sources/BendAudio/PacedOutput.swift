@@ -13,7 +13,7 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     private let stopFlag: UnsafeMutablePointer<Atomic<Bool>>
     private let late: UnsafeMutablePointer<Atomic<Int>>
     private let floats: UnsafeMutablePointer<Float>
-    private var thread: RealtimeThread?
+    private var thread: SystemThread?
     public private(set) var realtimeNote: String?
     public private(set) var loadMeter: RenderLoadMeter?
 
@@ -51,7 +51,7 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
         let loop = PacedSink(stop: stopFlag, late: late, driver: driver.measured(by: meter.probe),
                              floats: floats, periodFrames: periodFrames, periodNanos: periodNanos)
         stopFlag.pointee.store(false, ordering: .relaxed)
-        let t = try RealtimeThread(priority: 70, lockMemory: true) {
+        let t = try SystemThread(name: "bendsynth paced", priority: 70, lockMemory: true) {
             FloatEnvironment.flushDenormalsOnThisThread()
             RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
             loop.run()
