@@ -4,9 +4,10 @@ import Glibc
 import Synchronization
 
 /// Plays into nothing but the recording, paced in real time by the monotonic clock:
-/// `play --record` keeps working when no ALSA device opens. Each period is rendered,
-/// copied to the record ring, and the thread sleeps until the period's deadline
-/// (clock_nanosleep, absolute), so touches land where they would on a device.
+/// `play --record` keeps working when no ALSA device opens. Each period goes through the
+/// render driver's period step (rendered, copied to the record ring, measured), and the
+/// thread sleeps until the period's deadline (clock_nanosleep, absolute), so touches
+/// land where they would on a device.
 public final class PacedOutput: AudioOutput, @unchecked Sendable {
     public let rate: Int
     public let periodFrames: Int
