@@ -3,6 +3,9 @@ import BendSystem
 
 /// Where one period's samples go, in the sink's format. Plain pointers: the sink owns
 /// (or is handed) the memory, sized for the frames asked of `RenderDriver.period`.
+/// A sink with another layout adds a case here and its conversion to the step, as S16
+/// does (JACK's ports, one float buffer per channel, would be `.planar(left, right)`
+/// rendered through a scratch and deinterleaved).
 public enum PeriodBuffer: @unchecked Sendable {
     /// Interleaved stereo float (left, right, …), 2 × frames samples: rendered in place.
     /// An offline file, the clock-paced sink, a FLOAT_LE PCM, or a buffer a pull-driven
