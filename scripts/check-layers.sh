@@ -16,12 +16,13 @@ check() {  # target, allowed imports (regex)
     done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import ' "Sources/$target" --include='*.swift')
 }
 check BendEngine  'Synchronization'
-check BendSystem  'Glibc|Synchronization|CFloatEnv'
+check BendSystem  'Glibc|Synchronization|CFloatEnv|CSystem'
 check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
 check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
 check BendEvdev   'BendControl|BendEngine|BendSystem|CEvdev|Foundation|Glibc|Synchronization|Dispatch'
 check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|CAvahi|Foundation|Glibc|Synchronization|Dispatch'
 check BendOSC     'BendControl|BendEngine|BendSystem|CLO|Foundation|Glibc|Synchronization|Dispatch'
-check BendApp     'BendEvdev|BendOSC|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
+check BendBench   'BendAudio|BendControl|BendEngine|BendEvdev|BendOSC|BendPeers|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
+check BendApp     'BendBench|BendEvdev|BendOSC|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status

@@ -7,7 +7,7 @@ final class MixerTests: XCTestCase {
 
     func testPitchRatioSetsFrequency() {
         for ratio: Float in [0.5, 1, 1.5] {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 48_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: ratio, gain: 1)])
             let left = Array(Measure.channel(out, 0)[4800...])
@@ -18,7 +18,7 @@ final class MixerTests: XCTestCase {
 
     func testGainHalfIsMinus6dB() {
         func level(_ gain: Float) -> Double {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 24_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: gain)])
             return Measure.rms(Measure.channel(out, 0)[4800...])
@@ -28,7 +28,7 @@ final class MixerTests: XCTestCase {
 
     func testEqualPowerPan() {
         func powers(_ pan: Float) -> (Double, Double, Double) {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 24_000, events: [
                 EngineEvent(frame: 0, kind: .pan, value: pan),
@@ -58,7 +58,7 @@ final class MixerTests: XCTestCase {
             return Float(0.5 * cos(p) + 0.25 * cos(2 * p) + 0.125 * cos(3 * p))
         }
         for (ratio, gain) in [(Float(0.5), Float(1.0)), (1, 1), (1.5, 0.8)] {
-            let h = MixerHarness(tone: peakFirst)
+            let h = RenderHarness(tone: peakFirst)
             defer { h.free() }
             let out = Measure.channel(h.render(frames: 48_000, events: [
                 EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: ratio, gain: gain),
@@ -79,7 +79,7 @@ final class MixerTests: XCTestCase {
     /// its offset inside the period.
     func testEventsAreSampleAccurate() {
         for frame in [0, 1, 255, 256, 1000, 4097] {
-            let h = MixerHarness(tone: [Float](repeating: 0.5, count: 64))  // DC tone: any nonzero sample is the voice
+            let h = RenderHarness(tone: [Float](repeating: 0.5, count: 64))  // DC tone: any nonzero sample is the voice
             defer { h.free() }
             let out = Measure.channel(h.render(frames: 6000, events: [
                 EngineEvent(frame: UInt64(frame), kind: .down, key: h.key(1), value: 1, gain: 1),
@@ -90,7 +90,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testPitchRatioZeroIsSilentAndNeverClicks() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
@@ -104,7 +104,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testStealingTakesTheOldestVoice() {
-        let h = MixerHarness(voices: 2)
+        let h = RenderHarness(voices: 2)
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 0.5, gain: 1),     // 220 Hz
@@ -127,7 +127,7 @@ final class MixerTests: XCTestCase {
     /// the next event or period: 2 voices (the second silent), 256-frame periods, the
     /// steal at frame 1034 inside a period with no other event.
     func testStealingTouchStartsWhereTheFadeEnds() {
-        let h = MixerHarness(voices: 2, period: 256)
+        let h = RenderHarness(voices: 2, period: 256)
         defer { h.free() }
         let stealAt = 1034
         let out = Measure.channel(h.render(frames: 4096, events: [
@@ -148,7 +148,7 @@ final class MixerTests: XCTestCase {
     /// When every voice waits for its steal fade, a new touch drops the oldest waiting
     /// touch: 4 voices, 10 touches at one frame; the 4 newest sound.
     func testStealingDropsTheOldestWaitingTouch() {
-        let h = MixerHarness(voices: 4, period: 256)
+        let h = RenderHarness(voices: 4, period: 256)
         defer { h.free() }
         let events = (0..<10).map { k in
             EngineEvent(frame: 100, kind: .down, key: h.key(UInt32(k)), value: 0.5 + 0.1 * Float(k), gain: 0.2)
@@ -160,7 +160,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testReleaseSourceEndsOnlyThatSourcesVoices() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let other = h.mixer.addSource()
         XCTAssertTrue(other.ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: other.index, touch: 1), value: 1, gain: 1)))
@@ -181,7 +181,7 @@ final class MixerTests: XCTestCase {
     /// through `.releaseSource`.
     func testReleaseSourceAtAMidPeriodFrameLandsThere() {
         for kind in [EngineEvent.Kind.releaseSource, .releaseAll] {
-            let h = MixerHarness(voices: 8, period: 256, tone: [Float](repeating: 0.5, count: 64))
+            let h = RenderHarness(voices: 8, period: 256, tone: [Float](repeating: 0.5, count: 64))
             defer { h.free() }
             let other = h.mixer.addSource()
             XCTAssertTrue(other.ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: other.index, touch: 1),
@@ -214,7 +214,7 @@ final class MixerTests: XCTestCase {
     /// touch 3 steals touch 1's voice at frame 990 (a 48-frame fade), the source released
     /// at frame 1000.
     func testReleaseSourceDropsATouchWaitingOnAStolenVoice() {
-        let h = MixerHarness(voices: 2, period: 256, tone: [Float](repeating: 0.5, count: 64))
+        let h = RenderHarness(voices: 2, period: 256, tone: [Float](repeating: 0.5, count: 64))
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 4800, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.25),
@@ -236,7 +236,7 @@ final class MixerTests: XCTestCase {
     /// every tilt (the pan is applied after mixing), so the law holds to rounding.
     func testPanFollowsTheEqualPowerLaw() {
         func channels(_ pan: Float) -> (left: Double, right: Double) {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 9_600, events: [
                 EngineEvent(frame: 0, kind: .pan, value: pan),  // nothing sounds yet: taken at once
@@ -277,7 +277,7 @@ final class EdgeFadeTests: XCTestCase {
     }
 
     func testLeavingRatioZeroDoesNotClick() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
@@ -295,7 +295,7 @@ final class EdgeFadeTests: XCTestCase {
 
     /// A tilt before any voice sounds takes effect at once: the first touch is all left.
     func testPanBeforeTheFirstTouchIsImmediate() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let out = h.render(frames: 4_800, events: [
             EngineEvent(frame: 0, kind: .pan, value: -1),
