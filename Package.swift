@@ -3,7 +3,7 @@
 // Layers (imports flow downward only; `make lint` checks it):
 //   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
 //                              → BendEvdev → BendControl, BendSystem, CEvdev
-//                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
+//                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
 //                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
 //                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers
 import PackageDescription
@@ -30,6 +30,9 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
+        // libjack (jackd2's client library; PipeWire's too, through pw-jack): the JACK sink.
+        .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack",
+                       providers: [.apt(["libjack-jackd2-dev"])]),
         // liblo: the OSC message codec.
         .systemLibrary(name: "CLO", path: "Sources/CLO", pkgConfig: "liblo",
                        providers: [.apt(["liblo-dev"])]),
@@ -52,9 +55,9 @@ let package = Package(
         .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
-        // Audio out: the render driver (one period step) and its sinks (ALSA, clock-paced,
+        // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
         // offline file), the Instrument, tone loading (libsndfile + libsamplerate), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CSndFile", "CSampleRate"],
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),

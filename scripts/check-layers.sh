@@ -18,7 +18,7 @@ check() {  # target, allowed imports (regex)
 check BendEngine  'Synchronization'
 check BendSystem  'Glibc|Synchronization|CFloatEnv|CSystem'
 check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
-check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
+check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CJack|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
 check BendEvdev   'BendControl|BendEngine|BendSystem|CEvdev|Foundation|Glibc|Synchronization|Dispatch'
 check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|CAvahi|Foundation|Glibc|Synchronization|Dispatch'

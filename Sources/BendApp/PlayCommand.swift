@@ -9,10 +9,18 @@ import Foundation
 import Glibc
 import Synchronization
 
+/// `-a, --audio-driver`: where play's sound goes.
+enum AudioDriver: String {
+    case alsa, jack
+}
+
 /// `bendsynth play`: the instrument. A pad in the terminal, voices mixed by the render
 /// thread and written to ALSA; optionally recorded to WAV and to a touch script.
 enum PlayCommand {
     static let specs: [OptionSpec] = [
+        OptionSpec("audio-driver", "a", value: "alsa|jack", help: "where the sound goes: an ALSA PCM (default) or a native JACK client (PipeWire: run under pw-jack)"),
+        OptionSpec("jack-name", value: "NAME", help: "with -a jack: the JACK client name (default 'bendsynth'; ports out_L, out_R)"),
+        OptionSpec("no-connect", help: "with -a jack: leave out_L/out_R unconnected (default: to the first two system:playback_* ports)"),
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM, as in 'aplay -D' (default 'default'); see 'bendsynth devices'"),
         OptionSpec("period", value: "FRAMES", help: "ALSA period in frames (16…8192, default 256)"),
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
@@ -29,7 +37,7 @@ enum PlayCommand {
     ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
-    usage: bendsynth play [--device PCM] [--record FILE.wav] [options]
+    usage: bendsynth play [-a alsa|jack] [--device PCM] [--record FILE.wav] [options]
 
     Draws a pad in the terminal. Press and drag the mouse, or hold letter keys, to
     play; x bends the pitch, y sets the gain; ←/→ tilt the pan; q or Ctrl-C quits.
@@ -39,6 +47,12 @@ enum PlayCommand {
 
     struct Options {
         var sound = SoundOptions()
+        var driver = AudioDriver.alsa
+        var jackName = "bendsynth"
+        var jackConnect = true
+        /// ALSA-only options given (refused with -a jack), and JACK-only ones (refused with alsa).
+        var alsaOnly: [String] = []
+        var jackOnly: [String] = []
         var device = "default"
         var period = 256
         var periods = 3
@@ -67,9 +81,20 @@ enum PlayCommand {
             case "help":
                 print(usage + OptionParser.help(specs))
                 return
-            case "device": o.device = value ?? ""
-            case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192)
-            case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16)
+            case "audio-driver":
+                guard let d = AudioDriver(rawValue: value ?? "") else {
+                    throw AppError.usage("play: --audio-driver '\(value ?? "")': expected alsa or jack")
+                }
+                o.driver = d
+            case "jack-name":
+                guard let v = value, !v.isEmpty, !v.contains(":") else {
+                    throw AppError.usage("play: --jack-name '\(value ?? "")': expected a client name without ':'")
+                }
+                o.jackName = v; o.jackOnly.append("--jack-name")
+            case "no-connect": o.jackConnect = false; o.jackOnly.append("--no-connect")
+            case "device": o.device = value ?? ""; o.alsaOnly.append("--device")
+            case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192); o.alsaOnly.append("--period")
+            case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16); o.alsaOnly.append("--periods")
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
             case "script": o.script = value
@@ -84,6 +109,12 @@ enum PlayCommand {
             }
         }
         try o.sound.validate()
+        if o.driver == .jack, let first = o.alsaOnly.first {
+            throw AppError.usage("play: \(first) is for ALSA; with -a jack the device, rate and period are the JACK server's (jack_bufsize changes its period)")
+        }
+        if o.driver == .alsa, let first = o.jackOnly.first {
+            throw AppError.usage("play: \(first) is for the JACK client; add -a jack")
+        }
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [PlaySource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
@@ -185,6 +216,11 @@ enum PlayCommand {
         }
         // The output starts after the sources, so a script's first events are queued
         // before the first period is rendered.
+        // The JACK server going away ends play like q or Ctrl-C; the failure exits 1.
+        output.whenEnded {
+            printErr("bendsynth: \(output.failureDescription ?? "the output ended"); stopping")
+            finished.signal()
+        }
         do { try output.start(instrument.driver(record: ring)) } catch {
             started.forEach { $0.stop() }
             recorder?.stop()
@@ -227,8 +263,14 @@ enum PlayCommand {
     }
 
     /// The ALSA PCM asked for; when it does not open: say so, list the PCMs that exist,
-    /// and play into the recording alone if there is one.
+    /// and play into the recording alone if there is one. With -a jack, the JACK client
+    /// (no fallback: a missing server is a failure, exit 1).
     static func openOutput(_ o: Options) throws -> AudioOutput {
+        if o.driver == .jack {
+            do { return try JACKOutput(name: o.jackName, connect: o.jackConnect) } catch {
+                throw AppError.runtime("cannot open the JACK client: \(error)")
+            }
+        }
         calsa_silence_library_messages()
         do {
             let alsa = try ALSAOutput(device: o.device, rate: o.sound.rate, periodFrames: o.period, periods: o.periods)
