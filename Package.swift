@@ -76,8 +76,9 @@ let package = Package(
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline
-        // Instrument rendered through the render driver's period step).
-        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio"], path: "Tests/BendTestSupport"),
+        // Instrument rendered through the render driver's period step); a private jackd
+        // and a JACK capture client.
+        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),

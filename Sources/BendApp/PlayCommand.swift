@@ -242,6 +242,10 @@ enum PlayCommand {
         let dropped = instrument.dropped
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
+        if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 || jack.currentPeriodFrames != jack.periodFrames {
+            printErr("bendsynth: the JACK server changed its period to \(jack.currentPeriodFrames) frames"
+                     + (jack.currentPeriodFrames > jack.periodFrames ? " (rendered in steps of \(jack.periodFrames))" : ""))
+        }
         if o.loadStats, let meter = output.loadMeter {
             printErr("bendsynth: \(meter.summary)")
             if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
