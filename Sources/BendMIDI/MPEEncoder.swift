@@ -88,7 +88,11 @@ public struct MPEEncoder: Sendable {
     }
 
     /// Touches that hold a channel now.
-    public var activeTouches: Int { slots.reduce(0) { $0 + ($1.active ? 1 : 0) } }
+    public var activeTouches: Int {
+        var n = 0
+        for s in slots where s.active { n += 1 }
+        return n
+    }
 
     /// The nearest note to `ratio` (semitones from `toneNote`) and the 14-bit bend
     /// (0…16383, 8192 = none) from it at ±`memberBendRange` semitones.
@@ -112,7 +116,8 @@ public struct MPEEncoder: Sendable {
 
     private mutating func touch(key: UInt64, phase: TouchPhase, ratio: Double, gain: Double, y: Double,
                                 _ emit: (MIDIMessage) -> Void) {
-        let held = slots.firstIndex { $0.active && $0.key == key }
+        var held: Int?
+        for i in slots.indices where slots[i].active && slots[i].key == key { held = i }
         clock &+= 1
         switch phase {
         case .down:

@@ -25,10 +25,10 @@ public struct MPEZones: Sendable, Equatable {
         let n = min(max(members, 0), 15)
         if master == 0 {
             lowerMembers = n
-            if n + upperMembers > 14 { upperMembers = max(0, 14 - n) }
+            if n > 0, upperMembers > 0, n + upperMembers > 14 { upperMembers = max(0, 14 - n) }
         } else if master == 15 {
             upperMembers = n
-            if n + lowerMembers > 14 { lowerMembers = max(0, 14 - n) }
+            if n > 0, lowerMembers > 0, n + lowerMembers > 14 { lowerMembers = max(0, 14 - n) }
         }
     }
 
