@@ -90,11 +90,10 @@ final class ScriptSource: PlaySource, @unchecked Sendable {
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
-    init(path: String) throws {
+    /// A touch script or a MIDI file (`ScriptFile`).
+    init(path: String, toneNote: Int = 69) throws {
         name = "script '\(path)'"
-        do { script = try TouchScript.load(path: path) } catch {
-            throw AppError.input("\(error)")
-        }
+        script = try ScriptFile.load(path: path, toneNote: toneNote)
     }
 
     init(name: String, script: TouchScript) {

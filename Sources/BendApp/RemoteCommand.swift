@@ -208,6 +208,8 @@ enum RemoteCommand {
             let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
             session.send(.touch(id: id, phase: code, x: clamp(x), y: clamp(y), timestamp: now),
                          mode: phase == .move ? .unreliable : .reliable)
+        case .pitched:
+            break  // the pad sources forwarded here give x and y; the protocol carries no ratio
         case let .tilt(v):
             session.send(.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: now), mode: .unreliable)
         }
