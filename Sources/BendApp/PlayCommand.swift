@@ -10,18 +10,10 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// `-a, --audio-driver`: where play's sound goes.
-enum AudioDriver: String {
-    case alsa, jack
-}
-
 /// `bendsynth play`: the instrument. A pad in the terminal, voices mixed by the render
 /// thread and written to ALSA; optionally recorded to WAV and to a touch script.
 enum PlayCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec("audio-driver", "a", value: "alsa|jack", help: "where the sound goes: an ALSA PCM (default) or a native JACK client (PipeWire: run under pw-jack)"),
-        OptionSpec("jack-name", value: "NAME", help: "with -a jack: the JACK client name (default 'bendsynth'; ports out_L, out_R)"),
-        OptionSpec("no-connect", help: "with -a jack: leave out_L/out_R unconnected (default: to the first two system:playback_* ports)"),
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM, as in 'aplay -D' (default 'default'); see 'bendsynth devices'"),
         OptionSpec("period", value: "FRAMES", help: "ALSA period in frames (16…8192, default 256)"),
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
@@ -36,7 +28,7 @@ enum PlayCommand {
         OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
-    ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth play [-a alsa|jack] [--device PCM] [--record FILE.wav] [options]
@@ -49,12 +41,7 @@ enum PlayCommand {
 
     struct Options {
         var sound = SoundOptions()
-        var driver = AudioDriver.alsa
-        var jackName = "bendsynth"
-        var jackConnect = true
-        /// ALSA-only options given (refused with -a jack), and JACK-only ones (refused with alsa).
-        var alsaOnly: [String] = []
-        var jackOnly: [String] = []
+        var audio = AudioDriverOptions()
         var device = "default"
         var period = 256
         var periods = 3
@@ -80,24 +67,14 @@ enum PlayCommand {
             if try o.sound.apply(name, value) { continue }
             if try o.evdev.apply(name, value) { continue }
             if try o.osc.apply(name, value) { continue }
+            if try o.audio.apply(name, value) { continue }
             switch name {
             case "help":
                 print(usage + OptionParser.help(specs))
                 return
-            case "audio-driver":
-                guard let d = AudioDriver(rawValue: value ?? "") else {
-                    throw AppError.usage("play: --audio-driver '\(value ?? "")': expected alsa or jack")
-                }
-                o.driver = d
-            case "jack-name":
-                guard let v = value, !v.isEmpty, !v.contains(":") else {
-                    throw AppError.usage("play: --jack-name '\(value ?? "")': expected a client name without ':'")
-                }
-                o.jackName = v; o.jackOnly.append("--jack-name")
-            case "no-connect": o.jackConnect = false; o.jackOnly.append("--no-connect")
-            case "device": o.device = value ?? ""; o.alsaOnly.append("--device")
-            case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192); o.alsaOnly.append("--period")
-            case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16); o.alsaOnly.append("--periods")
+            case "device": o.device = value ?? ""
+            case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192)
+            case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16)
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
             case "record-midi": o.recordMIDI = value
@@ -113,12 +90,7 @@ enum PlayCommand {
             }
         }
         try o.sound.validate()
-        if o.driver == .jack, let first = o.alsaOnly.first {
-            throw AppError.usage("play: \(first) is for ALSA; with -a jack the device, rate and period are the JACK server's (jack_bufsize changes its period)")
-        }
-        if o.driver == .alsa, let first = o.jackOnly.first {
-            throw AppError.usage("play: \(first) is for the JACK client; add -a jack")
-        }
+        try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [PlaySource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path, toneNote: o.sound.toneNote)) }
@@ -134,10 +106,11 @@ enum PlayCommand {
             sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission, prompt: prompt))
         }
         if let osc = try o.osc.source() { sources.append(osc) }
+        if o.audio.midiIn { sources.append(try midiInSource(o)) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
@@ -145,7 +118,7 @@ enum PlayCommand {
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in)")
         }
         try play(o, sources: sources)
     }
@@ -162,6 +135,7 @@ enum PlayCommand {
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
         var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate))
         let output = try openOutput(o)
+        let midiRings = try openMIDIPorts(o, output: output, sources: sources)
         let rate = output.rate
         if rate != o.sound.rate {
             tone.table.deallocate()
@@ -189,7 +163,11 @@ enum PlayCommand {
         }
         // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
         let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
-        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? [])
+        var midiOut: MIDIOutPump?
+        if let midiRings, o.audio.midiOut {
+            midiOut = try MIDIOutPump(rings: midiRings, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap)
+        }
+        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
             + (latencyLog.map { [$0] } ?? [])
         let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, observers: observers) }
         var ring: SPSCRing<Float>?
@@ -243,6 +221,9 @@ enum PlayCommand {
             recorder?.stop()
             throw AppError.runtime("cannot start the output: \(error)")
         }
+        do { try midiOut?.start(position: { mixer.position }) } catch {
+            printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
+        }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
         if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
         finished.wait()
@@ -251,6 +232,7 @@ enum PlayCommand {
         // stops, files are finished, the terminal is restored.
         started.forEach { $0.stop() }
         instrument.fadeOut(rendering: { output.failureDescription == nil })
+        midiOut?.finish(position: mixer.position, running: { output.failureDescription == nil })
         let failure = output.failureDescription
         output.stop()
         recorder?.stop()
@@ -261,10 +243,12 @@ enum PlayCommand {
         let dropped = instrument.dropped
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
-        if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 || jack.currentPeriodFrames != jack.periodFrames {
+        if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 {
             printErr("bendsynth: the JACK server changed its period to \(jack.currentPeriodFrames) frames"
                      + (jack.currentPeriodFrames > jack.periodFrames ? " (rendered in steps of \(jack.periodFrames))" : ""))
         }
+        for case let m as JACKMIDIInSource in sources { printErr("bendsynth: \(m.summary)") }
+        if let midiOut { printErr("bendsynth: \(midiOut.summary)") }
         if o.loadStats, let meter = output.loadMeter {
             printErr("bendsynth: \(meter.summary)")
             if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
@@ -287,12 +271,32 @@ enum PlayCommand {
         }
     }
 
+    /// `--midi-in`: JACK's midi_in with -a jack, else an ALSA sequencer port.
+    static func midiInSource(_ o: Options) throws -> PlaySource {
+        if o.audio.driver == .jack { return JACKMIDIInSource(toneNote: o.sound.toneNote) }
+        return try ALSASeqMIDISource(toneNote: o.sound.toneNote, clientName: "bendsynth")
+    }
+
+    /// Registers the JACK MIDI ports asked for (before the client starts) and hands
+    /// midi_in's ring to its source; nil without -a jack or MIDI.
+    static func openMIDIPorts(_ o: Options, output: AudioOutput, sources: [PlaySource]) throws -> JACKMIDIRings? {
+        guard let jack = output as? JACKOutput, o.audio.midiIn || o.audio.midiOut else { return nil }
+        do {
+            let rings = try jack.enableMIDI(input: o.audio.midiIn, output: o.audio.midiOut)
+            for case let s as JACKMIDIInSource in sources { s.rings = rings }
+            return rings
+        } catch {
+            output.stop()
+            throw AppError.runtime("cannot open the JACK MIDI ports: \(error)")
+        }
+    }
+
     /// The ALSA PCM asked for; when it does not open: say so, list the PCMs that exist,
     /// and play into the recording alone if there is one. With -a jack, the JACK client
     /// (no fallback: a missing server is a failure, exit 1).
     static func openOutput(_ o: Options) throws -> AudioOutput {
-        if o.driver == .jack {
-            do { return try JACKOutput(name: o.jackName, connect: o.jackConnect) } catch {
+        if o.audio.driver == .jack {
+            do { return try JACKOutput(name: o.audio.jackName, connect: o.audio.jackConnect) } catch {
                 throw AppError.runtime("cannot open the JACK client: \(error)")
             }
         }

@@ -71,8 +71,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         notices = JACKNotices()
         sink = .allocate(capacity: 1)
         sink.initialize(to: JACKSink(left: l, right: r, driver: nil, scratch: scratch, bound: periodFrames,
-                                     rate: rate, counters: counters, notices: notices))
+                                     rate: rate, counters: counters, notices: notices, client: c))
         counters.set(.periodFrames, periodFrames)
+        counters.set(.bufferFrames, periodFrames)
         client = c
         let arg = UnsafeMutableRawPointer(sink)
         jack_set_process_callback(c, { nframes, arg in
@@ -89,10 +90,22 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             arg!.assumingMemoryBound(to: JACKSink.self).pointee.counters.add(.xruns)
             return 0
         }, arg)
-        jack_set_buffer_size_callback(c, { _, arg in
-            // The process callback follows the frame count it is given; this counts changes.
-            arg!.assumingMemoryBound(to: JACKSink.self).pointee.counters.add(.bufferChanges)
+        jack_set_buffer_size_callback(c, { nframes, arg in
+            // The process callback follows the frame count it is given; this counts the
+            // changes (jackd2 also calls it at activation, with the same size).
+            let counters = arg!.assumingMemoryBound(to: JACKSink.self).pointee.counters
+            if counters.get(.bufferFrames) != Int(nframes) {
+                counters.set(.bufferFrames, Int(nframes))
+                counters.add(.bufferChanges)
+            }
             return 0
+        }, arg)
+        jack_set_port_connect_callback(c, { a, b, connect, arg in
+            // A connection to midi_out asks for the MPE configuration again (counted; the
+            // control side sends it). jack_port_by_id reads the client's graph copy.
+            let s = arg!.assumingMemoryBound(to: JACKSink.self).pointee
+            guard connect != 0, let out = s.midi?.output, let c = s.client else { return }
+            if jack_port_by_id(c, a) == out || jack_port_by_id(c, b) == out { s.counters.add(.midiOutConnections) }
         }, arg)
         jack_on_info_shutdown(c, { _, reason, arg in
             // As a signal handler would: copy the reason, set the flag, post the semaphore.
@@ -106,6 +119,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
 
     deinit {
         stop()
+        sink.pointee.midi?.received.deallocate()
+        sink.pointee.midi?.outgoing.deallocate()
         sink.pointee.scratch.deallocate()
         sink.deinitialize(count: 1)
         sink.deallocate()
@@ -118,8 +133,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         let period = currentPeriodFrames
         let target = connections.isEmpty ? (connectsToSystem ? "not connected (no system:playback_* ports)" : "not connected (--no-connect)")
                                          : "→ " + connections.joined(separator: ", ")
+        let midiPorts = [midi?.received != nil ? "midi_in" : nil, midi?.outgoing != nil ? "midi_out" : nil].compactMap { $0 }
         return "JACK client '\(clientName)' on server '\(serverName)': \(rate) Hz, period \(period) frames ("
             + String(format: "%.1f", Double(period) * 1000 / Double(max(rate, 1))) + " ms), float32 stereo, out_L/out_R \(target)"
+            + (midiPorts.isEmpty ? "" : ", MIDI ports " + midiPorts.joined(separator: ", "))
     }
 
     /// The period the process callback was last given, frames. - Thread: any.
@@ -143,10 +160,36 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         ended = handler
     }
 
-    /// The client, for the MIDI ports (registered before `start`). - Thread: setup.
-    var jackClient: OpaquePointer? { client }
-    /// The render-thread state, for the MIDI ports. - Thread: setup, before `start`.
-    var sinkState: UnsafeMutablePointer<JACKSink> { sink }
+    /// The MIDI ports' rings, once `enableMIDI` made them.
+    public private(set) var midi: JACKMIDIRings?
+
+    /// Registers the MIDI ports asked for — `midi_in` (events read in the process
+    /// callback, with their frames, into `midi.received`) and `midi_out` (written there
+    /// from `midi.outgoing`) — and returns their rings. Call once, before `start`.
+    /// - Parameter capacity: packets each ring holds (a full ring drops and counts).
+    /// - Throws: `JACKError` when a port cannot be registered or already started.
+    /// - Thread: setup.
+    public func enableMIDI(input: Bool, output: Bool, capacity: Int = 8192) throws -> JACKMIDIRings {
+        guard let client, !started, midi == nil else {
+            throw JACKError(call: "enableMIDI", client: clientName, server: serverName, code: -1, detail: "only once, before start")
+        }
+        let type = cjack_default_midi_type()
+        var inPort: OpaquePointer?, outPort: OpaquePointer?
+        if input {
+            inPort = jack_port_register(client, "midi_in", type, UInt(JackPortIsInput.rawValue), 0)
+            guard inPort != nil else { throw JACKError(call: "jack_port_register", client: clientName, server: serverName, code: -1, detail: "cannot register midi_in") }
+        }
+        if output {
+            outPort = jack_port_register(client, "midi_out", type, UInt(JackPortIsOutput.rawValue), 0)
+            guard outPort != nil else { throw JACKError(call: "jack_port_register", client: clientName, server: serverName, code: -1, detail: "cannot register midi_out") }
+        }
+        let received = SPSCRing<MIDIPacket>(capacity: input ? capacity : 2)
+        let outgoing = SPSCRing<MIDIPacket>(capacity: output ? capacity : 2)
+        sink.pointee.midi = JACKMIDISink(input: inPort, output: outPort, received: received, outgoing: outgoing, counters: counters)
+        let rings = JACKMIDIRings(received: input ? received : nil, outgoing: output ? outgoing : nil, counters: counters)
+        midi = rings
+        return rings
+    }
 
     /// Activates the client: from now on JACK's process thread calls `driver.period`
     /// for every period (measured by this output's load meter); connects the ports.

@@ -26,6 +26,10 @@ struct JACKSink {
     let counters: JACKCounters
     /// The shutdown callback's reason buffer and semaphore.
     let notices: JACKNotices
+    /// The client (`jack_client_t *`), for the port-connect callback's lookups.
+    let client: OpaquePointer?
+    /// The MIDI ports, or nil (set before `jack_activate`).
+    var midi: JACKMIDISink?
 
     /// The process callback's work: `frames` frames into the two ports. Silence before
     /// start and after stop; else the driver's period step, in steps of at most `bound`
@@ -44,6 +48,7 @@ struct JACKSink {
         guard let driver, counters.get(.running) != 0 else {
             leftOut.update(repeating: 0, count: frames)
             rightOut.update(repeating: 0, count: frames)
+            if let midi { midi.silence(frames: nframes) }
             return
         }
         if counters.get(.periodFrames) != frames {
@@ -51,6 +56,9 @@ struct JACKSink {
             // The stamping latency of live events follows the server's period.
             if let clock = driver.clock { clock.setPeriodFrames(frames) }
         }
+        // MIDI first: what midi_in received is stamped with this period's frames, and
+        // midi_out sends what is due in it.
+        if let midi { midi.process(frames: nframes, periodStart: driver.mixer.position) }
         // MonotonicClock.nanos: clock_gettime(CLOCK_MONOTONIC) through the vDSO.
         let start = _unsafePerformance { MonotonicClock.nanos() }
         var done = 0
@@ -79,12 +87,17 @@ struct JACKCounters: @unchecked Sendable {
         case periods
         /// Frames of the last period the callback was given.
         case periodFrames
-        /// Buffer-size changes the server announced.
-        case bufferChanges
+        /// Buffer-size changes the server announced, and its buffer size, frames.
+        case bufferChanges, bufferFrames
         /// 1 once the server went away (`jack_on_info_shutdown`).
         case shutdown
         /// Connections made to `midi_out` (the port-connect callback).
         case midiOutConnections
+        /// JACK events `midi_in` received.
+        case midiInEvents
+        /// JACK events written to `midi_out`; written after their frame; left for the
+        /// next period because the port's buffer was full.
+        case midiOutEvents, midiOutLate, midiOutDeferred
     }
     let slots: UnsafeMutablePointer<Atomic<Int>>
 

@@ -5,7 +5,7 @@ import XCTest
 /// `bendsynth play -a jack` on a private jackd (dummy driver, 48 kHz, 64-frame periods):
 /// its ports, a capture of them against the offline render, a buffer-size change, the
 /// server going away, allocations on JACK's process thread, and the options.
-final class JACKPlayTests: XCTestCase {
+final class JACKPlayTests: JACKTestCase {
     /// Touches from 0.3 s on (silence before: the capture connects while it plays),
     /// two voices, a move and a tilt.
     static let script = """
@@ -16,34 +16,6 @@ final class JACKPlayTests: XCTestCase {
     {"t": 0.9, "type": "up", "id": 1}
     {"t": 1.1, "type": "up", "id": 2}
     """
-
-    private var dir: URL!
-    private var server: JACKTestServer?
-
-    override func setUpWithError() throws {
-        guard JACKTestServer.installed else { throw XCTSkip("jackd (Debian jackd2) is not installed; `make test` installs it") }
-        dir = try BinaryRunner.temporaryDirectory()
-        server = try JACKTestServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        if let dir { try? FileManager.default.removeItem(at: dir) }
-    }
-
-    private func write(_ text: String, _ name: String) throws -> String {
-        let path = dir.appendingPathComponent(name).path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    /// Starts `bendsynth play` with `arguments`; its pid and the path of its stderr.
-    private func startPlay(_ arguments: [String]) throws -> (pid: pid_t, log: String) {
-        let log = dir.appendingPathComponent("play-\(UUID().uuidString).log").path
-        return (try Spawn.start([BinaryRunner.executable.path, "play"] + arguments, output: log), log)
-    }
-
-    private func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
     /// The offline render of `script`: (left, right).
     private func render(_ script: String) throws -> (left: [Float], right: [Float]) {
