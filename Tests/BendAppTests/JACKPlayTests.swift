@@ -131,7 +131,8 @@ final class JACKPlayTests: JACKTestCase {
     }
 
     /// Under Benchmarks/render_watch.c (the malloc and mutex interposer, preloaded),
-    /// JACK's process thread makes no heap allocation over a whole play.
+    /// JACK's process thread makes no heap allocation over a whole play that also reads
+    /// midi_in (jack_midiseq's notes) and writes midi_out (the script's touches as MPE).
     func testTheProcessThreadMakesNoHeapAllocations() throws {
         let so = dir.appendingPathComponent("render_watch.so").path
         let root = BinaryRunner.packageRoot.path
@@ -139,13 +140,26 @@ final class JACKPlayTests: JACKTestCase {
                                 "\(root)/Benchmarks/render_watch.c", "-ldl"])
         XCTAssertEqual(cc.status, 0, cc.output)
         let script = try write(Self.script, "s.jsonl")
+        let touches = dir.appendingPathComponent("touches.jsonl").path
         setenv("LD_PRELOAD", so, 1)
-        let play = try startPlay(["-a", "jack", "--no-terminal", "--script", script, "--load-stats"])
+        let play = try startPlay(["-a", "jack", "--midi-in", "--midi-out", "--no-terminal", "--script", script,
+                                  "--record-touches", touches, "--load-stats"])
         unsetenv("LD_PRELOAD")
-        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
+        try waitUntil("play started") { text(play.log).contains("JACK client 'bendsynth'") }
+        let seq = try Spawn.start(["jack_midiseq", "seq", "4800", "100", "64", "2000"])
+        defer { kill(seq, SIGTERM); _ = Spawn.wait(seq, seconds: 5) }
+        try waitUntil("jack_midiseq's port") { try Spawn.run(["jack_lsp"]).output.contains("seq:out") }
+        XCTAssertEqual(try Spawn.run(["jack_connect", "seq:out", "bendsynth:midi_in"]).status, 0)
+        try waitUntil("the script's touches and 10 MIDI notes recorded") {
+            text(touches).components(separatedBy: "\"up\"").count > 12
+        }
+        kill(play.pid, SIGTERM)
+        XCTAssertEqual(Spawn.wait(play.pid, seconds: 20), 0, text(play.log))
         let log = text(play.log)
         let line = try XCTUnwrap(log.split(separator: "\n").first { $0.contains("render thread over the whole run") }, log)
         XCTAssertTrue(line.contains(": 0 heap allocations"), String(line))
+        XCTAssertFalse(log.contains("MIDI in: 0 JACK events"), log)
+        XCTAssertFalse(log.contains("MIDI out: 0 JACK events"), log)
         let periods = try XCTUnwrap(log.split(separator: "\n").first { $0.contains("render load per period") }, log)
         XCTAssertFalse(periods.contains("over 0 periods"), String(periods))
     }
