@@ -53,8 +53,7 @@ enum EvdevLatencyBench {
             pending.add(frame, now)
         }, onNote: { _ in })
         loop.add(EvdevReader(rawFD: fds[0], name: name, device: recording.device, mapping: mapping))
-        let loopThread = Thread { loop.run() }
-        loopThread.start()
+        try loop.start()
 
         // The writer: each frame of events at its recorded time.
         let writeEnd = fds[1]
@@ -85,7 +84,6 @@ enum EvdevLatencyBench {
             usleep(20)
         }
         loop.stop()
-        while loopThread.isExecuting { usleep(1_000) }
         port.releaseAll()
 
         samples.sort()

@@ -1,6 +1,7 @@
 import BendAudio
 import BendControl
 import BendEngine
+import BendEvdev
 import BendInput
 import BendSystem
 import CALSA
