@@ -117,8 +117,7 @@ public final class WAVRecorder: @unchecked Sendable {
     private let written = Atomic<Int>(0)
     private let stopRequested = Atomic<Bool>(false)
     private let failureBox = Mutex<WAVFileError?>(nil)
-    private var thread: pthread_t = 0
-    private var joined = false
+    private var thread: SystemThread?
 
     /// Creates (truncates) `path` and starts the writer thread.
     /// - Parameters:
@@ -137,17 +136,12 @@ public final class WAVRecorder: @unchecked Sendable {
         self.ring = ring
         writer = try FloatWAVWriter(path: path, displayPath: path, rate: rate, channels: channels)
         writer.updateHeaderAfterEveryWrite()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            let recorder = Unmanaged<WAVRecorder>.fromOpaque(context!).takeRetainedValue()
-            recorder.drainUntilStopped()
-            return nil
-        }, context)
-        if status != 0 {
-            Unmanaged<WAVRecorder>.fromOpaque(context).release()
-            joined = true
+        do {
+            // The thread holds the recorder until `stop()` joins it.
+            thread = try SystemThread(name: "bendsynth wav") { [self] in drainUntilStopped() }
+        } catch {
             try? writer.close()
-            throw SystemError(call: "pthread_create(WAV recorder for \(path))", code: status)
+            throw SystemError(call: "pthread_create(WAV recorder for \(path))", code: error.code)
         }
     }
 
@@ -163,10 +157,10 @@ public final class WAVRecorder: @unchecked Sendable {
     /// writing to the ring (later samples are not recorded). Calling it again does nothing.
     /// - Thread: the control thread that made the recorder.
     public func stop() {
-        guard !joined else { return }
-        joined = true
+        guard let thread else { return }
+        self.thread = nil
         stopRequested.store(true, ordering: .releasing)
-        pthread_join(thread, nil)
+        thread.join()
     }
 
     /// The writer thread's loop.
