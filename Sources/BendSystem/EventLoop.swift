@@ -196,7 +196,6 @@ public final class EventLoop: @unchecked Sendable {
                 }
                 break
             }
-            if !work.isEmpty { continue }  // work may queue work or stop: look again first
 
             // 2. Due timers, earliest first; each is checked again just before it runs.
             runDueTimers()
