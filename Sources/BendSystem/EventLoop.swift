@@ -63,7 +63,8 @@ public final class EventLoop: @unchecked Sendable {
     /// - Thread: setup.
     public init(name: String) throws(SystemError) {
         self.name = name
-        wakeFD = try systemCall("eventfd(\(name))") { bend_eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK)) }
+        // EFD_CLOEXEC and EFD_NONBLOCK are O_CLOEXEC and O_NONBLOCK (eventfd(2)).
+        wakeFD = try systemCall("eventfd(\(name))") { bend_eventfd(0, O_CLOEXEC | O_NONBLOCK) }
     }
 
     deinit { close(wakeFD) }
