@@ -3,8 +3,9 @@
 // Layers (imports flow downward only; `make lint` checks it):
 //   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
 //                              → BendEvdev → BendControl, BendSystem, CEvdev
-//                              → BendAudio → BendEngine, BendSystem, CALSA, CSndFile, CSampleRate
+//                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
 //                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
+//                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -51,7 +52,8 @@ let package = Package(
         .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
-        // ALSA output, tone loading (libsndfile + libsamplerate), WAV recording, offline render.
+        // Audio out: the render driver (one period step) and its sinks (ALSA, clock-paced,
+        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), WAV recording.
         .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CSndFile", "CSampleRate"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
@@ -60,15 +62,19 @@ let package = Package(
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
+        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
+        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers"],
+                path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendBench", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
-        // Test helpers: FFT, RMS, steps, test tones.
-        .target(name: "BendTestSupport", path: "Tests/BendTestSupport"),
+        // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline
+        // Instrument rendered through the render driver's period step).
+        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),

@@ -1,10 +1,11 @@
+import BendBench
 import BendEngine
-import BendSystem
 import Foundation
 
-/// `bendsynth bench`: renders offline with N moving voices and prints the cost of the
-/// mixer: ns per voice-frame, the real-time factor, and the voices one core could mix
-/// in real time. Figures on a shared machine move by 25 % or more between runs.
+/// `bendsynth bench`: options → the benches (BendBench) → figures. By default the mixer
+/// (`MixerBench`): ns per voice-frame, the real-time factor, and the voices one core
+/// could mix in real time; `--peers` and `--osc` measure latencies instead. Figures on
+/// a shared machine move by 25 % or more between runs.
 enum BenchCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("voices", "n", value: "LIST", help: "comma-separated voice counts (default 16,64,256,1024)"),
@@ -18,22 +19,6 @@ enum BenchCommand {
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("help", "h", help: "show this help"),
     ]
-
-    struct Result: Codable {
-        var voices: Int
-        var periodFrames: Int
-        var interpolation: String
-        var seconds: Double
-        var nsPerVoiceFrame: Double
-        var realTimeFactor: Double
-        var voicesPerCoreRealTime: Double
-        /// Largest absolute output sample (the render was not silent).
-        var peak: Double
-        /// Voices sounding after the last period (all N).
-        var activeVoices: Int
-        /// The moves were spread over each period (`--spread`), not at its first frame.
-        var movesSpread: Bool
-    }
 
     static func run(_ arguments: [String]) throws {
         let (options, operands) = try parse(arguments, specs: specs)
@@ -69,18 +54,16 @@ enum BenchCommand {
             default: break
             }
         }
-        if let peerCounts { return try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) }
+        if let peerCounts { return try bench { try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) } }
         if osc {
-            let r = try OSCBench.measure(period: period, rate: rate, count: 1_000)
+            let r = try bench { try OSCBench.measure(period: period, rate: rate, count: 1_000, log: { printErr("bendsynth: \($0)") }) }
             print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",
                          r.periodFrames, Double(r.periodFrames) * 1000 / Double(rate), r.median, r.p99, r.max, r.count))
             return
         }
-        var results: [Result] = []
+        var results: [MixerBench.Result] = []
         for n in counts {
-            let saved = FloatEnvironment.flushDenormals()  // as on the render thread
-            let r = measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread)
-            FloatEnvironment.restore(saved)
+            let r = MixerBench.measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread)
             results.append(r)
             if !json {
                 print(String(format: "%5d voices, %4d-frame periods, %@%@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
@@ -106,64 +89,13 @@ enum BenchCommand {
         return parts.map { $0! }
     }
 
-    /// The bench's voice set, shared with Benchmarks/OpenALBaseline (same formulas):
-    /// voice v starts at ratio 0.5 + 1.5·((37v) mod 97)/96 and gain 0.5/√N; in period p
-    /// it moves to ratio 0.5 + 1.5·((7v + p) mod 97)/96, gain (0.3 + 0.2·((v + p) mod 5)/4)/√N.
-    static func startRatio(_ v: Int) -> Float { 0.5 + 1.5 * Float((v &* 37) % 97) / 96 }
-    static func moveRatio(_ v: Int, period p: Int) -> Float { 0.5 + 1.5 * Float((v &* 7 &+ p) % 97) / 96 }
-    static func moveGain(_ v: Int, period p: Int, voices: Int) -> Float {
-        (0.3 + 0.2 * Float((v + p) % 5) / 4) / Float(voices).squareRoot()
-    }
-
-    /// The bench tone: 1 s of 440 Hz with two harmonics, as the OpenAL baseline makes it.
-    static func tone(rate: Double) -> [Float] {
-        (0..<Int(rate)).map { i -> Float in
-            let p = 2 * Double.pi * 440 * Double(i) / rate
-            return Float(0.5 * sin(p) + 0.25 * sin(2 * p) + 0.125 * sin(3 * p))
-        }
-    }
-
-    /// Renders `seconds` of audio with `voices` looping voices whose pitch (0.5…2) and
-    /// gain move every period (at its first frame, or with `spread` voice v at frame
-    /// ⌊v·period/voices⌋ of it), and times each period's updates (the events pushed, as
-    /// OpenAL's baseline times its property setters) and render call.
-    static func measure(voices: Int, period: Int, seconds: Double, rate: Double, interpolation: Interpolation,
-                        spread: Bool = false) -> Result {
-        let tone = ToneTable(samples: tone(rate: rate), rate: rate)
-        var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
-        config.eventsPerSource = max(4096, voices * 2)
-        config.interpolation = interpolation
-        let mixer = Mixer(configuration: config, tone: tone)
-        defer { mixer.deallocate(); tone.deallocate() }
-        let (source, ring) = mixer.addSource()
-        let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
-        defer { out.deallocate() }
-        for v in 0..<voices {
-            ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: source, touch: UInt32(v)),
-                                  value: startRatio(v), gain: 0.5 / Float(voices).squareRoot()))
-        }
-        let periods = max(1, Int(seconds * rate) / period)
-        var busy: UInt64 = 0
-        var peak: Float = 0
-        for p in 0..<periods {
-            let t0 = MonotonicClock.nanos()
-            // Move every voice's pitch and gain once per period.
-            let frame = mixer.position
-            var v = 0
-            while v < voices {
-                ring.push(EngineEvent(frame: spread ? frame &+ UInt64(v &* period / voices) : frame, kind: .move, key: TouchKey(source: source, touch: UInt32(v)),
-                                      value: moveRatio(v, period: p), gain: moveGain(v, period: p, voices: voices)))
-                v += 1
+    /// Runs a bench, its `BenchError` as the app's: bad input exits 2, the rest 1.
+    static func bench<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as BenchError {
+            switch e {
+            case .input(let m): throw AppError.input(m)
+            case .setup(let m): throw AppError.runtime(m)
             }
-            mixer.render(into: out, frames: period)
-            busy += MonotonicClock.nanos() - t0
-            peak = max(peak, mixer.peak)
         }
-        let frames = Double(periods * period)
-        let ns = Double(busy) / (frames * Double(voices))
-        let rtf = (frames / rate) / (Double(busy) * 1e-9)
-        return Result(voices: voices, periodFrames: period, interpolation: "\(interpolation)", seconds: frames / rate,
-                      nsPerVoiceFrame: ns, realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate),
-                      peak: Double(peak), activeVoices: mixer.activeVoices, movesSpread: spread)
     }
 }

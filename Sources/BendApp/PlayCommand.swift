@@ -130,9 +130,9 @@ enum PlayCommand {
             tone = try ToneSource.load(o.sound, rate: Double(rate))  // resampled to the granted rate
         }
         defer { tone.table.deallocate() }
-        let mixer = Mixer(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices),
-                          tone: tone.table)
-        let clock = StreamClock(rate: Double(rate), periodFrames: output.periodFrames)
+        let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices),
+                                    tone: tone.table, live: true)
+        let mixer = instrument.mixer
 
         var touchRecorder: TouchScriptRecorder?
         if let path = o.recordTouches {
@@ -144,11 +144,11 @@ enum PlayCommand {
         // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
         let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
         let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (latencyLog.map { [$0] } ?? [])
-        let ports = sources.map { _ in ControlPort(mixer: mixer, pitchMap: o.sound.pitchMap, clock: clock, observers: observers) }
-        var ring: SampleRing?
+        let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, observers: observers) }
+        var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
         if let path = o.record {
-            let r = SampleRing(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
+            let r = SPSCRing<Float>(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
             do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
                 r.deallocate()
                 output.stop()
@@ -186,7 +186,7 @@ enum PlayCommand {
         }
         // The output starts after the sources, so a script's first events are queued
         // before the first period is rendered.
-        do { try output.start(mixer: mixer, clock: clock, record: ring) } catch {
+        do { try output.start(instrument.driver(record: ring)) } catch {
             started.forEach { $0.stop() }
             recorder?.stop()
             throw AppError.runtime("cannot start the output: \(error)")
@@ -198,22 +198,13 @@ enum PlayCommand {
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.
         started.forEach { $0.stop() }
-        ports.forEach { $0.releaseAll() }
-        let fadeDeadline = MonotonicClock.nanos() + 200_000_000
-        while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && output.failureDescription == nil {
-            usleep(2_000)  // a few periods: the release is 8 ms
-        }
-        // One more period so the last fade is written out whole.
-        let settle = mixer.position + UInt64(output.periodFrames)
-        while mixer.position < settle && MonotonicClock.nanos() < fadeDeadline + 100_000_000 && output.failureDescription == nil {
-            usleep(1_000)
-        }
+        instrument.fadeOut(rendering: { output.failureDescription == nil })
         let failure = output.failureDescription
         output.stop()
         recorder?.stop()
         touchRecorder?.close()
         let seconds = Double(mixer.position) / Double(rate)
-        let dropped = ports.reduce(0) { $0 + $1.dropped }
+        let dropped = instrument.dropped
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
         if o.loadStats, let meter = output.loadMeter {
@@ -228,9 +219,8 @@ enum PlayCommand {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
         if let path = o.recordTouches { printErr("bendsynth: touches written to '\(path)'") }
-        mixer.deallocate()
+        instrument.deallocate()
         ring?.deallocate()
-        clock.deallocate()
         if let failure { throw AppError.runtime(failure) }
         for case let terminal as TerminalSource in sources {
             if let e = terminal.failureDescription { throw AppError.runtime("terminal: \(e)") }

@@ -1,4 +1,5 @@
 import BendAudio
+import BendBench
 import BendControl
 import BendSystem
 import BendEvdev
@@ -69,7 +70,12 @@ enum ReplayCommand {
             throw AppError.input("replay: \(operands[0]): device \"\(recording.device.name)\" is no touch device or accelerometer: \(why)")
         }
         if latency {
-            try EvdevLatencyBench.run(recording, name: operands[0], mapping: evdev.mapping, sound: sound, period: period)
+            let tone = try ToneSource.load(sound, rate: Double(sound.rate))
+            defer { tone.table.deallocate() }
+            try BenchCommand.bench {
+                try EvdevLatencyBench.run(recording, name: operands[0], mapping: evdev.mapping, tone: tone.table, rate: sound.rate,
+                                          voices: sound.voices, pitchMap: sound.pitchMap, period: period)
+            }
             return
         }
         let frames = EvdevReplay.frames(device: recording.device, events: recording.events, mapping: evdev.mapping, releaseAtEnd: true)

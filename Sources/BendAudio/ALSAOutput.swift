@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// `init` opens and configures the PCM (interleaved, 2 channels, FLOAT_LE or else
 /// S16_LE, rate/period/buffer "near" the request, start threshold one period,
-/// avail_min one period); `start` runs the render loop on a `RealtimeThread`;
+/// avail_min one period); `start` runs the ALSA sink (the render driver's period
+/// step, then a write) on a `SystemThread` ("bendsynth alsa", SCHED_FIFO when granted);
 /// `stop` ends it and closes the PCM. Counters are readable from any thread.
 public final class ALSAOutput: @unchecked Sendable {
     /// The PCM name it was opened with, e.g. "default" or "hw:0,0".
@@ -23,7 +24,7 @@ public final class ALSAOutput: @unchecked Sendable {
     private let stopFlag: UnsafeMutablePointer<Atomic<Bool>>
     private let floats: UnsafeMutablePointer<Float>
     private let shorts: UnsafeMutablePointer<Int16>?
-    private var thread: RealtimeThread?
+    private var thread: SystemThread?
     private var started = false
     var policy = ALSAWritePolicy()
     /// How `start` reaches the PCM; tests put a mock here.
@@ -134,14 +135,22 @@ public final class ALSAOutput: @unchecked Sendable {
 
     // MARK: - Start / stop
 
-    /// Starts the render thread: each period it publishes `(mixer.position, now)` to
-    /// `clock`, renders `granted.periodFrames` frames, copies them to `record` (whole
-    /// periods; a full ring drops and counts them), converts to S16 if granted, and
-    /// writes the period (see `writePeriod` for the xrun handling).
+    /// Starts the render thread on a render driver made of these parts; see `start(_:frameLimit:priority:lockMemory:)`.
+    /// - Thread: setup.
+    public func start(mixer: Mixer, clock: StreamClock?, record: SPSCRing<Float>?, frameLimit: UInt64? = nil,
+                      priority: Int32? = 70, lockMemory: Bool = true) throws {
+        try start(RenderDriver(mixer: mixer, clock: clock, record: record), frameLimit: frameLimit,
+                  priority: priority, lockMemory: lockMemory)
+    }
+
+    /// Starts the render thread (the ALSA sink): each period the driver publishes
+    /// `(mixer.position, now)` to its clock, renders `granted.periodFrames` frames,
+    /// copies them to its record ring (whole periods; a full ring drops and counts
+    /// them), converts to S16 if granted; the sink writes the period (see `writePeriod`
+    /// for the xrun handling).
     /// - Parameters:
-    ///   - mixer: rendered at `granted.rate`; its `maxPeriodFrames` ≥ `granted.periodFrames`.
-    ///   - clock: published each period, or nil.
-    ///   - record: receives every rendered period (interleaved float), or nil.
+    ///   - driver: the period step; its mixer renders at `granted.rate` with
+    ///     `maxPeriodFrames` ≥ `granted.periodFrames`. This output adds its load meter.
     ///   - frameLimit: stop by itself once the mixer's position reaches this frame
     ///     (whole periods), nil to run until `stop()`; `waitUntilEnded()` waits for it.
     ///   - priority: SCHED_FIFO priority 1…99, nil for normal scheduling.
@@ -150,8 +159,9 @@ public final class ALSAOutput: @unchecked Sendable {
     ///   not match what was granted, or when already started; `SystemError` from
     ///   `pthread_create`.
     /// - Thread: setup.
-    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?, frameLimit: UInt64? = nil,
+    public func start(_ driver: RenderDriver, frameLimit: UInt64? = nil,
                       priority: Int32? = 70, lockMemory: Bool = true) throws {
+        let mixer = driver.mixer
         guard let pcm, !started else {
             throw ALSAError(call: "start", code: -EINVAL, device: device,
                             detail: started ? "already started" : "the PCM is closed")
@@ -166,10 +176,10 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         let meter = RenderLoadMeter(periodNanos: UInt64(granted.periodFrames) * 1_000_000_000 / UInt64(max(granted.rate, 1)))
         loadMeter = meter
-        let loop = ALSARenderLoop(port: makePort(pcm), policy: policy, counters: counters, stop: stopFlag,
-                                  mixer: mixer, clock: clock, record: record, floats: floats, shorts: shorts,
-                                  periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max,
-                                  meter: meter.probe)
+        let buffer: PeriodBuffer = shorts.map { .s16($0, scratch: floats) } ?? .float(floats)
+        let loop = ALSASink(port: makePort(pcm), policy: policy, counters: counters, stop: stopFlag,
+                            driver: driver.measured(by: meter.probe), buffer: buffer,
+                            periodFrames: granted.periodFrames, frameLimit: frameLimit ?? .max)
         stopFlag.pointee.store(false, ordering: .relaxed)
         // The first buffer's worth of periods is written here, on the setup thread: the
         // first write reaches the start threshold and starts the PCM, so a plugin's
@@ -177,7 +187,7 @@ public final class ALSAOutput: @unchecked Sendable {
         // memory is locked before, and the full buffer covers the render thread's
         // creation. The render thread goes on from the next period; if these already
         // ended the stream (device failure, frame limit), it only returns.
-        let memoryNote = lockMemory ? RealtimeThread.lockMemory() : nil
+        let memoryNote = lockMemory ? SystemThread.lockMemory() : nil
         let savedFloatEnvironment = FloatEnvironment.flushDenormals()
         var end: PeriodWriteResult? = nil
         var written = 0
@@ -187,7 +197,7 @@ public final class ALSAOutput: @unchecked Sendable {
         }
         FloatEnvironment.restore(savedFloatEnvironment)
         let firstEnd = end
-        let t = try RealtimeThread(priority: priority, lockMemory: false) {
+        let t = try SystemThread(name: "bendsynth alsa", priority: priority, lockMemory: false) {
             FloatEnvironment.flushDenormalsOnThisThread()
             RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
             if firstEnd == nil { _ = loop.run() }

@@ -1,7 +1,8 @@
 import BendEngine
 
-/// Where `play` sends the mixer's periods: an ALSA PCM, or (when none opens and a
-/// recording was asked for) a clock that paces the render thread in real time.
+/// A real-time sink that owns its render thread: where `play` sends the mixer's periods —
+/// an ALSA PCM, or (when none opens and a recording was asked for) a clock that paces
+/// the render thread in real time. Both call the one period step, `RenderDriver.period`.
 public protocol AudioOutput: AnyObject, Sendable {
     /// One line: device, rate, period, buffer, latency, format.
     var description: String { get }
@@ -18,8 +19,9 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// The render thread's load per period, once started (nil if not measured).
     /// Read after `stop()`. - Thread: setup.
     var loadMeter: RenderLoadMeter? { get }
-    /// Starts the render thread. - Thread: setup.
-    func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws
+    /// Starts the render thread: the sink calls `driver.period` for every period.
+    /// - Thread: setup.
+    func start(_ driver: RenderDriver) throws
     /// Stops and joins the render thread. - Thread: setup.
     func stop()
 }
@@ -28,7 +30,7 @@ extension ALSAOutput: AudioOutput {
     public var rate: Int { granted.rate }
     public var periodFrames: Int { granted.periodFrames }
     public var failureDescription: String? { failure?.description }
-    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws {
-        try start(mixer: mixer, clock: clock, record: record, frameLimit: nil)
+    public func start(_ driver: RenderDriver) throws {
+        try start(driver, frameLimit: nil)
     }
 }

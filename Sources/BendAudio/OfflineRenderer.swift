@@ -15,8 +15,9 @@ public struct RenderSummary: Sendable, Equatable {
     public var peak: Float
 }
 
-/// Renders a touch script through the real engine (`Mixer` + `ControlPort`), period by
-/// period and faster than real time, to a file or a buffer.
+/// Renders a touch script through the real engine (an offline `Instrument`: `Mixer` +
+/// `ControlPort`) and the render driver's period step, period by period and faster
+/// than real time, to a file or a buffer (the offline sink).
 ///
 /// Each entry's time becomes the stream frame `round(time · rate)` (`rate` = the tone's
 /// rate); events are sent before the period they fall in and applied at their frame.
@@ -119,7 +120,9 @@ public enum OfflineRenderer {
         return out
     }
 
-    /// The shared render loop: hands each rendered period (interleaved stereo) to `sink`.
+    /// The offline sink: runs the render driver's period step as fast as it goes and
+    /// hands each rendered period (interleaved stereo) to `sink` (the WAV file, or a
+    /// buffer). Events are sent before the period they fall in.
     /// - Returns: frames rendered and the peak sample.
     @discardableResult
     static func renderPeriods(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
@@ -130,9 +133,11 @@ public enum OfflineRenderer {
         let savedFloatEnvironment = FloatEnvironment.flushDenormals()
         defer { FloatEnvironment.restore(savedFloatEnvironment) }
         let configuration = MixerConfiguration(rate: tone.rate, maxPeriodFrames: periodFrames, voices: voices)
-        let mixer = Mixer(configuration: configuration, tone: tone)
-        defer { mixer.deallocate() }
-        let port = ControlPort(mixer: mixer, pitchMap: pitchMap, clock: nil)
+        let instrument = Instrument(configuration: configuration, tone: tone, live: false)
+        defer { instrument.deallocate() }
+        let mixer = instrument.mixer
+        let port = instrument.addPort(pitchMap: pitchMap)
+        let driver = instrument.driver()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * periodFrames)
         defer { buffer.deallocate() }
 
@@ -153,7 +158,7 @@ public enum OfflineRenderer {
                 next += 1
                 sent += 1
             }
-            mixer.render(into: buffer, frames: periodFrames)
+            _ = driver.period(frames: periodFrames, into: .float(buffer))
             peak = max(peak, mixer.peak)
             try sink(UnsafeBufferPointer(start: buffer, count: 2 * periodFrames))
             position = end

@@ -4,16 +4,17 @@ import Glibc
 import Synchronization
 
 /// Plays into nothing but the recording, paced in real time by the monotonic clock:
-/// `play --record` keeps working when no ALSA device opens. Each period is rendered,
-/// copied to the record ring, and the thread sleeps until the period's deadline
-/// (clock_nanosleep, absolute), so touches land where they would on a device.
+/// `play --record` keeps working when no ALSA device opens. Each period goes through the
+/// render driver's period step (rendered, copied to the record ring, measured), and the
+/// thread sleeps until the period's deadline (clock_nanosleep, absolute), so touches
+/// land where they would on a device.
 public final class PacedOutput: AudioOutput, @unchecked Sendable {
     public let rate: Int
     public let periodFrames: Int
     private let stopFlag: UnsafeMutablePointer<Atomic<Bool>>
     private let late: UnsafeMutablePointer<Atomic<Int>>
     private let floats: UnsafeMutablePointer<Float>
-    private var thread: RealtimeThread?
+    private var thread: SystemThread?
     public private(set) var realtimeNote: String?
     public private(set) var loadMeter: RenderLoadMeter?
 
@@ -42,15 +43,16 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     public var xruns: Int { late.pointee.load(ordering: .relaxed) }
     public var failureDescription: String? { nil }
 
-    public func start(mixer: Mixer, clock: StreamClock?, record: SampleRing?) throws {
+    /// Starts the render thread (the clock-paced sink) on `driver`, adding this
+    /// output's load meter. - Thread: setup.
+    public func start(_ driver: RenderDriver) throws {
         let periodNanos = UInt64(periodFrames) * 1_000_000_000 / UInt64(rate)
         let meter = RenderLoadMeter(periodNanos: periodNanos)
         loadMeter = meter
-        let loop = PacedLoop(stop: stopFlag, late: late, mixer: mixer, clock: clock, record: record,
-                             floats: floats, periodFrames: periodFrames,
-                             periodNanos: periodNanos, meter: meter.probe)
+        let loop = PacedSink(stop: stopFlag, late: late, driver: driver.measured(by: meter.probe),
+                             floats: floats, periodFrames: periodFrames, periodNanos: periodNanos)
         stopFlag.pointee.store(false, ordering: .relaxed)
-        let t = try RealtimeThread(priority: 70, lockMemory: true) {
+        let t = try SystemThread(name: "bendsynth paced", priority: 70, lockMemory: true) {
             FloatEnvironment.flushDenormalsOnThisThread()
             RenderThreadWatch.begin()  // counts only under make bench's render_watch.so
             loop.run()
@@ -66,37 +68,35 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     }
 }
 
-/// The render thread of `PacedOutput`: plain values and pointers, no class reference.
-private struct PacedLoop: @unchecked Sendable {
+/// The clock-paced sink, `PacedOutput`'s render thread: the driver's period step, then
+/// an absolute sleep to the period's deadline where a device would block in its write.
+/// Plain values and pointers, no class reference.
+private struct PacedSink: @unchecked Sendable {
     let stop: UnsafeMutablePointer<Atomic<Bool>>
     let late: UnsafeMutablePointer<Atomic<Int>>
-    let mixer: Mixer
-    let clock: StreamClock?
-    let record: SampleRing?
+    /// The period step, measured (its meter is set).
+    let driver: RenderDriver
+    /// Interleaved stereo float period, 2 × `periodFrames` samples.
     let floats: UnsafeMutablePointer<Float>
     let periodFrames: Int
+    /// One period, nanoseconds.
     let periodNanos: UInt64
-    let meter: RenderLoadMeter.Probe
 
+    /// - Thread: render.
     @_noLocks
     func run() {
-        // The clock reads and the sleep stand where a device's write/wait would be.
+        // The clock reads and the sleep stand where a device's write/wait would be: the
+        // clock is published with each period's deadline, the time it "plays".
         var deadline = _unsafePerformance { MonotonicClock.nanos() }
         while !stop.pointee.load(ordering: .relaxed) {
-            let position = mixer.position
-            if let clock { clock.publish(frame: position, nanos: deadline) }
-            let start = _unsafePerformance { MonotonicClock.nanos() }
-            mixer.render(into: floats, frames: periodFrames)
-            if let record { record.write(floats, count: 2 * periodFrames) }
+            let now = driver.period(frames: periodFrames, into: .float(floats), publishing: deadline).endNanos
             deadline &+= periodNanos
-            let now = _unsafePerformance { MonotonicClock.nanos() }
-            meter.record(frame: position, start: start, end: now)
-            meter.periodWritten()
+            driver.periodDelivered()
             if now > deadline {
                 late.pointee.add(1, ordering: .relaxed)
                 deadline = now
             } else {
-                _unsafePerformance { PacedLoop.sleep(until: deadline) }
+                _unsafePerformance { PacedSink.sleep(until: deadline) }
             }
         }
     }

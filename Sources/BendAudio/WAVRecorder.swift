@@ -89,7 +89,7 @@ final class FloatWAVWriter {
 }
 
 /// Records what the render thread plays: a writer thread (normal priority, never the
-/// render thread) drains a `SampleRing` of interleaved float frames into a 32-bit float
+/// render thread) drains an `SPSCRing<Float>` of interleaved float frames into a 32-bit float
 /// WAV (exactly the samples that were played, no conversion).
 ///
 /// The header is rewritten after every write (libsndfile `SFC_SET_UPDATE_HEADER_AUTO`),
@@ -98,8 +98,8 @@ final class FloatWAVWriter {
 /// thread. WAV limits a file to 4 GB (3.1 hours of 48 kHz stereo float).
 ///
 /// The ring must hold comfortably more than the poll interval's worth of samples (e.g.
-/// 0.25 s: `SampleRing(capacity: rate * channels / 4)`); the render thread drops whole
-/// periods when it is full (`SampleRing.dropped`).
+/// 0.25 s: `SPSCRing<Float>(capacity: rate * channels / 4)`); the render thread drops whole
+/// periods when it is full (`SPSCRing<Float>.dropped`).
 ///
 /// Call `stop()` when done: the writer thread keeps the recorder alive until then.
 public final class WAVRecorder: @unchecked Sendable {
@@ -112,11 +112,12 @@ public final class WAVRecorder: @unchecked Sendable {
     /// How long the writer sleeps when the ring is empty.
     public static let pollNanoseconds = 10_000_000
 
-    private let ring: SampleRing
+    private let ring: SPSCRing<Float>
     private let writer: FloatWAVWriter
     private let written = Atomic<Int>(0)
     private let stopRequested = Atomic<Bool>(false)
     private let failureBox = Mutex<WAVFileError?>(nil)
+    /// The writer thread; dropped by `stop()` after the join (its body holds the recorder).
     private var thread: SystemThread?
 
     /// Creates (truncates) `path` and starts the writer thread.
@@ -128,7 +129,7 @@ public final class WAVRecorder: @unchecked Sendable {
     /// - Throws: `WAVFileError` naming `path` with `sf_strerror`'s text when the file
     ///   cannot be created; `SystemError` ("pthread_create") when the thread cannot start.
     /// - Thread: setup or control.
-    public init(path: String, rate: Int, channels: Int = 2, ring: SampleRing) throws {
+    public init(path: String, rate: Int, channels: Int = 2, ring: SPSCRing<Float>) throws {
         precondition(rate > 0 && channels >= 1)
         self.path = path
         self.rate = rate
@@ -137,8 +138,8 @@ public final class WAVRecorder: @unchecked Sendable {
         writer = try FloatWAVWriter(path: path, displayPath: path, rate: rate, channels: channels)
         writer.updateHeaderAfterEveryWrite()
         do {
-            // The thread holds the recorder until `stop()` joins it.
-            thread = try SystemThread(name: "bendsynth wav") { [self] in drainUntilStopped() }
+            // The body holds the recorder until the thread ends (after `stop()`).
+            thread = try SystemThread(name: "bendsynth wav") { self.drainUntilStopped() }
         } catch {
             try? writer.close()
             throw SystemError(call: "pthread_create(WAV recorder for \(path))", code: error.code)

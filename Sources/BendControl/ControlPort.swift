@@ -11,12 +11,12 @@ public protocol ControlEventObserver: AnyObject, Sendable {
 
 /// One input source's way into the engine: it maps pad coordinates to pitch ratio and
 /// gain, stamps each event with the stream frame it should take effect at, and pushes
-/// it on the source's own `EventRing` (single producer: use a port from one thread).
+/// it on the source's own `SPSCRing<EngineEvent>` (single producer: use a port from one thread).
 public final class ControlPort: @unchecked Sendable {
     /// The source index: the upper half of every `TouchKey` this port makes.
     public let source: UInt32
     public let pitchMap: PitchMap
-    let ring: EventRing
+    let ring: SPSCRing<EngineEvent>
     let clock: StreamClock?
     let observers: [ControlEventObserver]
     /// Touches that are down, by the source's id, for `releaseAll`.

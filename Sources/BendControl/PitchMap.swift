@@ -1,16 +1,18 @@
+import BendEngine
 import Glibc
 
-/// How the pad's x (0…1, left to right) becomes a voice's pitch ratio.
+/// How the pad's x (0…1, left to right) becomes a voice's pitch ratio, 0…
+/// `EngineLimits.padMaximumRatio` (4, two octaves up; the mixer itself plays up to
+/// `EngineLimits.maximumRatio`, 8).
 public enum PitchMap: Sendable, Equatable {
     /// ratio = 2·x: 0 at the left edge, 1 (the tone as recorded) at the centre, 2 at the
-    /// right edge. Below `Mixer.silenceRatio` (x < 0.025) the voice fades to silence.
+    /// right edge. Below `EngineLimits.silenceRatio` (x < 0.025) the voice fades to silence.
     case linear
     /// ratio = 2^((x − 0.5)·octaves): `octaves` octaves centred on the tone's pitch
-    /// (x = 0.5 plays it as recorded), 0 < octaves ≤ 4.
+    /// (x = 0.5 plays it as recorded), octaves > 0; clamped to
+    /// `EngineLimits.padMaximumRatio`, which more than 4 octaves reach before the right
+    /// edge.
     case exponential(octaves: Double)
-
-    /// Largest ratio any map gives, so the mixer's phase step stays bounded.
-    public static let maximumRatio: Double = 4
 
     /// Pitch ratio for `x` (clamped to 0…1; NaN counts as 0.5).
     public func ratio(x: Double) -> Double {
@@ -19,7 +21,7 @@ public enum PitchMap: Sendable, Equatable {
         case .linear:
             return 2 * x
         case .exponential(let octaves):
-            return min(pow(2, (x - 0.5) * octaves), PitchMap.maximumRatio)
+            return min(pow(2, (x - 0.5) * octaves), Double(EngineLimits.padMaximumRatio))
         }
     }
 

@@ -2,7 +2,7 @@
 /// upper 32 bits and the source's own touch id (a tracking ID, a mouse button, a key code)
 /// in the lower 32 bits, so two sources can never move or end each other's touches.
 public struct TouchKey: Hashable, BitwiseCopyable, Sendable {
-    /// The input source's index (one `EventRing` each).
+    /// The input source's index (one event ring each, `Mixer.addSource`).
     public var source: UInt32
     /// The source's own touch id.
     public var touch: UInt32
@@ -21,7 +21,7 @@ public struct TouchKey: Hashable, BitwiseCopyable, Sendable {
 }
 
 /// One command from a control thread to the render thread: a fixed-size plain value,
-/// copied through an `EventRing` and applied at its `frame` (sample-accurate).
+/// copied through an `SPSCRing` and applied at its `frame` (sample-accurate).
 public struct EngineEvent: BitwiseCopyable, Sendable {
     public enum Kind: UInt8, BitwiseCopyable, Sendable {
         /// Start a voice for `key` with `ratio` and `gain` (attack fade-in).
@@ -43,7 +43,9 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
     public var frame: UInt64
     public var kind: Kind
     public var key: TouchKey
-    /// Pitch ratio (playback rate, 1 = as recorded), 0…4; for `.pan`, the pan −1…+1.
+    /// Pitch ratio (playback rate, 1 = as recorded), 0…`EngineLimits.maximumRatio` (8;
+    /// larger values are clamped, NaN counts as 0) — the pitch maps give 0…
+    /// `EngineLimits.padMaximumRatio` (4); for `.pan`, the pan −1 (left)…+1 (right).
     public var value: Float
     /// Linear gain 0…1.
     public var gain: Float

@@ -1,5 +1,5 @@
-/// The per-voice inner loop and the pan stage of `Mixer`, 8 frames per step in SIMD8
-/// vectors.
+/// The per-voice inner loop of `Mixer`, 8 frames per step in SIMD8 vectors (the pan
+/// stage's loop, `panToStereo`, is in `PanStage.swift`).
 ///
 /// Every per-frame value is a closed form of the frame number n within the span, so
 /// lanes are independent (no per-sample branches, no loop-carried multiply chains):
@@ -10,7 +10,7 @@
 ///   (exact integers; the read position is phase(n) mod the loop)
 /// - envelope(n) = smoothstep(clamp(ramp + rampStep·(n+1), 0, 1))
 /// - fade(n) = min(ratio(n)/silenceRatio, 1), ratio(n) = increment(n)·2^−fractionBits
-/// - sample(n) = hermite4 of the 4 tone frames around phase(n), times gain·envelope·fade.
+/// - sample(n) = 4-point Hermite of the 4 tone frames around phase(n), times gain·envelope·fade.
 ///
 /// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
 /// `ToneTable.loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
@@ -34,7 +34,7 @@ extension Mixer {
         mixVoice(v, into: mix, count: count, cubic: false)
     }
 
-    /// `cubic`: 4-point Hermite (`hermite4`), else linear between the two nearest frames;
+    /// `cubic`: 4-point Hermite (`hermite4Coefficients`), else linear between the two nearest frames;
     /// a constant at each call site, so the loop is compiled once for each.
     ///
     /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
@@ -60,7 +60,7 @@ extension Mixer {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
-        let fadeScale = unit / Mixer.silenceRatio
+        let fadeScale = unit / EngineLimits.silenceRatio
         let block = VoiceBlock(tone: tone, cubic: cubic, sustained: ramp0 >= 1 && rampStep >= 0, mix: mix,
                                rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
@@ -154,7 +154,7 @@ extension Mixer {
         let gLanes = lanewiseMax(rLanes &- lanes, SIMD8<Int32>())
         let inc = SIMD8<Int32>(repeating: incTarget) &- gLanes &* incStep
         let gain = multiplyAdd(SIMD8<Float>(repeating: -gainStep), SIMD8<Float>(gLanes), SIMD8<Float>(repeating: gainTarget))
-        let fadeScale = 1 / Float(1 << Mixer.fractionBits) / Mixer.silenceRatio
+        let fadeScale = 1 / Float(1 << Mixer.fractionBits) / EngineLimits.silenceRatio
         let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
         let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
         block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
@@ -162,44 +162,6 @@ extension Mixer {
         let mf = Int64(min(frames, max(r, 0)))
         let sum = Int64(frames) &* Int64(incTarget) &- (mf &* Int64(r) &- ((mf &* (mf &- 1)) >> 1)) &* Int64(incStep)
         return block.advance(base, by: sum)
-    }
-
-    /// Equal-power pan of the mono mix `mix[0..<count]` into interleaved stereo `out`,
-    /// the pan gliding per frame; advances the pan glide by `count` frames.
-    /// - Thread: render.
-    @_noLocks
-    func panToStereo(_ mix: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
-        let s = state.pointee
-        let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
-        let quarterPi = SIMD8<Float>(repeating: Float.pi / 4)
-        var n0: Int32 = 0
-        let end = Int32(count)
-        while n0 < end {
-            let g = lanewiseMax(SIMD8<Int32>(repeating: s.panLeft &- n0) &- lanes, SIMD8<Int32>())
-            let pan = SIMD8<Float>(repeating: s.panTarget) - s.panStep * SIMD8<Float>(g)
-            let clamped = lanewiseMin(lanewiseMax(pan, SIMD8<Float>(repeating: -1)), SIMD8<Float>(repeating: 1))
-            let theta = (clamped + 1) * quarterPi
-            let left = EqualPowerPan.cosine(theta)
-            let right = EqualPowerPan.cosine(2 * quarterPi - theta)
-            let x = UnsafeRawPointer(mix + Int(n0)).loadUnaligned(as: SIMD8<Float>.self)
-            let l = x * left
-            let r = x * right
-            let o = out + 2 * Int(n0)
-            if end - n0 >= 8 {
-                UnsafeMutableRawPointer(o).storeBytes(
-                    of: SIMD16<Float>(l[0], r[0], l[1], r[1], l[2], r[2], l[3], r[3],
-                                      l[4], r[4], l[5], r[5], l[6], r[6], l[7], r[7]), as: SIMD16<Float>.self)
-            } else {
-                var j = 0
-                while j < Int(end - n0) {
-                    o[2 * j] = l[j]
-                    o[2 * j + 1] = r[j]
-                    j += 1
-                }
-            }
-            n0 &+= 8
-        }
-        state.pointee.panLeft = max(s.panLeft &- end, 0)
     }
 }
 
@@ -264,7 +226,7 @@ struct VoiceBlock {
             let y0 = evens(p, q), c1 = odds(p, q)
             let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
             let c2 = evens(r, u), c3 = odds(r, u)
-            y = multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)  // hermite4
+            y = multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)  // 4-point Hermite
         } else {
             let pairs = linearPairs + baseFrame
             let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])

@@ -6,12 +6,13 @@
 /// Reading frame `p mod loopFrames` is reading frame `p mod length`: the sound is the same.
 ///
 /// For the mixer's vector loop the interpolation polynomials are precomputed per frame
-/// `i` (0 ≤ i < `loopFrames + guardFrames`): for cubic, one 16-byte row per frame,
-/// `hermite4`'s (y0, c1, c2, c3) from frames i−1…i+2; for linear, one 8-byte pair per
-/// frame, y0 and the slope y1 − y0. The mixer loads them as 64-bit pairs (two loads per
-/// lane for cubic instead of four scalar ones). The coefficients are `hermite4`'s
-/// (`hermite4Coefficients`); the evaluation may differ in rounding (fused
-/// multiply-adds under `-D BEND_FMA`), far below −100 dBFS (MixerReferenceTests).
+/// `i` (0 ≤ i < `loopFrames + guardFrames`): for cubic, one 16-byte row per frame, the
+/// 4-point Hermite polynomial's (y0, c1, c2, c3) from frames i−1…i+2
+/// (`hermite4Coefficients`); for linear, one 8-byte pair per frame, y0 and the slope
+/// y1 − y0. The mixer loads them as 64-bit pairs (two loads per lane for cubic instead
+/// of four scalar ones). Its evaluation may differ in rounding from the reference
+/// mixer's (fused multiply-adds under `-D BEND_FMA`), far below −100 dBFS
+/// (MixerReferenceTests).
 ///
 /// Immutable after `init`; shared read-only by every voice.
 public struct ToneTable: @unchecked Sendable {
@@ -21,8 +22,9 @@ public struct ToneTable: @unchecked Sendable {
     public let rate: Double
     /// Frames the mixer's phase wraps at: `length` repeated to at least 128 frames.
     let loopFrames: Int
-    /// Frames readable past `loopFrames` (one 8-frame block at ratio 8, plus 4 taps).
-    static let guardFrames = 68
+    /// Frames readable past `loopFrames`: one 8-frame block at `EngineLimits.maximumRatio`
+    /// (8 · 8 frames), plus the interpolation's 4 taps: 68.
+    static var guardFrames: Int { 8 * Int(EngineLimits.maximumRatio) + 4 }
     let storage: UnsafeMutablePointer<Float>
     /// Cubic rows: frame i's (y0, c1, c2, c3) at `cubicRows + 4·i`, 16-byte aligned.
     let cubicRows: UnsafeMutablePointer<Float>

@@ -10,39 +10,48 @@
 /// shaped by smoothstep (3r² − 2r³), rising for the attack and falling for the release
 /// or steal.
 /// A voice being stolen may hold a pending touch that starts when its fade ends.
+///
+/// Owner of every array: the render thread (`Mixer`); allocated and filled at setup.
 struct VoiceBank {
     /// Touch that owns the voice.
     let key: UnsafeMutablePointer<TouchKey>
-    /// Order of starting, for stealing the oldest.
+    /// Start order (a counter from `Mixer.State.nextAge`), for stealing the oldest.
     let age: UnsafeMutablePointer<UInt64>
-    /// Read position in the tone, fixed-point frames (`Mixer.fractionBits`),
-    /// 0 ≤ phase < `ToneTable.loopFrames`·2^fractionBits.
+    /// Read position in the tone, fixed-point frames (`Mixer.fractionBits` fractional
+    /// bits), 0 ≤ phase < `ToneTable.loopFrames`·2^fractionBits.
     let phase: UnsafeMutablePointer<Int64>
-    /// Pitch ratio as a fixed-point phase increment per frame: target and glide step.
+    /// Pitch ratio as a fixed-point phase increment per frame (tone frames per output
+    /// frame · 2^fractionBits): the glide's target.
     let incTarget: UnsafeMutablePointer<Int32>
+    /// Change of the increment per frame of the glide (fixed-point, as `incTarget`).
     let incStep: UnsafeMutablePointer<Int32>
-    /// Linear gain: target and glide step.
+    /// Linear gain (edge fade included): the glide's target.
     let gainTarget: UnsafeMutablePointer<Float>
+    /// Change of the linear gain per frame of the glide.
     let gainStep: UnsafeMutablePointer<Float>
     /// Frames left in the current glide of increment and gain, ≥ 0.
     let glideLeft: UnsafeMutablePointer<Int32>
-    /// Envelope ramp 0…1 and its change per frame (> 0 attack/sustain, < 0 release).
+    /// Envelope ramp, 0…1 (the envelope is its smoothstep).
     let ramp: UnsafeMutablePointer<Float>
+    /// Change of the ramp per frame (> 0 attack/sustain, < 0 release or steal fade).
     let rampStep: UnsafeMutablePointer<Float>
     /// A touch waiting for this voice's steal fade to end.
     let hasPending: UnsafeMutablePointer<Bool>
+    /// The waiting touch.
     let pendingKey: UnsafeMutablePointer<TouchKey>
+    /// The waiting touch's pitch ratio (ratio, as in `EngineEvent.value`).
     let pendingRatio: UnsafeMutablePointer<Float>
+    /// The waiting touch's linear gain (edge fade included).
     let pendingGain: UnsafeMutablePointer<Float>
 
     /// Frames of the current period already mixed into the mono mix (0 at each period's
     /// start): events catch a voice up to their frame, the period's end the rest.
     let mixedTo: UnsafeMutablePointer<Int32>
-    /// Where voice `v` sits in `active` while it sounds.
+    /// Where voice `v` sits in `active` while it sounds, −1 when free.
     let activeIndex: UnsafeMutablePointer<Int32>
-    /// Indices of sounding voices, dense, `activeCount` of them.
+    /// Indices of sounding voices, dense, `Mixer.State.activeCount` of them.
     let active: UnsafeMutablePointer<Int32>
-    /// Indices of free voices, a stack, `freeCount` of them.
+    /// Indices of free voices, a stack, `Mixer.State.freeCount` of them.
     let free: UnsafeMutablePointer<Int32>
 
     init(capacity: Int) {

@@ -4,11 +4,14 @@
 /// a period with N moves cost N²).
 ///
 /// Holds one entry per touch that owns a voice: a sounding (not releasing) voice's key,
-/// or the pending key of a voice being stolen for it.
+/// or the pending key of a voice being stolen for it. Owner: the render thread (`Mixer`);
+/// allocated at setup.
 struct VoiceIndex {
+    /// Buckets − 1 (a power of two, ≥ 2 · polyphony).
     let mask: Int
+    /// Each bucket's touch.
     let keys: UnsafeMutablePointer<TouchKey>
-    /// Voice slot, or −1 for an empty bucket.
+    /// Each bucket's voice slot, or −1 for an empty bucket.
     let slots: UnsafeMutablePointer<Int32>
 
     init(voices: Int) {

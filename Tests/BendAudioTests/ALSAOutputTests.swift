@@ -1,43 +1,26 @@
 import BendControl
 import BendEngine
 import Foundation
+import BendTestSupport
 import XCTest
 @testable import BendAudio
 
-/// Test fixture: a mixer playing a 440 Hz sine loop (48000 frames at 48 kHz, exactly 440
-/// cycles) with one control port and a script of events at explicit frames.
-struct ALSATestRig {
+/// Test fixture: the tests' render harness playing a 440 Hz sine loop (48000 frames at
+/// 48 kHz, exactly 440 cycles), 8 voices, events through its control port.
+enum ALSATestTone {
     static let rate = 48_000
-    let tone: ToneTable
-    let mixer: Mixer
-    let port: ControlPort
 
-    init(periodFrames: Int) {
-        let samples = (0..<ALSATestRig.rate).map { Float(sin(2 * Double.pi * 440 * Double($0) / Double(ALSATestRig.rate))) }
-        tone = ToneTable(samples: samples, rate: Double(ALSATestRig.rate))
-        mixer = Mixer(configuration: MixerConfiguration(rate: Double(ALSATestRig.rate), maxPeriodFrames: periodFrames, voices: 8),
-                      tone: tone)
-        port = ControlPort(mixer: mixer, pitchMap: .linear, clock: nil)
+    static func harness(periodFrames: Int) -> RenderHarness {
+        let samples = (0..<rate).map { Float(sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
+        return RenderHarness(voices: 8, period: periodFrames, rate: Double(rate), tone: samples)
     }
+}
 
+extension RenderHarness {
     /// One touch: down at frame 0 (x 0.5 → ratio 1, y 1 → gain 1), up at frame 24000.
     func sendScript() {
         port.send(.touch(id: 1, phase: .down, x: 0.5, y: 1), atFrame: 0)
         port.send(.touch(id: 1, phase: .up, x: 0, y: 0), atFrame: 24_000)
-    }
-
-    /// Renders `periods` periods offline into interleaved float samples.
-    func renderOffline(periods: Int, periodFrames: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: 2 * periods * periodFrames)
-        out.withUnsafeMutableBufferPointer { b in
-            for p in 0..<periods { mixer.render(into: b.baseAddress! + 2 * p * periodFrames, frames: periodFrames) }
-        }
-        return out
-    }
-
-    func deallocate() {
-        mixer.deallocate()
-        tone.deallocate()
     }
 }
 
@@ -69,8 +52,8 @@ final class ALSAOutputTests: XCTestCase {
                 format "raw"
             }
             """
-        let live = ALSATestRig(periodFrames: period)
-        defer { live.deallocate() }
+        let live = ALSATestTone.harness(periodFrames: period)
+        defer { live.free() }
         live.sendScript()
         let output = try ALSAOutput(device: "bendcapture", rate: 48_000, periodFrames: period, periods: 3, configText: config)
         XCTAssertEqual(output.granted, ALSASettings(rate: 48_000, periodFrames: 256, bufferFrames: 768, format: .float32))
@@ -78,7 +61,7 @@ final class ALSAOutputTests: XCTestCase {
                        "ALSA 'bendcapture': 48000 Hz, period 256 frames, buffer 768 frames (16.0 ms), FLOAT_LE stereo")
         let clock = StreamClock(rate: 48_000, periodFrames: period)
         defer { clock.deallocate() }
-        let record = SampleRing(capacity: 2 * periods * period)
+        let record = SPSCRing<Float>(capacity: 2 * periods * period)
         defer { record.deallocate() }
 
         try output.start(mixer: live.mixer, clock: clock, record: record, frameLimit: frameLimit,
@@ -92,10 +75,10 @@ final class ALSAOutputTests: XCTestCase {
         XCTAssertEqual(clock.snapshot()?.frame, UInt64((periods - 1) * period))
         output.stop()
 
-        let offline = ALSATestRig(periodFrames: period)
-        defer { offline.deallocate() }
+        let offline = ALSATestTone.harness(periodFrames: period)
+        defer { offline.free() }
         offline.sendScript()
-        let expected = offline.renderOffline(periods: periods, periodFrames: period)
+        let expected = offline.renderPeriods(periods)
 
         let captured = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertEqual(captured.count, periods * period * 8, "282 periods × 256 frames × 2 ch × 4 bytes")
@@ -130,8 +113,8 @@ final class ALSAOutputTests: XCTestCase {
                 }
             }
             """
-        let live = ALSATestRig(periodFrames: period)
-        defer { live.deallocate() }
+        let live = ALSATestTone.harness(periodFrames: period)
+        defer { live.free() }
         live.sendScript()
         let output = try ALSAOutput(device: "bends16", rate: 48_000, periodFrames: period, configText: config)
         XCTAssertEqual(output.granted.format, .s16)
@@ -141,10 +124,10 @@ final class ALSAOutputTests: XCTestCase {
         XCTAssertNil(output.failure)
         output.stop()
 
-        let offline = ALSATestRig(periodFrames: period)
-        defer { offline.deallocate() }
+        let offline = ALSATestTone.harness(periodFrames: period)
+        defer { offline.free() }
         offline.sendScript()
-        let expected = offline.renderOffline(periods: periods, periodFrames: period)
+        let expected = offline.renderPeriods(periods)
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertEqual(data.count, periods * period * 4)
         let captured: [Int16] = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Int16(littleEndian: $0) }
@@ -162,7 +145,7 @@ final class ALSAOutputTests: XCTestCase {
         let input: [Float] = [0, 1, -1, 1.5, -3, 0.5, -0.5, 1 / 32767, .nan, .infinity, -.infinity]
         var out = [Int16](repeating: 7, count: input.count)
         input.withUnsafeBufferPointer { i in
-            out.withUnsafeMutableBufferPointer { ALSARenderLoop.convertToS16(i.baseAddress!, $0.baseAddress!, count: input.count) }
+            out.withUnsafeMutableBufferPointer { RenderDriver.convertToS16(i.baseAddress!, $0.baseAddress!, count: input.count) }
         }
         XCTAssertEqual(out, [0, 32767, -32767, 32767, -32767, 16384, -16384, 1, 0, 32767, -32767])
     }
@@ -188,8 +171,8 @@ final class ALSAOutputTests: XCTestCase {
     /// A mixer whose rate differs from the granted one is refused before any thread starts.
     func testStartRefusesMismatchedMixer() throws {
         let output = try ALSAOutput(device: "null", rate: 48_000, periodFrames: period)
-        let rig = ALSATestRig(periodFrames: 64)
-        defer { rig.deallocate() }
+        let rig = ALSATestTone.harness(periodFrames: 64)
+        defer { rig.free() }
         XCTAssertThrowsError(try output.start(mixer: rig.mixer, clock: nil, record: nil, priority: nil, lockMemory: false)) { error in
             XCTAssertEqual((error as? ALSAError)?.code, -EINVAL)
             XCTAssertTrue("\(error)".contains("mixer period bound 64 < granted period 256 frames"), "\(error)")
@@ -199,8 +182,8 @@ final class ALSAOutputTests: XCTestCase {
 
     /// stop() ends a loop that has no frame limit (the null PCM takes frames at once).
     func testStopEndsAnUnlimitedLoop() throws {
-        let rig = ALSATestRig(periodFrames: period)
-        defer { rig.deallocate() }
+        let rig = ALSATestTone.harness(periodFrames: period)
+        defer { rig.free() }
         let output = try ALSAOutput(device: "null", rate: 48_000, periodFrames: period)
         try output.start(mixer: rig.mixer, clock: nil, record: nil, priority: nil, lockMemory: false)
         output.stop()

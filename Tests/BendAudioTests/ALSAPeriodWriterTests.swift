@@ -2,6 +2,7 @@ import BendEngine
 import CALSA
 import Glibc
 import Synchronization
+import BendTestSupport
 import XCTest
 @testable import BendAudio
 
@@ -210,32 +211,32 @@ final class ALSAPeriodWriterTests: XCTestCase {
     /// −EAGAIN injected, the stream the device accepted equals the offline render
     /// (the voice continues with continuous phase; nothing dropped or repeated).
     func testRenderLoopWithFaultsMatchesOfflineRender() {
-        let live = ALSATestRig(periodFrames: frames)
-        defer { live.deallocate() }
+        let live = ALSATestTone.harness(periodFrames: frames)
+        defer { live.free() }
         live.sendScript()
         let mock = MockPCM(frameBytes: frameBytes)
         mock.writes = [.max, .max, Int(-EPIPE), .max, 17, Int(-EAGAIN), .max, Int(-ESTRPIPE), Int(-EPIPE), .max]
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
         defer { floats.deallocate() }
         let periods = 100
-        let loop = ALSARenderLoop(port: mock.port, policy: ALSAWritePolicy(), counters: counters, stop: stop,
-                                  mixer: live.mixer, clock: nil, record: nil, floats: floats, shorts: nil,
-                                  periodFrames: frames, frameLimit: UInt64(periods * frames))
+        let loop = ALSASink(port: mock.port, policy: ALSAWritePolicy(), counters: counters, stop: stop,
+                            driver: RenderDriver(mixer: live.mixer), buffer: .float(floats),
+                            periodFrames: frames, frameLimit: UInt64(periods * frames))
         XCTAssertEqual(loop.run(), .stopped)
         XCTAssertEqual(counters.get(.xruns), 3)
         XCTAssertEqual(counters.get(.periodsWritten), periods)
 
-        let offline = ALSATestRig(periodFrames: frames)
-        defer { offline.deallocate() }
+        let offline = ALSATestTone.harness(periodFrames: frames)
+        defer { offline.free() }
         offline.sendScript()
-        assertSameBytes(mock.accepted, bytes(of: offline.renderOffline(periods: periods, periodFrames: frames)), "accepted vs offline")
+        assertSameBytes(mock.accepted, bytes(of: offline.renderPeriods(periods)), "accepted vs offline")
     }
 
     /// A device that disappears mid-play (−ENODEV after 10 periods) ends the render
     /// thread by itself; `failure` names the call, the device and why.
     func testDeviceGoneEndsTheThreadWithAFailure() throws {
-        let rig = ALSATestRig(periodFrames: frames)
-        defer { rig.deallocate() }
+        let rig = ALSATestTone.harness(periodFrames: frames)
+        defer { rig.free() }
         rig.sendScript()
         let mock = MockPCM(frameBytes: frameBytes)
         mock.writes = Array(repeating: .max, count: 10)

@@ -15,7 +15,7 @@ final class RecorderTests: XCTestCase {
     }
 
     /// Writes frames `range` into the ring as the render thread would (480-frame periods).
-    func produce(_ range: Range<Int>, into ring: SampleRing) {
+    func produce(_ range: Range<Int>, into ring: SPSCRing<Float>) {
         var period: [Float] = []
         for start in stride(from: range.lowerBound, to: range.upperBound, by: 480) {
             period.removeAll(keepingCapacity: true)
@@ -48,7 +48,7 @@ final class RecorderTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/take.wav"
-        let ring = SampleRing(capacity: 2 * Self.rate * 2)  // 2 s of stereo
+        let ring = SPSCRing<Float>(capacity: 2 * Self.rate * 2)  // 2 s of stereo
         defer { ring.deallocate() }
         let recorder = try WAVRecorder(path: path, rate: Self.rate, channels: 2, ring: ring)
 
@@ -82,7 +82,7 @@ final class RecorderTests: XCTestCase {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/mono.wav"
-        let ring = SampleRing(capacity: 1 << 16)
+        let ring = SPSCRing<Float>(capacity: 1 << 16)
         defer { ring.deallocate() }
         let recorder = try WAVRecorder(path: path, rate: 8_000, channels: 1, ring: ring)
         let samples = (0..<10_000).map { Float($0) / 10_000 }
@@ -96,7 +96,7 @@ final class RecorderTests: XCTestCase {
 
     func testCannotCreateNamesTheFileAndTheReason() throws {
         let path = "/nonexistent-bendsynth-dir/take.wav"
-        let ring = SampleRing(capacity: 1024)
+        let ring = SPSCRing<Float>(capacity: 1024)
         defer { ring.deallocate() }
         XCTAssertThrowsError(try WAVRecorder(path: path, rate: 48_000, ring: ring)) { error in
             XCTAssertEqual("\(error)", "WAV file '\(path)': sf_open: System error : No such file or directory.")

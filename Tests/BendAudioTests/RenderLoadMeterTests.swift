@@ -1,5 +1,6 @@
 import BendEngine
 import Synchronization
+import BendTestSupport
 import XCTest
 @testable import BendAudio
 
@@ -41,8 +42,8 @@ final class RenderLoadMeterTests: XCTestCase {
     /// The ALSA render loop measures every period it writes and notes the first.
     func testRenderLoopMeasuresEveryPeriod() {
         let frames = 256
-        let rig = ALSATestRig(periodFrames: frames)
-        defer { rig.deallocate() }
+        let rig = ALSATestTone.harness(periodFrames: frames)
+        defer { rig.free() }
         rig.sendScript()
         let mock = MockPCM(frameBytes: 8)
         let counters = ALSAPlaybackCounters()
@@ -52,9 +53,9 @@ final class RenderLoadMeterTests: XCTestCase {
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: 2 * frames)
         defer { floats.deallocate() }
         let meter = RenderLoadMeter(periodNanos: UInt64(frames) * 1_000_000_000 / 48_000)
-        let loop = ALSARenderLoop(port: mock.port, policy: ALSAWritePolicy(), counters: counters, stop: stop,
-                                  mixer: rig.mixer, clock: nil, record: nil, floats: floats, shorts: nil,
-                                  periodFrames: frames, frameLimit: UInt64(40 * frames), meter: meter.probe)
+        let loop = ALSASink(port: mock.port, policy: ALSAWritePolicy(), counters: counters, stop: stop,
+                            driver: RenderDriver(mixer: rig.mixer).measured(by: meter.probe), buffer: .float(floats),
+                            periodFrames: frames, frameLimit: UInt64(40 * frames))
         XCTAssertNil(meter.firstPeriodWallSeconds)
         XCTAssertEqual(loop.run(), .stopped)
         XCTAssertEqual(meter.periods, 40)

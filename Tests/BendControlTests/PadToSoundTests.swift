@@ -7,22 +7,12 @@ import BendTestSupport
 final class PadToSoundTests: XCTestCase {
     let rate = 48_000.0
 
+    /// Renders through the tests' one harness (an offline instrument, the render
+    /// driver's period step): 8 voices, 256-frame periods, the events sent up front.
     func render(_ events: [(frame: UInt64, event: ControlEvent)], frames: Int, pitchMap: PitchMap = .linear) -> [Float] {
-        let tone = ToneTable(samples: Measure.harmonicTone(), rate: rate)
-        let mixer = Mixer(configuration: MixerConfiguration(rate: rate, maxPeriodFrames: 256, voices: 8), tone: tone)
-        defer { mixer.deallocate(); tone.deallocate() }
-        let port = ControlPort(mixer: mixer, pitchMap: pitchMap, clock: nil)
-        for (frame, event) in events { port.send(event, atFrame: frame) }
-        var out = [Float](repeating: 0, count: 2 * frames)
-        out.withUnsafeMutableBufferPointer { b in
-            var done = 0
-            while done < frames {
-                let n = min(256, frames - done)
-                mixer.render(into: b.baseAddress! + 2 * done, frames: n)
-                done += n
-            }
-        }
-        return out
+        let harness = RenderHarness(voices: 8, period: 256, rate: rate, pitchMap: pitchMap)
+        defer { harness.free() }
+        return harness.render(events, frames: frames)
     }
 
     /// x = 0.25, 0.5, 0.75 play the 440 Hz tone at 220, 440 and 660 Hz (±0.5 %).
@@ -74,23 +64,20 @@ final class PadToSoundTests: XCTestCase {
             (100, .touch(id: 9, phase: .move, x: 0.1, y: 1)),
         ], frames: 4800)
         XCTAssertGreaterThan(Measure.rms(Measure.channel(out, 0)[2400...]), 0.1)
-        let tone = ToneTable(samples: Measure.harmonicTone(), rate: rate)
-        let mixer = Mixer(configuration: MixerConfiguration(rate: rate, maxPeriodFrames: 256, voices: 8), tone: tone)
-        defer { mixer.deallocate(); tone.deallocate() }
-        let port = ControlPort(mixer: mixer, pitchMap: .linear, clock: nil)
+        let harness = RenderHarness(voices: 8, period: 256, rate: rate)
+        defer { harness.free() }
+        let mixer = harness.mixer, port = harness.port
         port.send(.touch(id: 1, phase: .down, x: 0.5, y: 1), atFrame: 0)
         port.send(.touch(id: 2, phase: .down, x: 0.6, y: 1), atFrame: 0)
         // A move and an up of a touch that is not down are not queued for the engine.
         port.send(.touch(id: 9, phase: .move, x: 0.1, y: 1), atFrame: 0)
         port.send(.touch(id: 9, phase: .up, x: 0, y: 0), atFrame: 0)
         XCTAssertEqual(port.ring.count, 2, "only the two downs are queued")
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
-        defer { buffer.deallocate() }
-        mixer.render(into: buffer, frames: 256)
+        _ = harness.render(frames: 256)
         XCTAssertEqual(mixer.activeVoices, 2)
         port.releaseAll()
         XCTAssertEqual(port.activeTouches, [])
-        for _ in 0..<4 { mixer.render(into: buffer, frames: 256) }
+        _ = harness.renderPeriods(4)
         XCTAssertEqual(mixer.activeVoices, 0, "released within 10 ms")
     }
 }

@@ -42,7 +42,7 @@ final class MixerReferenceTests: XCTestCase {
             let voices = Int.random(in: 1...40, using: &rng)
             let frames = 24_000
             let events = randomEvents(voices: voices, frames: frames, using: &rng)
-            let h = MixerHarness(voices: voices, period: period, tone: samples) { $0.interpolation = interpolation }
+            let h = RenderHarness(voices: voices, period: period, tone: samples) { $0.interpolation = interpolation }
             defer { h.free() }
             let fast = h.render(frames: frames, events: events)
             var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
@@ -86,7 +86,7 @@ final class MixerReferenceTests: XCTestCase {
                 }
                 events.sort { $0.frame < $1.frame }
                 let frames = 4000
-                let h = MixerHarness(voices: voices, period: period, tone: Measure.harmonicTone()) { $0.interpolation = interpolation }
+                let h = RenderHarness(voices: voices, period: period, tone: Measure.harmonicTone()) { $0.interpolation = interpolation }
                 defer { h.free() }
                 let fast = h.render(frames: frames, events: events)
                 var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)

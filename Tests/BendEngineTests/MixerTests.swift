@@ -7,7 +7,7 @@ final class MixerTests: XCTestCase {
 
     func testPitchRatioSetsFrequency() {
         for ratio: Float in [0.5, 1, 1.5] {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 48_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: ratio, gain: 1)])
             let left = Array(Measure.channel(out, 0)[4800...])
@@ -18,7 +18,7 @@ final class MixerTests: XCTestCase {
 
     func testGainHalfIsMinus6dB() {
         func level(_ gain: Float) -> Double {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 24_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: gain)])
             return Measure.rms(Measure.channel(out, 0)[4800...])
@@ -28,7 +28,7 @@ final class MixerTests: XCTestCase {
 
     func testEqualPowerPan() {
         func powers(_ pan: Float) -> (Double, Double, Double) {
-            let h = MixerHarness()
+            let h = RenderHarness()
             defer { h.free() }
             let out = h.render(frames: 24_000, events: [
                 EngineEvent(frame: 0, kind: .pan, value: pan),
@@ -58,7 +58,7 @@ final class MixerTests: XCTestCase {
             return Float(0.5 * cos(p) + 0.25 * cos(2 * p) + 0.125 * cos(3 * p))
         }
         for (ratio, gain) in [(Float(0.5), Float(1.0)), (1, 1), (1.5, 0.8)] {
-            let h = MixerHarness(tone: peakFirst)
+            let h = RenderHarness(tone: peakFirst)
             defer { h.free() }
             let out = Measure.channel(h.render(frames: 48_000, events: [
                 EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: ratio, gain: gain),
@@ -79,7 +79,7 @@ final class MixerTests: XCTestCase {
     /// its offset inside the period.
     func testEventsAreSampleAccurate() {
         for frame in [0, 1, 255, 256, 1000, 4097] {
-            let h = MixerHarness(tone: [Float](repeating: 0.5, count: 64))  // DC tone: any nonzero sample is the voice
+            let h = RenderHarness(tone: [Float](repeating: 0.5, count: 64))  // DC tone: any nonzero sample is the voice
             defer { h.free() }
             let out = Measure.channel(h.render(frames: 6000, events: [
                 EngineEvent(frame: UInt64(frame), kind: .down, key: h.key(1), value: 1, gain: 1),
@@ -90,7 +90,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testPitchRatioZeroIsSilentAndNeverClicks() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
@@ -104,7 +104,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testStealingTakesTheOldestVoice() {
-        let h = MixerHarness(voices: 2)
+        let h = RenderHarness(voices: 2)
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 0.5, gain: 1),     // 220 Hz
@@ -127,7 +127,7 @@ final class MixerTests: XCTestCase {
     /// the next event or period: 2 voices (the second silent), 256-frame periods, the
     /// steal at frame 1034 inside a period with no other event.
     func testStealingTouchStartsWhereTheFadeEnds() {
-        let h = MixerHarness(voices: 2, period: 256)
+        let h = RenderHarness(voices: 2, period: 256)
         defer { h.free() }
         let stealAt = 1034
         let out = Measure.channel(h.render(frames: 4096, events: [
@@ -148,7 +148,7 @@ final class MixerTests: XCTestCase {
     /// When every voice waits for its steal fade, a new touch drops the oldest waiting
     /// touch: 4 voices, 10 touches at one frame; the 4 newest sound.
     func testStealingDropsTheOldestWaitingTouch() {
-        let h = MixerHarness(voices: 4, period: 256)
+        let h = RenderHarness(voices: 4, period: 256)
         defer { h.free() }
         let events = (0..<10).map { k in
             EngineEvent(frame: 100, kind: .down, key: h.key(UInt32(k)), value: 0.5 + 0.1 * Float(k), gain: 0.2)
@@ -160,7 +160,7 @@ final class MixerTests: XCTestCase {
     }
 
     func testReleaseSourceEndsOnlyThatSourcesVoices() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let other = h.mixer.addSource()
         XCTAssertTrue(other.ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: other.index, touch: 1), value: 1, gain: 1)))
@@ -172,21 +172,95 @@ final class MixerTests: XCTestCase {
         XCTAssertEqual(h.mixer.activeVoices, 1)
     }
 
-    func testFullRingDropsNewestAndCounts() {
-        let ring = EventRing(capacity: 8)
-        defer { ring.deallocate() }
-        for i in 0..<10 { ring.push(EngineEvent(frame: UInt64(i), kind: .pan)) }
-        XCTAssertEqual(ring.count, 8)
-        XCTAssertEqual(ring.dropped, 2)
-        XCTAssertEqual(ring.peek()?.frame, 0)
+    /// A release of a whole source (`.releaseSource`, and `.releaseAll`) at a frame
+    /// inside a period starts every released voice's fade at that frame, not at the
+    /// period's start (each voice is caught up to the frame first), and frees its touch:
+    /// the same touch pressed again later sounds anew. DC tone (the level is the sum of
+    /// the voices' gains), 256-frame periods, the release at frame 1000 (offset 232 of
+    /// its period, no other event there); a voice of another source keeps sounding
+    /// through `.releaseSource`.
+    func testReleaseSourceAtAMidPeriodFrameLandsThere() {
+        for kind in [EngineEvent.Kind.releaseSource, .releaseAll] {
+            let h = RenderHarness(voices: 8, period: 256, tone: [Float](repeating: 0.5, count: 64))
+            defer { h.free() }
+            let other = h.mixer.addSource()
+            XCTAssertTrue(other.ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: other.index, touch: 1),
+                                                      value: 1, gain: 0.25)))
+            let releaseAt = 1000, pressAgainAt = 3000
+            let out = Measure.channel(h.render(frames: 4800, events: [
+                EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.25),
+                EngineEvent(frame: 0, kind: .down, key: h.key(2), value: 1, gain: 0.25),
+                EngineEvent(frame: UInt64(releaseAt), kind: kind, key: h.key(0)),
+                EngineEvent(frame: UInt64(pressAgainAt), kind: .down, key: h.key(1), value: 1, gain: 0.25),
+            ]), 0)
+            let voice = Double(0.5 * 0.25 * Float(0.5).squareRoot())  // one voice, panned centre
+            let steady = out[600]
+            XCTAssertEqual(Double(steady), 3 * voice, accuracy: 1e-5, "\(kind): three voices before the release")
+            let fadeStart = (600..<2000).first { out[$0] < steady - 1e-6 } ?? -1
+            XCTAssertTrue((releaseAt - 1)...(releaseAt + 1) ~= fadeStart,
+                          "\(kind) at frame \(releaseAt): the fade starts at frame \(fadeStart)")
+            // Released voices are silent 8 ms (384 frames) later; the other source's voice sounds on.
+            let left = kind == .releaseSource ? voice : 0
+            XCTAssertEqual(Measure.rms(out[(releaseAt + 400)..<pressAgainAt]), left, accuracy: 1e-5, "\(kind): after the fade")
+            // The touch pressed again is a new voice (its attack: 4 ms, 192 frames).
+            XCTAssertEqual(Measure.rms(out[(pressAgainAt + 200)...]), left + voice, accuracy: 1e-5,
+                           "\(kind): touch 1 pressed again after the release")
+            XCTAssertEqual(h.mixer.activeVoices, kind == .releaseSource ? 2 : 1)
+        }
     }
 
-    func testEqualPowerPanGains() {
+    /// A touch waiting on a stolen voice (its steal fade not yet ended) is dropped by a
+    /// release of its source, and its touch id pressed again later sounds anew: 2 voices,
+    /// touch 3 steals touch 1's voice at frame 990 (a 48-frame fade), the source released
+    /// at frame 1000.
+    func testReleaseSourceDropsATouchWaitingOnAStolenVoice() {
+        let h = RenderHarness(voices: 2, period: 256, tone: [Float](repeating: 0.5, count: 64))
+        defer { h.free() }
+        let out = Measure.channel(h.render(frames: 4800, events: [
+            EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.25),
+            EngineEvent(frame: 0, kind: .down, key: h.key(2), value: 1, gain: 0.25),
+            EngineEvent(frame: 990, kind: .down, key: h.key(3), value: 1, gain: 0.25),
+            EngineEvent(frame: 1000, kind: .releaseSource, key: h.key(0)),
+            EngineEvent(frame: 3000, kind: .down, key: h.key(3), value: 1, gain: 0.25),
+        ]), 0)
+        let voice = Double(0.5 * 0.25 * Float(0.5).squareRoot())
+        XCTAssertEqual(Measure.rms(out[1400..<3000]), 0, accuracy: 1e-6, "every voice released; touch 3 never started")
+        XCTAssertEqual(Measure.rms(out[3200...]), voice, accuracy: 1e-5, "touch 3 pressed again")
+        XCTAssertEqual(h.mixer.activeVoices, 1)
+    }
+
+    /// The pan the render path applies (`panToStereo`, the kernel's own cosine series):
+    /// a voice rendered at tilts −1…+1 in steps of 1/8, its per-channel power in dB
+    /// against the equal-power law, left = cos θ, right = sin θ, θ = (p + 1)·π/4, relative
+    /// to the whole mono mix (all on the left at −1). The voice's mono mix is the same at
+    /// every tilt (the pan is applied after mixing), so the law holds to rounding.
+    func testPanFollowsTheEqualPowerLaw() {
+        func channels(_ pan: Float) -> (left: Double, right: Double) {
+            let h = RenderHarness()
+            defer { h.free() }
+            let out = h.render(frames: 9_600, events: [
+                EngineEvent(frame: 0, kind: .pan, value: pan),  // nothing sounds yet: taken at once
+                EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
+            ])
+            return (Measure.rms(Measure.channel(out, 0)[4800...]), Measure.rms(Measure.channel(out, 1)[4800...]))
+        }
+        let full = channels(-1).left
         for p in stride(from: -1.0, through: 1.0, by: 0.125) {
-            let g = EqualPowerPan.gains(Float(p))
+            let (left, right) = channels(Float(p))
             let theta = (p + 1) * Double.pi / 4
-            XCTAssertEqual(Double(g.left), cos(theta), accuracy: 1e-6)
-            XCTAssertEqual(Double(g.right), sin(theta), accuracy: 1e-6)
+            let context = "pan \(p): left \(Measure.dB(left / full)) dB, right \(Measure.dB(right / full)) dB"
+            if cos(theta) > 1e-3 {
+                XCTAssertEqual(Measure.dB(left / full), 20 * log10(cos(theta)), accuracy: 0.001, context)
+            } else {
+                XCTAssertLessThan(Measure.dB(left / full), -120, context)
+            }
+            if sin(theta) > 1e-3 {
+                XCTAssertEqual(Measure.dB(right / full), 20 * log10(sin(theta)), accuracy: 0.001, context)
+            } else {
+                XCTAssertLessThan(Measure.dB(right / full), -120, context)
+            }
+            // Equal power: left² + right² is the whole mix's power at every pan.
+            XCTAssertEqual(10 * log10((left * left + right * right) / (full * full)), 0, accuracy: 0.001, context)
         }
     }
 }
@@ -203,7 +277,7 @@ final class EdgeFadeTests: XCTestCase {
     }
 
     func testLeavingRatioZeroDoesNotClick() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let out = Measure.channel(h.render(frames: 48_000, events: [
             EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1),
@@ -221,7 +295,7 @@ final class EdgeFadeTests: XCTestCase {
 
     /// A tilt before any voice sounds takes effect at once: the first touch is all left.
     func testPanBeforeTheFirstTouchIsImmediate() {
-        let h = MixerHarness()
+        let h = RenderHarness()
         defer { h.free() }
         let out = h.render(frames: 4_800, events: [
             EngineEvent(frame: 0, kind: .pan, value: -1),

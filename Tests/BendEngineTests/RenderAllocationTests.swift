@@ -8,7 +8,7 @@ import Foundation
 final class RenderAllocationTests: XCTestCase {
     func testRenderThreadMakesNoHeapAllocations() throws {
         let period = 256
-        let h = MixerHarness(voices: 64, period: period)
+        let h = RenderHarness(voices: 64, period: period)
         defer { h.free() }
         let frames = 2 * 48_000
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
@@ -28,7 +28,7 @@ final class RenderAllocationTests: XCTestCase {
             if f % (period * 20) == 0 { events.append(EngineEvent(frame: UInt64(f), kind: .pan, value: Float(f % 7) / 3 - 1)) }
             f += period
         }
-        let run = RenderRun(mixer: h.mixer, ring: h.ring, events: events, frames: frames, period: period, out: out)
+        let run = CountingRenderThread(harness: h, events: events, frames: frames, period: period, out: out)
         let thread = Thread { run.main() }
         thread.start()
         run.finished.wait()
@@ -50,18 +50,21 @@ final class RenderAllocationTests: XCTestCase {
     }
 }
 
-/// The render thread of the test: pushes due events, renders, counts allocations.
-private final class RenderRun: @unchecked Sendable {
-    let mixer: Mixer, ring: EventRing, events: [EngineEvent], frames: Int, period: Int
+/// The render thread of the test: the harness pushes due events and runs the period
+/// step; allocations are counted around it.
+private final class CountingRenderThread: @unchecked Sendable {
+    let harness: RenderHarness, events: [EngineEvent], frames: Int, period: Int
     let out: UnsafeMutablePointer<Float>
     let finished = DispatchSemaphore(value: 0)
     var rendered = 0, peak: Float = 0, counted: UInt64 = .max
 
-    init(mixer: Mixer, ring: EventRing, events: [EngineEvent], frames: Int, period: Int, out: UnsafeMutablePointer<Float>) {
-        (self.mixer, self.ring, self.events, self.frames, self.period, self.out) = (mixer, ring, events, frames, period, out)
+    init(harness: RenderHarness, events: [EngineEvent], frames: Int, period: Int, out: UnsafeMutablePointer<Float>) {
+        (self.harness, self.events, self.frames, self.period, self.out) = (harness, events, frames, period, out)
     }
 
     func main() {
+        let harness = self.harness, mixer = harness.mixer
+        _ = harness.ring  // the raw source exists before counting starts
         events.withUnsafeBufferPointer { ev in
             var next = 0
             alloc_counter_reset()
@@ -69,12 +72,7 @@ private final class RenderRun: @unchecked Sendable {
             var done = 0
             var peak: Float = 0
             while done < frames {
-                let end = mixer.position + UInt64(period)
-                while next < ev.count && ev[next].frame < end {
-                    ring.push(ev[next])
-                    next += 1
-                }
-                mixer.render(into: out, frames: period)
+                harness.renderPeriod(into: out, frames: period, events: ev, next: &next)
                 peak = max(peak, mixer.peak)
                 done += period
             }

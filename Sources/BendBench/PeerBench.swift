@@ -7,7 +7,7 @@ import Synchronization
 /// instrument's receive handler (where `play --listen` pushes the event on the engine's
 /// queue; the push itself adds well under a microsecond). Each peer sends reliable
 /// TOUCH moves at 500 events/s. Figures only; nothing is asserted.
-enum PeerBench {
+public enum PeerBench {
     struct Result: Codable {
         var peers: Int
         var events: Int
@@ -15,7 +15,7 @@ enum PeerBench {
         var p99Microseconds: Double
     }
 
-    /// - Throws: `AppError.runtime` when the loopback session cannot be set up.
+    /// - Throws: `BenchError.setup` when the loopback session cannot be set up.
     static func measure(peers: Int, seconds: Double) throws -> Result {
         let latencies = Mutex<[UInt64]>([])
         let server = PeerSession(configuration: .init(displayName: "bench", role: .server))
@@ -31,12 +31,10 @@ enum PeerBench {
         do {
             let address = try server.listen(on: "127.0.0.1:0")
             for c in clients { _ = try c.connect(to: address) }
-        } catch { throw AppError.runtime("bench: peer session: \(error)") }
+        } catch { throw BenchError.setup("bench: peer session: \(error)") }
         let rate = 500.0, count = Int(rate * seconds)
-        let group = DispatchGroup()
-        for c in clients {
-            group.enter()
-            Thread.detachNewThread {
+        let senders = try clients.enumerated().map { i, c in
+            try SystemThread(name: "bench peer \(i)") {
                 let start = MonotonicClock.nanos()
                 _ = c.send(.touch(id: 1, phase: .down, x: 0.5, y: 0.5, timestamp: MonotonicClock.nanos()))
                 for n in 1..<count {
@@ -45,19 +43,19 @@ enum PeerBench {
                     if due > now { usleep(UInt32((due - now) / 1000)) }
                     _ = c.send(.touch(id: 1, phase: .move, x: 0.5, y: 0.5, timestamp: MonotonicClock.nanos()))
                 }
-                group.leave()
             }
         }
-        group.wait()
+        senders.forEach { $0.join() }
         let deadline = MonotonicClock.nanos() + 2_000_000_000
         while latencies.withLock({ $0.count }) < peers * count && MonotonicClock.nanos() < deadline { usleep(1_000) }
         let sorted = latencies.withLock { $0 }.sorted()
-        guard !sorted.isEmpty else { throw AppError.runtime("bench: no events arrived") }
+        guard !sorted.isEmpty else { throw BenchError.setup("bench: no events arrived") }
         func pct(_ p: Double) -> Double { Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1e3 }
         return Result(peers: peers, events: sorted.count, medianMicroseconds: pct(0.5), p99Microseconds: pct(0.99))
     }
 
-    static func run(_ counts: [Int], seconds: Double, json: Bool) throws {
+    /// Measures each peer count in turn and prints the figures (JSON with `json`).
+    public static func run(_ counts: [Int], seconds: Double, json: Bool) throws {
         var results: [Result] = []
         for n in counts {
             let r = try measure(peers: n, seconds: seconds)

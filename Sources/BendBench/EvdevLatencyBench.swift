@@ -15,7 +15,7 @@ import Synchronization
 /// read to the moment the render thread has rendered the period holding its stamped
 /// frame (the mixer's position passing it, watched every 20 µs) is one sample.
 /// Printed, never asserted: figures on a shared machine move.
-enum EvdevLatencyBench {
+public enum EvdevLatencyBench {
     private final class Pending: @unchecked Sendable {
         let lock = NSLock()
         var waiting: [(frame: UInt64, readNanos: UInt64)] = []
@@ -30,21 +30,30 @@ enum EvdevLatencyBench {
         var isEmpty: Bool { lock.lock(); defer { lock.unlock() }; return waiting.isEmpty }
     }
 
-    static func run(_ recording: EvemuRecording, name: String, mapping: EvdevMapping, sound: SoundOptions, period: Int) throws {
-        let rate = sound.rate
-        let tone = try ToneSource.load(sound, rate: Double(rate))
-        defer { tone.table.deallocate() }
-        let mixer = Mixer(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: sound.voices), tone: tone.table)
-        defer { mixer.deallocate() }
-        let clock = StreamClock(rate: Double(rate), periodFrames: period)
-        defer { clock.deallocate() }
-        let port = ControlPort(mixer: mixer, pitchMap: sound.pitchMap, clock: clock)
+    /// Replays `recording` (named `name` in messages) in real time and prints the read →
+    /// render latency.
+    /// - Parameters:
+    ///   - tone: the loop the voices play, at `rate`; the caller frees it.
+    ///   - rate: frames per second.
+    ///   - voices: polyphony.
+    ///   - period: frames per paced period.
+    /// - Throws: `BenchError.input` when no event changes anything; `.setup` when the
+    ///   pipe cannot be made.
+    /// - Thread: setup.
+    public static func run(_ recording: EvemuRecording, name: String, mapping: EvdevMapping, tone: ToneTable, rate: Int,
+                           voices: Int, pitchMap: PitchMap, period: Int) throws {
+        let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: voices),
+                                    tone: tone, live: true)
+        defer { instrument.deallocate() }
+        let mixer = instrument.mixer
+        let clock = instrument.clock!
+        let port = instrument.addPort(pitchMap: pitchMap)
         let output = PacedOutput(rate: rate, periodFrames: period)
-        try output.start(mixer: mixer, clock: clock, record: nil)
+        try output.start(instrument.driver())
         defer { output.stop() }
 
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw AppError.runtime("\(SystemError(call: "pipe"))") }
+        guard pipe(&fds) == 0 else { throw BenchError.setup("\(SystemError(call: "pipe"))") }
         let pending = Pending()
         let loop = try EvdevPollLoop(mapping: mapping, grab: false, onFrame: { events, _, _ in
             let now = MonotonicClock.nanos()
@@ -53,13 +62,13 @@ enum EvdevLatencyBench {
             pending.add(frame, now)
         }, onNote: { _ in })
         loop.add(EvdevReader(rawFD: fds[0], name: name, device: recording.device, mapping: mapping))
-        try loop.start()
+        try loop.start()  // its own event loop thread ("bendsynth evdev")
 
         // The writer: each frame of events at its recorded time.
         let writeEnd = fds[1]
         let events = recording.events
         let writerDone = Atomic<Bool>(false)
-        let writer = Thread {
+        let writer = try SystemThread(name: "bench writer") {
             let start = MonotonicClock.nanos(), first = events.first?.micros ?? 0
             var batch: [InputEvent] = []
             for e in events {
@@ -73,7 +82,6 @@ enum EvdevLatencyBench {
             close(writeEnd)
             writerDone.store(true, ordering: .releasing)
         }
-        writer.start()
 
         var samples: [Double] = []
         let deadline = MonotonicClock.nanos() + UInt64(max(0, (events.last?.micros ?? 0) - (events.first?.micros ?? 0))) * 1000 + 5_000_000_000
@@ -84,10 +92,11 @@ enum EvdevLatencyBench {
             usleep(20)
         }
         loop.stop()
+        writer.join()
         port.releaseAll()
 
         samples.sort()
-        guard !samples.isEmpty else { throw AppError.input("\(name): no events that change anything; nothing to measure") }
+        guard !samples.isEmpty else { throw BenchError.input("\(name): no events that change anything; nothing to measure") }
         func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int((Double(samples.count - 1) * p).rounded()))] }
         let periodMS = Double(period) * 1000 / Double(rate)
         print(String(format: "evdev read → render: %d frames of events, period %d frames (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms; %d late periods",

@@ -14,13 +14,16 @@ import Synchronization
 /// event with `StreamClock` as `play` does. The latency is computed offline from the
 /// stamps: the stamped frame's time on the paced timeline minus the sender's clock
 /// reading just before `sendto` (loopback delivery included).
-enum OSCBench {
-    struct Result {
-        var periodFrames: Int
-        var count: Int
-        var median: Double
-        var p99: Double
-        var max: Double
+public enum OSCBench {
+    public struct Result {
+        /// Frames per paced period.
+        public var periodFrames: Int
+        /// Datagrams measured.
+        public var count: Int
+        /// Latencies, milliseconds.
+        public var median: Double
+        public var p99: Double
+        public var max: Double
     }
 
     /// Collects the stream frames the port stamps. - Thread: the receive thread.
@@ -31,21 +34,30 @@ enum OSCBench {
         }
     }
 
-    static func measure(period: Int, rate: Int, count: Int) throws -> Result {
+    /// Sends `count` datagrams at random phases and measures each one's latency.
+    /// - Parameters:
+    ///   - period: frames per paced period.
+    ///   - rate: frames per second.
+    ///   - log: the receiver's notes (e.g. a malformed packet), one line each.
+    /// - Throws: `BenchError.setup` when not every datagram took effect; the receiver's
+    ///   and the output's setup errors.
+    /// - Thread: setup.
+    public static func measure(period: Int, rate: Int, count: Int, log note: @escaping @Sendable (String) -> Void) throws -> Result {
         let tone = ToneTable(samples: [0, 0.5, 0, -0.5], rate: Double(rate))
-        let mixer = Mixer(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: 4), tone: tone)
-        let clock = StreamClock(rate: Double(rate), periodFrames: period)
+        let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: 4),
+                                    tone: tone, live: true)
+        let clock = instrument.clock!
         let log = FrameLog()
-        let port = ControlPort(mixer: mixer, pitchMap: .linear, clock: clock, observers: [log])
+        let port = instrument.addPort(pitchMap: .linear, observers: [log])
         let receiver = try OSCReceiver(address: try OSCListenAddress("127.0.0.1:0", allow: []), tcp: false, timeout: 0,
-                                       emit: { port.send($0) }, log: { printErr("bendsynth: \($0)") }, voices: { 0 })
+                                       emit: { port.send($0) }, log: note, voices: { 0 })
         let output = PacedOutput(rate: rate, periodFrames: period)
         receiver.start()
-        try output.start(mixer: mixer, clock: clock, record: nil)
+        try output.start(instrument.driver())
         defer {
             receiver.stop()
             output.stop()
-            mixer.deallocate(); tone.deallocate(); clock.deallocate()
+            instrument.deallocate(); tone.deallocate()
         }
         while clock.snapshot() == nil { usleep(1_000) }
 
@@ -72,7 +84,7 @@ enum OSCBench {
         while log.frames.withLock({ $0.count }) < count && MonotonicClock.nanos() < deadline { usleep(1_000) }
         let frames = log.frames.withLock { $0 }
         guard frames.count == count, let (f0, n0) = clock.snapshot() else {
-            throw AppError.runtime("bench --osc: \(frames.count) of \(count) datagrams took effect")
+            throw BenchError.setup("bench --osc: \(frames.count) of \(count) datagrams took effect")
         }
         // The paced timeline: frame F plays at n0 + (F − f0)/rate.
         let latencies = zip(frames, sent).map { f, t -> Double in

@@ -1,0 +1,87 @@
+import BendControl
+import BendEngine
+import BendSystem
+import Glibc
+
+/// The instrument every command and test plays: the mixer, the stream clock (live
+/// only), one `ControlPort` per input source, the render driver that every sink calls,
+/// and the fade-out on stop. `play`, `replay`, `render` (through `OfflineRenderer`),
+/// `bench` and the tests' render harness all build one, so they all sound alike.
+///
+/// Layer: audio out (BendAudio). It joins control's ports to the render driver the
+/// sinks call, and the fade-out waits on a running sink; control may not see the
+/// driver or the sinks (it sits below audio out), and the engine sees neither ports
+/// nor sinks. Inputs never see it: they get a `ControlPort` from the app's wiring.
+///
+/// Owns the mixer and the clock (`deallocate()` frees them), not the tone.
+public final class Instrument: @unchecked Sendable {
+    /// The engine. - Thread: setup makes it; the render thread renders it.
+    public let mixer: Mixer
+    /// Maps control threads' monotonic time to stream frames; nil offline (events carry
+    /// their frames).
+    public let clock: StreamClock?
+    /// The input ports, in the order they were added (their source indices 0, 1, …,
+    /// unless the mixer's sources were also taken directly).
+    public private(set) var ports: [ControlPort] = []
+
+    /// - Parameters:
+    ///   - configuration: the mixer's rate, period bound (the sink's period, frames)
+    ///     and polyphony.
+    ///   - tone: the loop every voice plays; the caller keeps it alive and frees it.
+    ///   - live: true for a real-time sink: a stream clock (stamping latency one
+    ///     period of `configuration.maxPeriodFrames`) stamps live events.
+    /// - Thread: setup.
+    public init(configuration: MixerConfiguration, tone: ToneTable, live: Bool) {
+        mixer = Mixer(configuration: configuration, tone: tone)
+        clock = live ? StreamClock(rate: configuration.rate, periodFrames: configuration.maxPeriodFrames) : nil
+    }
+
+    /// Output rate, frames per second.
+    public var rate: Double { mixer.configuration.rate }
+    /// The longest period a sink may ask for, frames.
+    public var periodFrames: Int { mixer.configuration.maxPeriodFrames }
+
+    /// A new input port (its own event ring in the mixer: one producer thread).
+    /// - Thread: setup.
+    @discardableResult
+    public func addPort(pitchMap: PitchMap, observers: [ControlEventObserver] = []) -> ControlPort {
+        let port = ControlPort(mixer: mixer, pitchMap: pitchMap, clock: clock, observers: observers)
+        ports.append(port)
+        return port
+    }
+
+    /// The render driver for a sink: this mixer and clock, recording into `record`.
+    /// - Thread: setup.
+    public func driver(record: SPSCRing<Float>? = nil) -> RenderDriver {
+        RenderDriver(mixer: mixer, clock: clock, record: record)
+    }
+
+    /// Events dropped because a port's ring was full, over all ports. - Thread: any.
+    public var dropped: Int { ports.reduce(0) { $0 + $1.dropped } }
+
+    /// Ends play gently while a real-time sink still renders: every port's touches end
+    /// (voices fade with the normal release), then this waits until no voice sounds
+    /// (200 ms at most) and one more period has been rendered, so the last fade is
+    /// played whole. Returns early when `rendering` turns false (the sink failed).
+    /// Call it after the sources stopped (the ports' threads are done).
+    /// - Thread: setup (the thread that started the sink).
+    public func fadeOut(rendering: () -> Bool) {
+        ports.forEach { $0.releaseAll() }
+        let fadeDeadline = MonotonicClock.nanos() + 200_000_000
+        while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && rendering() {
+            usleep(2_000)  // a few periods: the release is 8 ms
+        }
+        // One more period so the last fade is written out whole.
+        let settle = mixer.position + UInt64(periodFrames)
+        while mixer.position < settle && MonotonicClock.nanos() < fadeDeadline + 100_000_000 && rendering() {
+            usleep(1_000)
+        }
+    }
+
+    /// Frees the mixer and the clock. Call once, after every sink stopped.
+    /// - Thread: setup.
+    public func deallocate() {
+        mixer.deallocate()
+        clock?.deallocate()
+    }
+}

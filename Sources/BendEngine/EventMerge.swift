@@ -1,0 +1,151 @@
+/// Event merge and dispatch of `Mixer`: the events of every input source's ring, taken
+/// in frame order, each applied at its frame of the period (sample-accurate). An event
+/// first catches its own voice up to its frame (`VoiceSpans.swift`), then changes it.
+extension Mixer {
+    /// Takes every queued event whose frame falls before `end` from the sources' rings,
+    /// in frame order across the sources, and applies each at its offset in the period
+    /// that starts at stream frame `start` (`out`: the period's output, for the pan stage).
+    ///
+    /// A k-way merge without a heap: find the ring whose head is earliest (and the next
+    /// earliest head of another ring), then take that ring's events up to there. Ties go
+    /// to the lower source index; events stamped before `start` (late) count as its
+    /// first frame.
+    @_noLocks @inline(__always)
+    func takeEvents(from start: UInt64, to end: UInt64, out: UnsafeMutablePointer<Float>) {
+        let sources = state.pointee.sourceCount
+        while true {
+            var best = -1, bestFrame = end
+            var second = Int.max, secondFrame = end
+            var r = 0
+            while r < sources {
+                if let event = rings[r].peek() {
+                    let frame = max(event.frame, start)
+                    if frame < bestFrame {
+                        second = best; secondFrame = bestFrame
+                        best = r; bestFrame = frame
+                    } else if frame < secondFrame {
+                        second = r; secondFrame = frame
+                    }
+                }
+                r += 1
+            }
+            if best < 0 { break }
+            let ring = rings[best]
+            while let event = ring.peek() {
+                let frame = max(event.frame, start)
+                // Ties go to the lower source index.
+                if frame > secondFrame || (frame == secondFrame && (second < best || frame == end)) { break }
+                ring.pop()
+                // (Never before what the pan stage has already written out: only after
+                // a flood of pan events, for an event pushed late during this render.)
+                let offset = max(Int32(truncatingIfNeeded: frame &- start), Int32(state.pointee.pannedTo))
+                if case .move = event.kind {
+                    move(event, at: offset)  // the common event, inline
+                } else {
+                    apply(event, at: offset, out: out)
+                }
+            }
+        }
+    }
+
+    /// The gain a voice glides to (linear gain): `gain`, faded linearly to 0 below
+    /// `EngineLimits.silenceRatio`.
+    @_noLocks @inline(__always)
+    static func edgeFadedGain(_ gain: Float, ratio: Float) -> Float {
+        gain * min(max(ratio, 0) * (1 / EngineLimits.silenceRatio), 1)
+    }
+
+    /// Bends the voice of a `.move` event's touch, from frame `offset` of the period.
+    @_noLocks @inline(__always)
+    func move(_ event: EngineEvent, at offset: Int32) {
+        let v = index.find(event.key)
+        if v >= 0 && !catchUp(v, to: offset) {
+            retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
+        }
+    }
+
+    /// Applies `event` at frame `offset` of the current period (`out`: the period's
+    /// output, for the pan stage when its event list is full). `render` takes moves,
+    /// the common event, through `move` inline.
+    @_noLocks @inline(never)
+    func apply(_ event: EngineEvent, at offset: Int32, out: UnsafeMutablePointer<Float>) {
+        switch event.kind {
+        case .down:
+            var v = index.find(event.key)
+            if v >= 0 && catchUp(v, to: offset) { v = -1 }
+            let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
+            if v >= 0 {
+                retarget(v, key: event.key, ratio: event.value, gain: gain)
+            } else {
+                startVoice(event.key, ratio: event.value, gain: gain, at: offset)
+            }
+        case .move:
+            move(event, at: offset)
+        case .up:
+            let v = index.find(event.key)
+            if v >= 0 && !catchUp(v, to: offset) { release(v, key: event.key) }
+        case .pan:
+            queuePan(event, at: offset, out: out)
+        case .releaseSource:
+            catchUpAll(to: offset)
+            releaseMatching(source: event.key.source, all: false)
+        case .releaseAll:
+            catchUpAll(to: offset)
+            releaseMatching(source: 0, all: true)
+        }
+    }
+
+    /// Voice `v` glides to pitch `ratio` and linear `gain` over `State.glideFrames`, from
+    /// where it is now; or, when `key` is the touch waiting for `v`'s steal fade, that
+    /// touch will start with them.
+    @_noLocks @inline(__always)
+    func retarget(_ v: Int, key: TouchKey, ratio: Float, gain: Float) {
+        if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
+            voices.pendingRatio[v] = ratio
+            voices.pendingGain[v] = gain
+        } else {
+            // Glide from where the voice is now to the new target.
+            let glide = state.pointee.glideFrames
+            let left = voices.glideLeft[v]
+            let incNow = voices.incTarget[v] &- voices.incStep[v] &* left
+            let gainNow = voices.gainTarget[v] - voices.gainStep[v] * Float(left)
+            let inc = Mixer.increment(ratio: ratio)
+            voices.incTarget[v] = inc
+            voices.incStep[v] = (inc &- incNow) / glide
+            voices.gainTarget[v] = gain
+            voices.gainStep[v] = (gain - gainNow) / Float(glide)
+            voices.glideLeft[v] = glide
+        }
+    }
+
+    /// Releases voice `v` of touch `key` (its release fade starts), or drops `key` when it
+    /// is the touch still waiting for `v`; `key` no longer finds a voice.
+    @_noLocks
+    func release(_ v: Int, key: TouchKey) {
+        if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
+            voices.hasPending[v] = false  // the waiting touch ended before it sounded
+        } else {
+            voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
+        }
+        index.remove(key, voice: v)
+    }
+
+    /// Releases every voice (`all`) or every voice of input source `source`, and drops
+    /// their waiting touches; voices must have been caught up to the event's frame.
+    @_noLocks
+    func releaseMatching(source: UInt32, all: Bool) {
+        var a = 0
+        while a < state.pointee.activeCount {
+            let v = Int(voices.active[a])
+            if voices.hasPending[v] && (all || voices.pendingKey[v].source == source) {
+                voices.hasPending[v] = false
+                index.remove(voices.pendingKey[v], voice: v)
+            }
+            if all || voices.key[v].source == source {
+                if voices.rampStep[v] > 0 { index.remove(voices.key[v], voice: v) }
+                voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
+            }
+            a += 1
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// Envelope, smoothing and polyphony settings of a `Mixer`.
+public struct MixerConfiguration: Sendable {
+    /// Output rate, frames per second.
+    public var rate: Double
+    /// Largest period the render call is given, frames.
+    public var maxPeriodFrames: Int
+    /// Polyphony: voices that can sound at once (1…65536).
+    public var voices: Int
+    /// Attack fade-in, seconds (≤ 0.005).
+    public var attackSeconds: Double = 0.004
+    /// Release fade-out, seconds (≤ 0.010).
+    public var releaseSeconds: Double = 0.008
+    /// Fade of a voice stolen for a new touch, seconds.
+    public var stealSeconds: Double = 0.001
+    /// Glide time of pitch ratio and gain to each new target (a linear ramp per
+    /// sample, restarted from the current value by every move), seconds; at most
+    /// `EngineLimits.maximumGlideFrames` frames.
+    public var smoothingSeconds: Double = 0.003
+    /// Glide time of the pan to each new target (linear, per sample), seconds; at most
+    /// `EngineLimits.maximumGlideFrames` frames.
+    public var panSmoothingSeconds: Double = 0.005
+    /// Input sources (event rings) the mixer can take.
+    public var maxSources: Int = 32
+    /// Events each source's ring holds.
+    public var eventsPerSource: Int = 4096
+    /// How a voice reads between tone frames.
+    public var interpolation: Interpolation = .cubic
+
+    public init(rate: Double = 48_000, maxPeriodFrames: Int = 4096, voices: Int = 64) {
+        self.rate = rate
+        self.maxPeriodFrames = maxPeriodFrames
+        self.voices = voices
+    }
+}

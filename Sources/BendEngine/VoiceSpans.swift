@@ -1,0 +1,65 @@
+/// Span catch-up: during a period each voice is mixed into the mono mix in spans, from
+/// where it stands (`VoiceBank.mixedTo`) up to the frame of its next event, and at the
+/// end up to the period's end. An event costs one more span for its own voice only.
+/// A span also ends where a steal fade ends, so the touch waiting for the voice starts
+/// at that frame.
+extension Mixer {
+    /// Mixes voice `v` from where it stands in this period up to frame `to`; when its
+    /// fade has ended there, starts the touch waiting for it, or frees it. Returns true
+    /// when the voice was freed (its `active` slot now holds another voice).
+    /// A voice already at `frame` is left as it is: its fade was checked when it got there.
+    @_noLocks @inline(__always)
+    @discardableResult
+    func catchUp(_ v: Int, to frame: Int32) -> Bool {
+        frame > voices.mixedTo[v] ? mixSpanOutOfLine(v, to: frame) : false
+    }
+
+    /// `mixSpan`, compiled once for the event paths.
+    @_noLocks @inline(never)
+    func mixSpanOutOfLine(_ v: Int, to frame: Int32) -> Bool { mixSpan(v, to: frame) }
+
+    /// `catchUp` without the test: mixes voice `v` from where it stands to `frame`
+    /// (nothing when it is there already), then checks its fade.
+    @_noLocks @inline(__always)
+    func mixSpan(_ v: Int, to frame: Int32) -> Bool {
+        var from = voices.mixedTo[v]
+        while frame > from {
+            // A voice being stolen stops at the frame its fade ends, so the touch
+            // waiting for it starts there (its attack from silence).
+            var stop = frame
+            if voices.hasPending[v] && voices.rampStep[v] < 0 {
+                let q = voices.ramp[v] / -voices.rampStep[v]  // frames to the fade's end, ≥ 0
+                if q < Float(frame &- from) {
+                    let whole = Int32(q)
+                    stop = from &+ max(Float(whole) < q ? whole &+ 1 : whole, 1)
+                }
+            }
+            if state.pointee.cubic {
+                mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
+            } else {
+                mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
+            }
+            voices.mixedTo[v] = stop
+            from = stop
+            if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
+                if !voices.hasPending[v] { break }
+                voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
+                             gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
+            }
+        }
+        if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 && !voices.hasPending[v] {
+            freeVoice(at: Int(voices.activeIndex[v]))
+            return true
+        }
+        return false
+    }
+
+    /// `catchUp` of every sounding voice.
+    @_noLocks
+    func catchUpAll(to frame: Int32) {
+        var a = 0
+        while a < state.pointee.activeCount {
+            if !catchUp(Int(voices.active[a]), to: frame) { a += 1 }
+        }
+    }
+}
