@@ -94,6 +94,6 @@ let package = Package(
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
     ]
 )

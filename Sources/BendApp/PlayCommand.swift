@@ -1,6 +1,7 @@
 import BendAudio
 import BendControl
 import BendEngine
+import BendEvdev
 import BendInput
 import BendMIDI
 import BendSystem
@@ -93,7 +94,9 @@ enum PlayCommand {
         try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [PlaySource] = []
-        if let path = o.script { sources.append(try ScriptSource(path: path, toneNote: o.sound.toneNote)) }
+        if let path = o.script {
+            sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
+        }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {

@@ -2,9 +2,6 @@ import BendAudio
 import BendControl
 import BendEngine
 import BendInput
-import Foundation
-import Glibc
-import Synchronization
 
 /// `play`'s sources are BendControl's input sources (the protocol moved there).
 typealias PlaySource = InputSource
@@ -26,100 +23,24 @@ final class AudioOutputStatus: OutputStatus {
     var failureDescription: String? { output.failureDescription }
 }
 
-/// The pad in the terminal.
-final class TerminalSource: PlaySource, @unchecked Sendable {
-    let name = "terminal"
-    let endsPlay = true
-    private var input: TerminalInput?
-    private let failure = Mutex<String?>(nil)
-    /// `play --bluetooth`: y/n at the pad answer invitations (keys go through a filter).
-    private let prompt: InvitationPrompt?
-    private var keyboard: RemoteKeyboard?
-    /// Peers' messages and comings and goings, shown on the pad's status area.
-    private let notices: PadNotices?
-
-    init(prompt: InvitationPrompt? = nil, notices: PadNotices? = nil) {
-        self.prompt = prompt
-        self.notices = notices
-    }
-
-    /// Why the terminal failed, if it did.
-    var failureDescription: String? { failure.withLock { $0 } }
-
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer, output = context.output, prompt = self.prompt, notices = self.notices
-        do { keyboard = try prompt.map { p in try RemoteKeyboard(onText: { _ in }, textLine: false, intercept: { p.key($0) }) } } catch {
-            throw AppError.runtime("cannot use the terminal: \(error)")
+extension TerminalSource {
+    /// `play`'s terminal pad: with `prompt` (`play --bluetooth`), y/n at the pad answer
+    /// invitations and the question takes the status line; `notices` (peers' messages,
+    /// comings and goings) show on the pad's status area while it is drawn.
+    convenience init(prompt: InvitationPrompt?, notices: PadNotices?) {
+        var filter: (@Sendable (TerminalEvent) -> Bool)?
+        var deviceLine: (@Sendable () -> String?)?
+        if let prompt {
+            let keyboard = RemoteKeyboard(onText: { _ in }, textLine: false, intercept: { prompt.key($0) })
+            filter = { keyboard.filter($0) }
+            deviceLine = { prompt.line }
         }
-        let input = TerminalInput(inputFD: keyboard?.padFD ?? STDIN_FILENO, pitchMap: context.pitchMap, status: { s in
-            s.peak = Double(mixer.peak)
-            s.voices = mixer.activeVoices
-            s.xruns = output.xruns
-            s.device = prompt?.line ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
-            s.notice = notices?.current()
-        }, onEvent: { port.send($0) }, onFinish: { [self] reason in
-            if case .failed(let e) = reason { self.failure.withLock { $0 = "\(e)" } }
-            finished()
-        })
-        do {
-            try keyboard?.start()
-            try input.start()
-        } catch {
-            keyboard?.stop()
-            throw AppError.runtime("cannot use the terminal: \(error)")
+        var notice: (@Sendable () -> String?)?
+        var shown: (@Sendable (Bool) -> Void)?
+        if let notices {
+            notice = { notices.current() }
+            shown = { notices.padShown($0) }
         }
-        self.input = input
-        notices?.padShown(true)
-    }
-
-    func stop() {
-        notices?.padShown(false)
-        input?.stop()
-        keyboard?.stop()
-        keyboard = nil
-    }
-}
-
-/// A touch script played live, stamped by stream frames: `play --script FILE.jsonl`,
-/// and `replay RECORDING` (a decoded evdev recording) to ALSA.
-final class ScriptSource: PlaySource, @unchecked Sendable {
-    let name: String
-    let endsPlay = false
-    let script: TouchScript
-    private let stopFlag = Atomic<Bool>(false)
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
-
-    /// A touch script or a MIDI file (`ScriptFile`).
-    init(path: String, toneNote: Int = 69) throws {
-        name = "script '\(path)'"
-        script = try ScriptFile.load(path: path, toneNote: toneNote)
-    }
-
-    init(name: String, script: TouchScript) {
-        self.name = name
-        self.script = script
-    }
-
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer
-        let player = ScriptPlayer(script: script, port: port, rate: context.rate, position: { mixer.position })
-        player.prefill(startFrame: mixer.position)
-        let t = Thread { [self] in
-            if player.run(shouldStop: { self.stopFlag.load(ordering: .relaxed) }) {
-                finished()
-            }
-            self.done.signal()
-        }
-        t.name = "bendsynth script"
-        thread = t
-        t.start()
-    }
-
-    func stop() {
-        guard thread != nil else { return }
-        stopFlag.store(true, ordering: .relaxed)
-        done.wait()
-        thread = nil
+        self.init(filter: filter, deviceLine: deviceLine, notice: notice, shown: shown)
     }
 }

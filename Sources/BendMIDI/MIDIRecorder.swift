@@ -18,14 +18,16 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
     /// Ticks per second at the file's tempo (120 bpm).
     public static let ticksPerSecond = 1920.0
 
-    private struct State {
-        var encoder: MPEEncoder
+    private struct Take {
         var events: [(tick: UInt64, message: MIDIMessage)] = []
         var firstFrame: UInt64?
-        var lastTick: UInt64 = 0
     }
-    private let state: Mutex<State?>
+    /// The messages so far: appended by the stream's sink, read by `close`.
+    private final class TakeBox: Sendable { let take = Mutex(Take()) }
+    private let box = TakeBox()
+    private var stream: MPEStream!
     private let rate: Double
+    private let closed = Atomic<Bool>(false)
     public let path: String
 
     /// - Throws: `SystemError` (open) when the file cannot be created.
@@ -35,35 +37,31 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
         Glibc.close(fd)
         self.path = path
         self.rate = rate
-        var s = State(encoder: MPEEncoder(toneNote: toneNote, pitchMap: pitchMap))
-        s.encoder.configuration { m in s.events.append((0, m)) }
-        state = Mutex(s)
+        let box = self.box
+        stream = MPEStream(toneNote: toneNote, pitchMap: pitchMap) { message, frame in
+            box.take.withLock { t in
+                // The set-up is sent before any event: it gets tick 0.
+                let first = t.firstFrame ?? frame
+                t.firstFrame = first
+                let tick = UInt64((Double(frame &- min(first, frame)) / rate * MIDIRecorder.ticksPerSecond).rounded())
+                t.events.append((max(tick, t.events.last?.tick ?? 0), message))
+            }
+        }
+        stream.configure(atFrame: 0)
+        box.take.withLock { $0.firstFrame = nil }  // the set-up is at tick 0; so is the first event
     }
 
     public func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
-        state.withLock { s in
-            guard s != nil else { return }
-            let first = s!.firstFrame ?? streamFrame
-            s!.firstFrame = first
-            let tick = UInt64((Double(streamFrame &- min(first, streamFrame)) / rate * MIDIRecorder.ticksPerSecond).rounded())
-            s!.lastTick = max(s!.lastTick, tick)
-            let t = s!.lastTick
-            var events = s!.events
-            s!.events = []
-            s!.encoder.encode(event, source: source) { events.append((t, $0)) }
-            s!.events = events
-        }
+        stream.observe(event, source: source, streamFrame: streamFrame)
     }
 
     /// Writes the file (note-offs for touches still held at the last event's time).
     /// Further events are ignored.
     /// - Throws: `SystemError` when the file cannot be written.
     public func close() throws {
-        let taken: State? = state.withLock { s in defer { s = nil }; return s }
-        guard var s = taken else { return }
-        let t = s.lastTick
-        var events = s.events
-        s.encoder.releaseAll { events.append((t, $0)) }
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        stream.finish()
+        let events = box.take.withLock { $0.events }
         let bytes = StandardMIDIFile.format0(events: events, ticksPerQuarter: MIDIRecorder.ticksPerQuarter)
         let temporary = path + ".\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
