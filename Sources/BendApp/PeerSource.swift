@@ -5,16 +5,6 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// Per-peer limits of the instrument; going over is logged (once a second) and dropped.
-struct PeerLimits: Sendable {
-    /// TOUCH and TILT frames per second per peer (token bucket, burst = one second's worth).
-    var eventsPerSecond = 2000.0
-    /// Touches one peer may hold down at once.
-    var touchesAtOnce = 10
-    /// Longest TEXT shown, in UTF-8 bytes.
-    var textBytes = 200
-}
-
 /// `play --listen`: other machines' touches over the peer protocol. Each peer's touch
 /// ids live in their own namespace (mapped to fresh port ids); when a peer goes —
 /// BYE, closed socket, heartbeat timeout, a bad frame — every touch it holds ends.
@@ -31,10 +21,9 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     /// Over Bluetooth with the terminal: the player answers invitations at the pad.
     let prompt: InvitationPrompt?
     private var session: PeerSession?
-    /// Only the session's I/O thread touches these (it is the port's one producer).
-    private var touches: [PeerID: [UInt32: UInt32]] = [:]
-    private var buckets: [PeerID: (tokens: Double, at: UInt64, lastLog: UInt64)] = [:]
-    private var nextTouch: UInt32 = 1
+    /// Peers' touches → this port's: only the session's I/O thread (the port's one
+    /// producer) uses it.
+    private var translator: PeerTouchTranslator
     private let bound = Mutex<String?>(nil)
     private var announcer: PeerAnnouncer?
     /// Off loopback, where avahi-daemon runs: the `_bendsynth._tcp` DNS-SD record.
@@ -61,6 +50,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         name = "peers over Bluetooth"
         key = nil
         self.limits = limits
+        translator = PeerTouchTranslator(limits: limits)
         transport = RFCOMMTransport()
         self.admission = admission
     }
@@ -81,6 +71,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
         listenAddress = ep.description
         name = "peers on \(ep)"
         self.limits = limits
+        translator = PeerTouchTranslator(limits: limits)
         transport = TCPTransport()
         admission = nil
         prompt = nil
@@ -164,63 +155,12 @@ final class PeerSource: PlaySource, @unchecked Sendable {
 
     /// - Thread: the session's I/O thread.
     private func receive(_ message: PeerMessage, from peer: PeerInfo, port: ControlPort) {
-        if case .text(let text) = message {
-            let shown = text.utf8.count > limits.textBytes ? "\(text.prefix(limits.textBytes))… (cut: \(text.utf8.count) bytes, limit \(limits.textBytes))" : text
-            notices.post("message from \(peer.name.isEmpty ? peer.address : peer.name): \(shown)")
-            return
-        }
-        if case .touch(_, .up, _, _, _) = message {} else { guard allow(peer) else { return } }
-        switch message {
-        case let .touch(id, phase, x, y, _):
-            var mine = touches[peer.id, default: [:]]
-            switch phase {
-            case .down:
-                if let old = mine[id] { port.send(.touch(id: old, phase: .up, x: 0, y: 0)) }
-                guard mine.count < limits.touchesAtOnce || mine[id] != nil else {
-                    return log(peer, "more than \(limits.touchesAtOnce) touches at once; touch dropped")
-                }
-                let local = nextTouch
-                nextTouch = nextTouch == UInt32.max ? 1 : nextTouch + 1
-                mine[id] = local
-                port.send(.touch(id: local, phase: .down, x: Double(x), y: Double(y)))
-            case .move:
-                guard let local = mine[id] else { return }
-                port.send(.touch(id: local, phase: .move, x: Double(x), y: Double(y)))
-            case .up:
-                guard let local = mine.removeValue(forKey: id) else { return }
-                port.send(.touch(id: local, phase: .up, x: 0, y: 0))
-            }
-            touches[peer.id] = mine
-        case let .tilt(value, _):
-            port.send(.tilt(Double(value)))
-        default: break
-        }
+        translator.receive(message, from: peer, at: MonotonicClock.nanos(), emit: { port.send($0) }, notice: { notices.post($0) })
     }
 
+    /// - Thread: the session's I/O thread.
     private func releaseTouches(of peer: PeerID, port: ControlPort) {
-        for local in (touches.removeValue(forKey: peer) ?? [:]).values.sorted() {
-            port.send(.touch(id: local, phase: .up, x: 0, y: 0))
-        }
-        buckets[peer] = nil
-    }
-
-    /// Token bucket: `eventsPerSecond`, burst one second. An up always passes (never strand a voice).
-    private func allow(_ peer: PeerInfo) -> Bool {
-        let now = MonotonicClock.nanos()
-        var b = buckets[peer.id] ?? (limits.eventsPerSecond, now, 0)
-        b.tokens = min(limits.eventsPerSecond, b.tokens + Double(now - b.at) / 1e9 * limits.eventsPerSecond)
-        b.at = now
-        defer { buckets[peer.id] = b }
-        if b.tokens >= 1 { b.tokens -= 1; return true }
-        if now - b.lastLog > 1_000_000_000 {
-            b.lastLog = now
-            notices.post("\(peer): over \(Int(limits.eventsPerSecond)) events/s; events dropped")
-        }
-        return false
-    }
-
-    private func log(_ peer: PeerInfo, _ what: String) {
-        notices.post("\(peer): \(what)")
+        translator.release(peer, emit: { port.send($0) })
     }
 
     private func hostName() -> String {

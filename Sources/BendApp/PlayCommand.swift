@@ -2,6 +2,7 @@ import BendAudio
 import BendControl
 import BendEngine
 import BendInput
+import BendPeers
 import BendSystem
 import CALSA
 import Dispatch

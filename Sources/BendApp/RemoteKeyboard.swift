@@ -1,3 +1,4 @@
+import BendPeers
 import BendSystem
 import Glibc
 import Synchronization
@@ -103,7 +104,7 @@ final class RemoteKeyboard: @unchecked Sendable {
                     while let last = line.popLast(), last & 0xc0 == 0x80 {}   // a whole UTF-8 character
                     typing.withLock { $0 = line }
                 case 0x20...:
-                    if line.count < PeerTextLimit.bytes { line.append(byte); typing.withLock { $0 = line } }
+                    if line.count < PeerProtocol.maxTextBytes { line.append(byte); typing.withLock { $0 = line } }
                 default: break
                 }
                 return
@@ -131,6 +132,3 @@ final class RemoteKeyboard: @unchecked Sendable {
         }
     }
 }
-
-/// Longest text line the remote lets one type (the protocol's TEXT bound).
-enum PeerTextLimit { static let bytes = 280 }

@@ -41,7 +41,7 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
         let session = self.session
         let both: @Sendable (ControlEvent) -> Void = { event in
             port.send(event)
-            RemoteCommand.forward(event, to: session)
+            session.forward(event)
         }
         let end: @Sendable () -> Void = { [self] in finishOnce.withLock { f in f?(); f = nil } }
         if let script {

@@ -1,4 +1,5 @@
 import CBluetooth
+import BendSystem
 import Glibc
 
 /// Bluetooth discovery for bendsynth: an SDP service record for our service UUID on the
@@ -101,7 +102,7 @@ public final class BluetoothServiceRecord: @unchecked Sendable {
         guard let s = sdp_connect(&any, &local, UInt32(SDP_RETRY_IF_BUSY)) else {
             throw Sockets.fail("sdp_connect(local SDP server; is bluetoothd running?)")
         }
-        guard let r = sdp_record_alloc() else { sdp_close(s); throw PeerError.system("sdp_record_alloc: out of memory") }
+        guard let r = sdp_record_alloc() else { sdp_close(s); throw PeerError.system(SystemError(call: "sdp_record_alloc", code: ENOMEM)) }
         // The lists keep pointers to their items: the UUIDs live on the heap until registered.
         let uuids = UnsafeMutablePointer<CBluetooth.uuid_t>.allocate(capacity: 4)
         uuids.initialize(repeating: CBluetooth.uuid_t(), count: 4)

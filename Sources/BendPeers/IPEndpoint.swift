@@ -1,3 +1,4 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 
@@ -65,7 +66,7 @@ public struct IPEndpoint: Sendable, Hashable, CustomStringConvertible {
 
 /// Small socket helpers; every failure names the call and the endpoint.
 enum Sockets {
-    static func fail(_ call: String) -> PeerError { PeerError.system("\(call): \(String(cString: strerror(errno)))") }
+    static func fail(_ call: String, code: Int32 = errno) -> PeerError { PeerError.system(SystemError(call: call, code: code)) }
 
     static func bind(_ fd: Int32, _ ep: IPEndpoint) throws {
         var sa = ep.sockaddr
@@ -145,22 +146,14 @@ enum Sockets {
 
     /// poll() one fd for `events` up to `timeout` seconds; true when ready.
     static func wait(_ fd: Int32, events: Int16, timeout: Double) -> Bool {
-        let deadline = Double(MonotonicNanos.now()) + timeout * 1e9
+        let deadline = Double(MonotonicClock.nanos()) + timeout * 1e9
         while true {
             var p = pollfd(fd: fd, events: events, revents: 0)
-            let left = max(0, Int32((deadline - Double(MonotonicNanos.now())) / 1e6))
+            let left = max(0, Int32((deadline - Double(MonotonicClock.nanos())) / 1e6))
             let rc = poll(&p, 1, left)
             if rc > 0 { return true }
             if rc == 0 { return false }
             if errno != EINTR { return false }
         }
-    }
-}
-
-enum MonotonicNanos {
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 }

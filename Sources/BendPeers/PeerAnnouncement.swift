@@ -1,3 +1,4 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Dispatch
 import Glibc
@@ -88,10 +89,10 @@ public func discoverInstruments(seconds: Double, port: UInt16 = PeerAnnouncement
     let fd = try openAnnouncementListener(port: port)
     defer { close(fd) }
     var found: [PeerAnnouncement] = []
-    let deadline = MonotonicNanos.now() + UInt64(seconds * 1e9)
+    let deadline = MonotonicClock.nanos() + UInt64(seconds * 1e9)
     var buffer = [UInt8](repeating: 0, count: 512)
-    while MonotonicNanos.now() < deadline {
-        guard Sockets.wait(fd, events: Int16(POLLIN), timeout: Double(deadline - min(deadline, MonotonicNanos.now())) / 1e9) else { continue }
+    while MonotonicClock.nanos() < deadline {
+        guard Sockets.wait(fd, events: Int16(POLLIN), timeout: Double(deadline - min(deadline, MonotonicClock.nanos())) / 1e9) else { continue }
         var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let n = buffer.withUnsafeMutableBytes { b in
             withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len) } }

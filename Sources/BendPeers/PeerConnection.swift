@@ -1,10 +1,11 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 import Synchronization
 
-/// One stream to one peer. The session's I/O thread owns `phase`, the decoder and the
-/// timers; senders on other threads use `write`, which holds the lock that `shut`
-/// takes, so a descriptor is never written after it is closed.
+/// One stream to one peer. The session's I/O thread (`PeerLinks`) owns `phase`, the
+/// decoder and the timers; senders on other threads use `write`, which holds the lock
+/// that `shut` takes, so a descriptor is never written after it is closed.
 final class PeerConnection: @unchecked Sendable {
     enum Phase { case awaitingChallenge, awaitingHello, awaitingDecision, awaitingAccept, connected, closed }
 
@@ -16,6 +17,8 @@ final class PeerConnection: @unchecked Sendable {
     /// Announced to the owner (a `.connecting` was sent), so a `.disconnected` follows.
     var announced = false
     var nonce: [UInt8] = []
+    /// Server: HELLO must prove the shared key (the listener is not loopback, or always).
+    var requireKey = false
     var handshakeDeadline: UInt64
     /// Seconds the handshake may take (for messages).
     let handshakeTimeout: Double
@@ -55,7 +58,7 @@ final class PeerConnection: @unchecked Sendable {
         self.remoteAddress = remote
         self.phase = outgoing ? .awaitingChallenge : .awaitingHello
         self.info = PeerInfo(id: PeerID(0), name: "", address: remote)
-        let now = MonotonicNanos.now()
+        let now = MonotonicClock.nanos()
         self.handshakeDeadline = now + UInt64(handshakeTimeout * 1e9)
         self.handshakeTimeout = handshakeTimeout
         self.lastHeard = now
@@ -100,6 +103,19 @@ final class PeerConnection: @unchecked Sendable {
                 if !Sockets.sendAll(s.fd, FrameCodec.encode(m)) { s.broken = true; return }
             }
         }
+    }
+
+    /// What one read of the stream gave.
+    enum Received { case bytes(Int), closed, failed(String), nothing }
+
+    /// Reads what is pending into `buffer` (the stream was readable).
+    /// - Thread: the session's I/O thread.
+    func receive(_ buffer: inout [UInt8]) -> Received {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { return .bytes(n) }
+        if n == 0 { return .closed }
+        if errno == EINTR || errno == EAGAIN { return .nothing }
+        return .failed(String(cString: strerror(errno)))
     }
 
     /// Best effort, never blocks (BYE to a peer that may be gone).
