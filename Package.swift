@@ -38,6 +38,8 @@ let package = Package(
                        providers: [.apt(["libavahi-client-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
+        // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         // MXCSR (flush denormals on the render thread): <xmmintrin.h> wrappers.
         .systemLibrary(name: "CFloatEnv", path: "Sources/CFloatEnv"),
         // Test support only: counts malloc calls made on a marked thread.
@@ -45,8 +47,8 @@ let package = Package(
 
         // The render loop: voices, mixer, rings. Imports Synchronization only.
         .target(name: "BendEngine", path: "Sources/BendEngine"),
-        // errno, clocks, threads, signals, terminal modes.
-        .target(name: "BendSystem", dependencies: ["CFloatEnv"], path: "Sources/BendSystem"),
+        // The runtime: errors, threads, the event loop, sockets, clocks, signals, terminal modes.
+        .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // ALSA output, tone loading (libsndfile + libsamplerate), WAV recording, offline render.
@@ -68,6 +70,7 @@ let package = Package(
         // Test helpers: FFT, RMS, steps, test tones.
         .target(name: "BendTestSupport", path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
+        .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),

@@ -16,7 +16,7 @@ check() {  # target, allowed imports (regex)
     done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import ' "Sources/$target" --include='*.swift')
 }
 check BendEngine  'Synchronization'
-check BendSystem  'Glibc|Synchronization|CFloatEnv'
+check BendSystem  'Glibc|Synchronization|CFloatEnv|CSystem'
 check BendControl 'BendEngine|BendSystem|Foundation|Glibc|Synchronization'
 check BendAudio   'BendEngine|BendSystem|BendControl|CALSA|CSndFile|CSampleRate|Foundation|Glibc|Synchronization|Dispatch'
 check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchronization|Dispatch'

@@ -6,28 +6,24 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// What an input source of `play` sees of the instrument.
-struct PlayContext: @unchecked Sendable {
-    var mixer: Mixer
-    var output: AudioOutput
-    var pitchMap: PitchMap
-    /// Frames per second.
-    var rate: Double
+/// `play`'s sources are BendControl's input sources (the protocol moved there).
+typealias PlaySource = InputSource
+typealias PlayContext = InputContext
+
+extension InputContext {
+    /// The context of a source playing into `output`.
+    init(mixer: Mixer, output: AudioOutput, pitchMap: PitchMap, rate: Double) {
+        self.init(mixer: mixer, output: AudioOutputStatus(output), pitchMap: pitchMap, rate: rate)
+    }
 }
 
-/// One input source of `play`: the terminal, a touch script, (later) devices and peers.
-/// Each gets its own `ControlPort` (its own event ring: single producer).
-protocol PlaySource: AnyObject, Sendable {
-    /// For messages.
-    var name: String { get }
-    /// True when play ends as this source ends (the terminal: `q`, hang-up).
-    var endsPlay: Bool { get }
-    /// Starts the source; it calls `finished` once if it ends by itself.
-    /// - Throws: `AppError` when it cannot start.
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws
-    /// Stops the source and waits for it; its touches end (by it or by the caller's
-    /// `port.releaseAll()`, which follows).
-    func stop()
+/// An `AudioOutput` seen as sources see it.
+final class AudioOutputStatus: OutputStatus {
+    let output: AudioOutput
+    init(_ output: AudioOutput) { self.output = output }
+    var description: String { output.description }
+    var xruns: Int { output.xruns }
+    var failureDescription: String? { output.failureDescription }
 }
 
 /// The pad in the terminal.

@@ -15,23 +15,19 @@ public enum StopSignals {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// Starts a thread that waits for SIGINT or SIGTERM and calls `action` once with it.
+    /// Starts a thread ("bendsynth signals") that waits for SIGINT or SIGTERM and calls
+    /// `action` once with it. Should the thread not start (no threads left), the signals
+    /// stay blocked and pending: the caller's other ways to stop still work.
     /// - Thread: setup, after `block()`.
     public static func wait(then action: @escaping @Sendable (Int32) -> Void) {
-        final class Box: @unchecked Sendable { let action: (Int32) -> Void; init(_ a: @escaping (Int32) -> Void) { action = a } }
-        let box = Unmanaged.passRetained(Box(action)).toOpaque()
-        var thread = pthread_t()
-        _ = pthread_create(&thread, nil, { context in
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+        try? SystemThread.detached(name: "bendsynth signals") {
             var set = sigset_t()
             sigemptyset(&set)
             sigaddset(&set, SIGINT)
             sigaddset(&set, SIGTERM)
             var sig: Int32 = 0
             while sigwait(&set, &sig) != 0 {}
-            box.action(sig)
-            return nil
-        }, box)
-        pthread_detach(thread)
+            action(sig)
+        }
     }
 }

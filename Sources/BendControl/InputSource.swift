@@ -1,0 +1,47 @@
+import BendEngine
+
+/// What an input source may show of the output it plays into (the terminal pad's status
+/// line, a peer's STATUS frame).
+public protocol OutputStatus: AnyObject, Sendable {
+    /// One line: device, rate, period, buffer, latency, format.
+    var description: String { get }
+    /// Xruns recovered so far. - Thread: any.
+    var xruns: Int { get }
+    /// Why the output ended by itself (device gone), nil while it runs. - Thread: any.
+    var failureDescription: String? { get }
+}
+
+/// What an input source sees of the instrument.
+public struct InputContext: @unchecked Sendable {
+    /// The engine, to read (peak, voices, stream position); events go through the port.
+    public var mixer: Mixer
+    public var output: any OutputStatus
+    public var pitchMap: PitchMap
+    /// Frames per second.
+    public var rate: Double
+
+    public init(mixer: Mixer, output: any OutputStatus, pitchMap: PitchMap, rate: Double) {
+        self.mixer = mixer
+        self.output = output
+        self.pitchMap = pitchMap
+        self.rate = rate
+    }
+}
+
+/// One way touches reach the instrument: the terminal, a touch script, input devices,
+/// OSC, peers. Each gets its own `ControlPort` (its own event ring: one producer) and
+/// runs its I/O on the runtime (`EventLoop`, `SystemThread`); a source whose touches come
+/// from many owners numbers them through a `TouchNamespace`.
+public protocol InputSource: AnyObject, Sendable {
+    /// For messages.
+    var name: String { get }
+    /// True when play ends as this source ends (the terminal: `q`, hang-up).
+    var endsPlay: Bool { get }
+    /// Starts the source; it calls `finished` once if it ends by itself.
+    /// - Throws: when it cannot start (the app's error type, with its exit status).
+    /// - Thread: setup.
+    func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws
+    /// Stops the source and waits for it; its touches end (by it or by the caller's
+    /// `port.releaseAll()`, which follows). - Thread: setup.
+    func stop()
+}
