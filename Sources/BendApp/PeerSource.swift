@@ -66,8 +66,8 @@ final class PeerSource: PlaySource, @unchecked Sendable {
     init(listen: String, keyFile: String?, limits: PeerLimits = PeerLimits()) throws {
         var spec = listen
         if !spec.isEmpty, spec.allSatisfy(\.isNumber) { spec = ":" + spec }
-        let ep: IPEndpoint
-        do { ep = try IPEndpoint.parse(spec) } catch { throw AppError.usage("play: --listen \(error)") }
+        let ep: SocketAddress
+        do { ep = try PeerAddress.parse(spec) } catch { throw AppError.usage("play: --listen \(error)") }
         listenAddress = ep.description
         name = "peers on \(ep)"
         self.limits = limits
@@ -129,7 +129,7 @@ final class PeerSource: PlaySource, @unchecked Sendable {
             } else {
                 printErr("bendsynth: listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
             }
-            if admission == nil, let ep = try? IPEndpoint.parse(address) {
+            if admission == nil, let ep = try? PeerAddress.parse(address) {
                 announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
                                                broadcast: !ep.isLoopback)
                 // DNS-SD too where avahi-daemon runs (off loopback only); silently none otherwise.

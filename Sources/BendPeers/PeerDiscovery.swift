@@ -4,37 +4,47 @@ import Glibc
 import Synchronization
 
 /// The session's discovery (`PeerSession.browse`): hears instruments' UDP announcements
-/// and turns them, and their silence, into `.available` / `.unavailable` state changes
-/// (an `AnnouncementTracker`). Owns the announcement socket.
-/// - Thread: `adopt`, `service` and `close` on the session's I/O thread (`close` also
-///   after it ended); `available` from any thread.
+/// on the session's event loop and turns them, and their silence, into `.available` /
+/// `.unavailable` state changes (an `AnnouncementTracker`). Owns the announcement socket.
+/// - Thread: `start` and `stop` from the session (setup, or after its loop ended); the
+///   handler and timer run on the loop; `available` from any thread.
 final class PeerDiscovery: @unchecked Sendable {
-    /// The announcement socket, −1 while not browsing. I/O thread only.
-    private var socket: Int32 = -1
-    /// What was heard. I/O thread only.
+    private struct Browsing {
+        var socket: Socket
+        var handler: EventLoop.Handler
+        var timer: EventLoop.Timer
+    }
+    /// Set while browsing.
+    private let browsing = Mutex<Browsing?>(nil)
+    /// What was heard. Loop thread only.
     private var tracker = AnnouncementTracker()
+    private var buffer = [UInt8](repeating: 0, count: 512)
     /// A copy of `tracker.available` for other threads.
     private let heard = Mutex<[PeerAnnouncement]>([])
 
-    /// The descriptor to wait on, −1 while not browsing. - Thread: I/O thread.
-    var descriptor: Int32 { socket }
+    /// How often silent instruments are looked for, in nanoseconds.
+    static let expiryCheck: UInt64 = 50_000_000
 
-    /// Starts browsing on `fd` (from `openAnnouncementListener`), forgetting instruments
-    /// silent for `expiry` seconds. False when already browsing: the caller closes `fd`.
-    func adopt(_ fd: Int32, expiry: Double) -> Bool {
-        guard socket < 0 else { return false }
-        socket = fd
-        tracker.expiry = expiry
-        return true
+    /// Starts browsing on `socket` (from `openAnnouncementListener`), forgetting
+    /// instruments silent for `expiry` seconds; `report` gets the state changes, in
+    /// order, on `loop`. False when already browsing: the caller closes `socket`.
+    func start(_ socket: Socket, expiry: Double, on loop: EventLoop, report: @escaping @Sendable ([PeerStateChange]) -> Void) -> Bool {
+        browsing.withLock { b in
+            guard b == nil else { return false }
+            loop.execute { [self] in tracker.expiry = expiry }
+            let handler = loop.add(fd: socket.fd, events: .readable) { [self] _ in report(service(socket, readable: true)) }
+            let timer = loop.schedule(after: Self.expiryCheck, repeating: Self.expiryCheck) { [self] in report(service(socket, readable: false)) }
+            b = Browsing(socket: socket, handler: handler, timer: timer)
+            return true
+        }
     }
 
     /// The instruments heard now. - Thread: any.
     var available: [PeerAnnouncement] { heard.withLock { $0 } }
 
     /// Reads pending announcements (when `readable`) and expires silent instruments.
-    /// - Returns: the state changes, in order (none while not browsing).
-    func service(readable: Bool, _ buffer: inout [UInt8]) -> [PeerStateChange] {
-        guard socket >= 0 else { return [] }
+    /// - Returns: the state changes, in order. - Thread: the loop.
+    private func service(_ socket: Socket, readable: Bool) -> [PeerStateChange] {
         let now = MonotonicClock.nanos()
         var changes: [PeerStateChange] = []
         if readable {
@@ -50,9 +60,12 @@ final class PeerDiscovery: @unchecked Sendable {
         return changes
     }
 
-    /// Stops browsing (closes the socket).
-    func close() {
-        if socket >= 0 { Glibc.close(socket); socket = -1 }
+    /// Stops browsing: no more reports; closes the socket.
+    func stop(on loop: EventLoop) {
+        guard let b = browsing.withLock({ b -> Browsing? in defer { b = nil }; return b }) else { return }
+        loop.remove(b.handler)
+        loop.cancel(b.timer)
+        b.socket.close()
     }
 }
 
@@ -60,28 +73,21 @@ final class PeerDiscovery: @unchecked Sendable {
 /// of the announcement group on `lo` and on the default interface (each join is best
 /// effort: a namespace without a multicast route still hears loopback and broadcast).
 /// - Throws: `PeerError.system` naming the failing call.
-func openAnnouncementListener(port: UInt16) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_DGRAM)") }
-    Sockets.setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-    Sockets.setInt(fd, SOL_SOCKET, SO_REUSEPORT, 1)
-    do { try Sockets.bind(fd, IPEndpoint(address: 0, port: port)) } catch { close(fd); throw error }
+func openAnnouncementListener(port: UInt16) throws(PeerError) -> Socket {
+    let s: Socket
+    do { s = try Socket.datagram(boundTo: SocketAddress(ipv4: 0, port: port), reusePort: true) } catch { throw PeerError.system(error) }
     for interface in [inet_addr("127.0.0.1"), 0] {
-        var m = ip_mreq(imr_multiaddr: in_addr(s_addr: inet_addr(PeerAnnouncement.multicastGroup)), imr_interface: in_addr(s_addr: interface))
-        _ = setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ip_mreq>.size))
+        try? s.setOption(Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP,
+                         ip_mreq(imr_multiaddr: in_addr(s_addr: inet_addr(PeerAnnouncement.multicastGroup)), imr_interface: in_addr(s_addr: interface)))
     }
-    return fd
+    return s
 }
 
 /// Reads one pending datagram without blocking: the announcement, or nil (none pending
 /// — `more` false — or not an announcement).
-func receiveAnnouncement(_ fd: Int32, _ buffer: inout [UInt8]) -> (PeerAnnouncement?, more: Bool) {
-    var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let n = buffer.withUnsafeMutableBytes { b in
-        withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len) } }
-    }
-    guard n >= 0 else { return (nil, false) }
-    return (PeerAnnouncement.parse(buffer[0..<n], host: IPEndpoint(sa).host), true)
+func receiveAnnouncement(_ socket: Socket, _ buffer: inout [UInt8]) -> (PeerAnnouncement?, more: Bool) {
+    guard let (n, from) = try? buffer.withUnsafeMutableBytes({ b in try socket.receiveFrom(into: b, flags: Int32(MSG_DONTWAIT)) }) else { return (nil, false) }
+    return (PeerAnnouncement.parse(buffer[0..<n], host: from?.host ?? ""), true)
 }
 
 /// Listens until an instrument announcing the display name `name` is heard, then one
@@ -91,8 +97,8 @@ func receiveAnnouncement(_ fd: Int32, _ buffer: inout [UInt8]) -> (PeerAnnouncem
 /// - Throws: `PeerError.system` when the discovery port cannot be bound.
 /// - Thread: any (blocks up to `seconds`).
 public func findInstruments(named name: String, seconds: Double, port: UInt16 = PeerAnnouncement.port) throws -> [PeerAnnouncement] {
-    let fd = try openAnnouncementListener(port: port)
-    defer { close(fd) }
+    let socket = try openAnnouncementListener(port: port)
+    defer { socket.close() }
     var tracker = AnnouncementTracker(expiry: .infinity)
     var deadline = MonotonicClock.nanos() + UInt64(seconds * 1e9)
     var buffer = [UInt8](repeating: 0, count: 512)
@@ -104,8 +110,8 @@ public func findInstruments(named name: String, seconds: Double, port: UInt16 = 
     }
     while MonotonicClock.nanos() < deadline {
         let left = Double(deadline - min(deadline, MonotonicClock.nanos())) / 1e9
-        guard Sockets.wait(fd, events: Int16(POLLIN), timeout: left) else { continue }
-        while case let (a, more) = receiveAnnouncement(fd, &buffer), more {
+        guard (try? IOWait.wait(fd: socket.fd, for: .readable, timeout: left)).map({ !$0.isEmpty }) == true else { continue }
+        while case let (a, more) = receiveAnnouncement(socket, &buffer), more {
             if let a { _ = tracker.heard(a, at: MonotonicClock.nanos()) }
         }
         if !matchedOnce, !matches().isEmpty {

@@ -3,20 +3,21 @@ import Synchronization
 
 /// The session's links to its peers: every connection, its handshake (docs/PROTOCOL.md),
 /// invitations, heartbeats and closing, and the table other threads send through.
-/// The session's I/O loop hands it what it read; it hands the owner state changes and
-/// messages (the handlers below), in order, on that thread.
+/// Each stream is watched on the session's event loop; the links hand the owner state
+/// changes and messages (the handlers below), in order, on the loop's thread.
 ///
 /// RW-44: a fresh link (RFCOMM above all) may lose the first bytes sent on it, so the
 /// side that waits for an answer — the server after CHALLENGE, the client after HELLO —
 /// sends its frame again every `handshakeResendInterval` until the answer comes or the
 /// handshake timeout closes the connection (its detail says how many times it was sent).
 /// The receiving side treats an identical repeat as a repeat, not as out of order.
-/// - Thread: the methods marked "I/O thread" on the session's I/O thread only (or after
-///   it ended); the others from any thread.
+/// - Thread: the methods marked "I/O thread" on the session's loop thread only (or after
+///   the loop ended); the others from any thread.
 final class PeerLinks: @unchecked Sendable {
     private let configuration: PeerSession.Configuration
     private let instance: UInt64
     private let datagrams: PeerDatagrams
+    private let loop: EventLoop
 
     /// The owner's handlers (`PeerSession`'s). Set before the I/O thread starts.
     var onStateChange: @Sendable (PeerStateChange) -> Void = { _ in }
@@ -26,22 +27,25 @@ final class PeerLinks: @unchecked Sendable {
 
     /// Every connection not yet pruned. I/O thread only.
     private var connections: [PeerConnection] = []
+    /// Where streams are read into. I/O thread only.
+    private var buffer = [UInt8](repeating: 0, count: 4096)
     /// The connected ones by peer, for senders on other threads.
     private let connected = Mutex<[PeerID: PeerConnection]>([:])
     /// Invitations waiting for the player (`InvitationDecision.ask`), for other threads.
     private let pending = Mutex<[PeerInfo]>([])
 
-    init(configuration: PeerSession.Configuration, instance: UInt64, datagrams: PeerDatagrams) {
+    init(configuration: PeerSession.Configuration, instance: UInt64, datagrams: PeerDatagrams, loop: EventLoop) {
         self.configuration = configuration
         self.instance = instance
         self.datagrams = datagrams
+        self.loop = loop
     }
 
     // MARK: - Any thread
 
-    /// Sends `message` to the selected connected peers. Returns how many it was handed to;
-    /// `wake` is called when the I/O thread has work (a queued send, a broken stream).
-    func send(_ message: PeerMessage, to selection: PeerSelection, mode: SendMode, wake: () -> Void) -> Int {
+    /// Sends `message` to the selected connected peers. Returns how many it was handed to.
+    /// A queued send or a broken stream is the loop's work (`tick`).
+    func send(_ message: PeerMessage, to selection: PeerSelection, mode: SendMode) -> Int {
         let targets: [PeerConnection] = connected.withLock { peers in
             switch selection {
             case .all: Array(peers.values)
@@ -50,15 +54,15 @@ final class PeerLinks: @unchecked Sendable {
         }
         var sent = 0
         for c in targets {
-            if mode == .unreliable, datagrams.descriptor >= 0, let (ep, token) = c.shared.withLock({ s in s.udp.map { ($0, s.remoteToken) } }) {
+            if mode == .unreliable, datagrams.current != nil, let (ep, token) = c.shared.withLock({ s in s.udp.map { ($0, s.remoteToken) } }) {
                 if datagrams.send(message, token: token, to: ep) { sent += 1 }
             } else if mode == .unreliable {
                 if c.enqueueUnreliable(message) { sent += 1 }
-                wake()
+                loop.execute { [self] in tick() }
             } else if c.write(message) {
                 sent += 1
             } else {
-                wake()
+                loop.execute { [self] in tick() }
             }
         }
         return sent
@@ -72,28 +76,34 @@ final class PeerLinks: @unchecked Sendable {
 
     // MARK: - I/O thread
 
-    /// The connections to wait on (not closed).
-    var open: [PeerConnection] { connections.filter { $0.phase != .closed } }
-
     /// An outgoing connection from `PeerSession.connect`: it waits for CHALLENGE.
     func adopt(_ c: PeerConnection) {
-        connections.append(c)
+        watch(c)
         c.announced = true
         onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "connecting to \(c.remoteAddress)"))
     }
 
     /// An accepted stream: CHALLENGE goes out (demanding the key when `requireKey`).
-    func accepted(fd: Int32, remote: String, requireKey: Bool) {
-        let c = PeerConnection(fd: fd, outgoing: false, remote: remote, handshakeTimeout: configuration.handshakeTimeout)
+    func accepted(_ socket: Socket, remote: String, requireKey: Bool) {
+        let c = PeerConnection(socket: socket, outgoing: false, remote: remote, handshakeTimeout: configuration.handshakeTimeout)
         c.nonce = randomBytes(PeerProtocol.nonceBytes)
         c.requireKey = requireKey
-        connections.append(c)
+        watch(c)
         sendHandshake(.challenge(version: PeerProtocol.version, authRequired: requireKey, nonce: c.nonce), on: c)
     }
 
+    /// Keeps `c` and watches its stream on the loop.
+    private func watch(_ c: PeerConnection) {
+        connections.append(c)
+        c.handler = loop.add(fd: c.socket.fd, events: .readable) { [self] events in
+            service(c, readable: !events.subtracting(.writable).isEmpty, writable: events.contains(.writable))
+        }
+    }
+
     /// `c`'s stream was ready: `writable` flushes its queue, `readable` reads and handles
-    /// what came (a bad frame closes it).
-    func service(_ c: PeerConnection, readable: Bool, writable: Bool, _ buffer: inout [UInt8]) {
+    /// what came (a bad frame closes it). Then the timers (`tick`), as after every read.
+    private func service(_ c: PeerConnection, readable: Bool, writable: Bool) {
+        defer { tick() }
         if writable, c.phase != .closed { c.flushQueue() }
         guard readable, c.phase != .closed else { return }
         switch c.receive(&buffer) {
@@ -118,10 +128,10 @@ final class PeerLinks: @unchecked Sendable {
 
     /// One datagram: delivered when its token names a connected peer, it comes from that
     /// peer's address and holds exactly one TOUCH or TILT; else counted as dropped.
-    func datagram(token: UInt32, from: IPEndpoint, body: ArraySlice<UInt8>) {
+    func datagram(token: UInt32, from: SocketAddress, body: ArraySlice<UInt8>) {
         guard let c = connections.first(where: { $0.localToken == token && $0.phase == .connected }) else { return }
         var d = FrameStreamDecoder()
-        guard c.shared.withLock({ $0.udp?.address == from.address }),
+        guard c.shared.withLock({ $0.udp?.ipBytes == from.ipBytes }),
               let ms = try? d.feed(body), ms.count == 1, d.pending == 0 else {
             c.shared.withLock { $0.status.droppedDatagrams += 1 }
             return
@@ -134,9 +144,14 @@ final class PeerLinks: @unchecked Sendable {
     }
 
     /// Timers: broken streams, handshake and invitation deadlines, resends, heartbeats.
-    /// Then forgets closed connections.
+    /// Then watches for writability the streams that have unreliable sends queued, and
+    /// forgets closed connections.
     func tick() {
         let now = MonotonicClock.nanos()
+        defer {
+            connections.removeAll { $0.phase == .closed }
+            for c in connections { if let h = c.handler { loop.setEvents(h, c.hasQueued ? [.readable, .writable] : .readable) } }
+        }
         for c in connections where c.phase != .closed {
             if c.shared.withLock({ $0.broken }) {
                 closeConnection(c, .connectionLost, "sending failed or timed out", bye: false)
@@ -163,7 +178,6 @@ final class PeerLinks: @unchecked Sendable {
                 _ = c.write(.ping(sequence: c.pingSequence, sent: now))
             }
         }
-        connections.removeAll { $0.phase == .closed }
     }
 
     /// Closes every open connection with BYE (`detail` says why) and forgets them.
@@ -235,8 +249,8 @@ final class PeerLinks: @unchecked Sendable {
     private func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
         c.phase = .connected
         c.lastHeard = MonotonicClock.nanos()
-        if udpPort != 0, datagrams.descriptor >= 0, let host = Sockets.remoteEndpoint(c.fd) {
-            c.shared.withLock { $0.udp = IPEndpoint(address: host.address, port: udpPort); $0.remoteToken = token }
+        if udpPort != 0, datagrams.current != nil, let host = c.socket.remoteAddress() {
+            c.shared.withLock { $0.udp = host.with(port: udpPort); $0.remoteToken = token }
         }
         connected.withLock { $0[c.info.id] = c }
         onStateChange(PeerStateChange(peer: c.info, state: .connected, reason: nil, detail: ""))
@@ -246,6 +260,7 @@ final class PeerLinks: @unchecked Sendable {
         guard c.phase != .closed else { return }
         if bye { c.writeNow(.bye(reason: reason, detail: detail)) }
         let wasConnected = c.phase == .connected, wasPending = c.phase == .awaitingDecision
+        if let h = c.handler { loop.remove(h); c.handler = nil }
         c.shut()
         if wasPending { notePending() }
         if wasConnected { connected.withLock { if $0[c.info.id] === c { $0[c.info.id] = nil } } }

@@ -1,5 +1,4 @@
 import BendSystem
-import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 import Synchronization
@@ -10,8 +9,8 @@ import Synchronization
 ///
 /// Three parts with their own state: the links to peers (`PeerLinks`: connections,
 /// handshake, invitations, heartbeats), the UDP side (`PeerDatagrams`) and discovery
-/// (`PeerDiscovery`). The session owns the I/O thread, the listener and the mailbox
-/// other threads use to reach it.
+/// (`PeerDiscovery`). The session owns the I/O thread — an `EventLoop` that watches every
+/// socket and runs the timers; other threads reach it with `execute` — and the listener.
 ///
 /// Set the handlers before `listen`/`connect`. Call `stop()` when done.
 public final class PeerSession: @unchecked Sendable {
@@ -69,35 +68,33 @@ public final class PeerSession: @unchecked Sendable {
     private let links: PeerLinks
     private let datagrams = PeerDatagrams()
     private let discovery = PeerDiscovery()
-    /// The listening socket (−1: none) and whether its peers must prove the key. Set at
-    /// setup before the I/O thread starts, closed after it ended.
-    private var listener: Int32 = -1
-    private var requireKey = false
-    /// Self-pipe: other threads write a byte to wake the poll loop.
-    private let wake: Int32
-    private let wakeWriter: Int32
-    private var thread: pthread_t?
+    /// The I/O thread: every stream, the listener, the datagram socket, discovery and the
+    /// timers are watched here, one at a time.
+    private let loop: EventLoop
+    /// What the session itself has on the loop (the links and discovery keep their own).
+    private struct Watched {
+        var started = false
+        var listener: (socket: Socket, handler: EventLoop.Handler, requireKey: Bool)?
+        var datagrams: EventLoop.Handler?
+        var timer: EventLoop.Timer?
+    }
+    /// Under this lock: starting the loop, opening the UDP socket, adding the listener.
+    private let watched = Mutex(Watched())
     private let stopping = Atomic<Bool>(false)
-    /// Work for the I/O thread from other threads.
-    private enum Command { case adopt(PeerConnection), disconnectAll, answer(PeerID, InvitationDecision), browse(Int32, Double) }
-    private let commands = Mutex<[Command]>([])
-    /// Serialises opening the UDP socket and starting the I/O thread.
-    private let setup = Mutex(())
+
+    /// How often the links' timers (heartbeats, handshake deadlines) are looked at, in ns.
+    static let tickInterval: UInt64 = 50_000_000
 
     public init(configuration: Configuration, transport: PeerTransport = TCPTransport()) {
         self.configuration = configuration
         self.transport = transport
         let instance = randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } | 1
         self.instance = instance
-        self.links = PeerLinks(configuration: configuration, instance: instance, datagrams: datagrams)
-        var p: [Int32] = [-1, -1]
-        if pipe(&p) != 0 { fatalError("pipe: \(String(cString: strerror(errno)))") }
-        for fd in p { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        self.wake = p[0]
-        self.wakeWriter = p[1]
+        do { loop = try EventLoop(name: "bendsynth peers") } catch { fatalError("\(error)") }  // no descriptors left at setup
+        self.links = PeerLinks(configuration: configuration, instance: instance, datagrams: datagrams, loop: loop)
     }
 
-    deinit { stop(); close(wake); close(wakeWriter) }
+    deinit { stop() }
 
     /// Starts accepting connections on `address` (transport syntax; TCP: `HOST[:PORT]`,
     /// port 0 picks one). Returns the bound address.
@@ -106,17 +103,24 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: setup, once.
     @discardableResult
     public func listen(on address: String) throws -> String {
-        let (fd, bound) = try transport.listen(on: address)
+        let (socket, bound) = try transport.listen(on: address)
         let requireKey = configuration.alwaysRequireKey || transport.requiresKey(listeningOn: bound)
         if requireKey && configuration.key == nil {
-            close(fd)
+            socket.close()
             throw PeerError.key("listening on \(bound) (not loopback) needs a shared key")
         }
-        try setup.withLock { _ in
-            listener = fd
-            self.requireKey = requireKey
-            if transport.carriesDatagrams, let ep = try? IPEndpoint.parse(bound) { try datagrams.open(IPEndpoint(address: ep.address, port: 0)) }
-            try startThread()
+        do {
+            try socket.setNonBlocking(true)   // an accept never blocks the loop
+            try start { w throws(PeerError) in
+                if transport.carriesDatagrams, let ep = try? PeerAddress.parse(bound) { try openDatagrams(ep.with(port: 0), &w) }
+                let handler = loop.add(fd: socket.fd, events: .readable) { [self] _ in
+                    while let (s, remote) = transport.accept(socket) { links.accepted(s, remote: remote, requireKey: requireKey) }
+                }
+                w.listener = (socket, handler, requireKey)
+            }
+        } catch {
+            socket.close()
+            throw error
         }
         return bound
     }
@@ -127,15 +131,14 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any but the I/O thread (it blocks up to `timeout` seconds).
     public func connect(to address: String, timeout: Double = 3) throws -> PeerInfo {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
-        try setup.withLock { _ in
-            if transport.carriesDatagrams { try datagrams.open(IPEndpoint(address: 0, port: 0)) }
-            try startThread()
+        try start { w throws(PeerError) in
+            if transport.carriesDatagrams { try openDatagrams(SocketAddress(ipv4: 0, port: 0), &w) }
         }
-        let fd = try transport.connect(to: address, timeout: timeout)
-        let c = PeerConnection(fd: fd, outgoing: true, remote: address, handshakeTimeout: timeout)
+        let socket = try transport.connect(to: address, timeout: timeout)
+        let c = PeerConnection(socket: socket, outgoing: true, remote: address, handshakeTimeout: timeout)
         let completion = ConnectCompletion()
         c.completion = completion
-        post(.adopt(c))
+        loop.execute { [links] in links.adopt(c) }
         return try completion.wait().get()
     }
 
@@ -144,7 +147,7 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any.
     @discardableResult
     public func send(_ message: PeerMessage, to selection: PeerSelection = .all, mode: SendMode = .reliable) -> Int {
-        links.send(message, to: selection, mode: mode, wake: poke)
+        links.send(message, to: selection, mode: mode)
     }
 
     /// The peers connected now.
@@ -167,14 +170,16 @@ public final class PeerSession: @unchecked Sendable {
 
     /// Sends BYE to every peer and closes them; each gets a `.disconnected` event.
     /// - Thread: any.
-    public func disconnectFromAllPeers() { post(.disconnectAll) }
+    public func disconnectFromAllPeers() { loop.execute { [links] in links.closeAll("disconnected by this side") } }
 
     /// Answers an invitation that is waiting for the player (`.ask`): `.accept` admits the
     /// peer (if there is still room), `.decline(reason)` declines it with that reason.
     /// Does nothing when no invitation from `id` waits (answered, timed out, gone).
     /// `.ask` is treated as no answer.
     /// - Thread: any.
-    public func answerInvitation(from id: PeerID, _ decision: InvitationDecision) { post(.answer(id, decision)) }
+    public func answerInvitation(from id: PeerID, _ decision: InvitationDecision) {
+        loop.execute { [links] in links.answer(decision, to: id) }
+    }
 
     /// The invitations waiting for the player's answer now.
     /// - Thread: any.
@@ -187,9 +192,10 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: setup, once.
     public func browse(port: UInt16 = PeerAnnouncement.port, expiry: Double = 3.5) throws {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
-        let fd = try openAnnouncementListener(port: port)
-        do { try setup.withLock { _ in try startThread() } } catch { close(fd); throw error }
-        post(.browse(fd, expiry))   // the I/O thread hands it to discovery
+        let socket = try openAnnouncementListener(port: port)
+        do { try start { _ in } } catch { socket.close(); throw error }
+        let changes = links   // discovery's changes reach the owner in order with the links'
+        if !discovery.start(socket, expiry: expiry, on: loop, report: { for c in $0 { changes.onStateChange(c) } }) { socket.close() }
     }
 
     /// The instruments heard now (after `browse`).
@@ -200,84 +206,44 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any but the I/O thread.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        poke()
-        if let t = thread { pthread_join(t, nil); thread = nil }
+        loop.stop()   // wakes the loop, runs the work queued before, joins its thread
+        let w = watched.withLock { $0 }
+        if let t = w.timer { loop.cancel(t) }
         links.closeAll("session stopped")
-        if listener >= 0 { close(listener); listener = -1 }
+        if let l = w.listener { loop.remove(l.handler); l.socket.close() }
+        if let h = w.datagrams { loop.remove(h) }
         datagrams.close()
-        discovery.close()
-        for case let .browse(fd, _) in takeCommands() { close(fd) }
+        discovery.stop(on: loop)
     }
 
-    // MARK: - I/O thread
+    // MARK: - Setting up the loop
 
-    private func post(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        poke()
+    /// Under the setup lock: runs `body` (which adds what it watches), then starts the
+    /// loop with the links' timer, once.
+    /// - Throws: `PeerError.stopped` after `stop`, `.system` when the thread cannot start.
+    private func start(_ body: (inout Watched) throws(PeerError) -> Void) throws(PeerError) {
+        try watched.withLock { (w: inout Watched) throws(PeerError) in
+            guard !stopping.load(ordering: .acquiring) else { throw PeerError.stopped }
+            try body(&w)
+            guard !w.started else { return }
+            w.timer = loop.schedule(after: Self.tickInterval, repeating: Self.tickInterval) { [links] in links.tick() }
+            do throws(SystemError) { try loop.start() } catch { throw PeerError.system(error) }
+            w.started = true
+        }
     }
 
-    private func takeCommands() -> [Command] { commands.withLock { q in defer { q.removeAll() }; return q } }
-
-    private func poke() { var one: UInt8 = 1; _ = Glibc.write(wakeWriter, &one, 1) }
-
-    private func startThread() throws {
-        guard thread == nil else { return }
-        let box = Unmanaged.passRetained(self)
-        var t = pthread_t()
-        let rc = pthread_create(&t, nil, { arg in
-            let s = Unmanaged<PeerSession>.fromOpaque(arg!).takeRetainedValue()
-            s.run()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else { box.release(); throw Sockets.fail("pthread_create(peer session)", code: rc) }
-        thread = t
-    }
-
-    private func run() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !stopping.load(ordering: .relaxed) {
-            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            if listener >= 0 { fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
-            let udp = datagrams.descriptor
-            if udp >= 0 { fds.append(pollfd(fd: udp, events: Int16(POLLIN), revents: 0)) }
-            let browser = discovery.descriptor   // a `.browse` command below takes effect next round
-            if browser >= 0 { fds.append(pollfd(fd: browser, events: Int16(POLLIN), revents: 0)) }
-            let open = links.open
-            for c in open { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.hasQueued ? Int16(POLLOUT) : 0), revents: 0)) }
-            let rc = poll(&fds, nfds_t(fds.count), 50)
-            if rc < 0 && errno != EINTR { break }
-            if stopping.load(ordering: .relaxed) { break }
-            var i = 0
-            if fds[i].revents != 0 { var v = [UInt8](repeating: 0, count: 64); while read(wake, &v, 64) > 0 {} }
-            for command in takeCommands() {
-                switch command {
-                case .adopt(let c): links.adopt(c)
-                case .disconnectAll: links.closeAll("disconnected by this side")
-                case let .answer(id, decision): links.answer(decision, to: id)
-                case let .browse(fd, expiry): if !discovery.adopt(fd, expiry: expiry) { close(fd) }
-                }
+    /// Opens the UDP socket on `address` (once) and reads it on the loop: each time it is
+    /// readable, its datagrams are read as the loop's next work, after the streams found
+    /// ready in the same turn (a reliable DOWN read then comes before the unreliable
+    /// moves that follow it).
+    private func openDatagrams(_ address: SocketAddress, _ w: inout Watched) throws(PeerError) {
+        guard let socket = try datagrams.open(address) else { return }
+        let datagrams = self.datagrams, links = self.links
+        w.datagrams = loop.add(fd: socket.fd, events: .readable) { [loop] _ in
+            loop.execute {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                datagrams.receive(&buffer) { links.datagram(token: $0, from: $1, body: $2) }
             }
-            i += 1
-            if listener >= 0 {
-                if fds[i].revents != 0, let (fd, remote) = transport.accept(listener) {
-                    links.accepted(fd: fd, remote: remote, requireKey: requireKey)
-                }
-                i += 1
-            }
-            // Datagrams after the streams: a reliable down read in the same round comes
-            // before the unreliable moves that follow it.
-            var datagramsReady = false
-            if udp >= 0 { datagramsReady = fds[i].revents != 0; i += 1 }
-            var announcementsReady = false
-            if browser >= 0 { announcementsReady = fds[i].revents != 0; i += 1 }
-            for c in open {
-                let revents = fds[i].revents
-                i += 1
-                links.service(c, readable: revents & ~Int16(POLLOUT) != 0, writable: revents & Int16(POLLOUT) != 0, &buffer)
-            }
-            if datagramsReady { datagrams.receive(&buffer) { links.datagram(token: $0, from: $1, body: $2) } }
-            for change in discovery.service(readable: announcementsReady, &buffer) { links.onStateChange(change) }
-            links.tick()
         }
     }
 }

@@ -16,25 +16,29 @@ public struct PeerLimits: Sendable, Equatable {
 /// An instrument's side of the peers' input: turns the TOUCH, TILT and TEXT that
 /// connected peers send into control events for one port and notices for the player.
 ///
-/// Each peer's touch ids live in their own namespace: a peer's DOWN gets a fresh local
-/// id, its MOVE and UP follow that id, so two peers' touch 1 are two touches. A peer is
+/// Each peer's touch ids live in their own namespace (BendControl's `TouchNamespace`):
+/// a peer's DOWN gets a fresh local id, its MOVE and UP follow that id, so two peers'
+/// touch 1 are two touches. A peer is
 /// held to `PeerLimits` (an UP always passes: a voice is never stranded), and when it
 /// goes (`release`) every touch it holds ends. A value with no I/O: the session's I/O
 /// thread feeds it, tests feed it directly.
 /// - Thread: one at a time (the session's I/O thread: the port's one producer).
 public struct PeerTouchTranslator: Sendable {
     public let limits: PeerLimits
-    /// Each peer's touches: its own id → the local id it plays under.
-    private var touches: [PeerID: [UInt32: UInt32]] = [:]
+    /// One touch of one peer, in the peer's own ids.
+    struct Owner: Hashable, Sendable { var peer: PeerID; var id: UInt32 }
+    /// Each peer's touches → the local ids they play under.
+    private var touches = TouchNamespace<Owner>()
     /// Token bucket per peer: tokens left, when last filled (monotonic ns), last notice.
     private var buckets: [PeerID: (tokens: Double, at: UInt64, lastNotice: UInt64)] = [:]
-    /// The next local touch id (1…UInt32.max, then wraps to 1).
-    private var nextTouch: UInt32 = 1
 
     public init(limits: PeerLimits = PeerLimits()) { self.limits = limits }
 
     /// Local ids of the touches `peer` holds now, ascending.
-    public func touches(of peer: PeerID) -> [UInt32] { (touches[peer] ?? [:]).values.sorted() }
+    public func touches(of peer: PeerID) -> [UInt32] {
+        var ids = touches
+        return ids.endAll { $0.peer == peer }
+    }
 
     /// One message from a connected peer, received at `now` (monotonic ns).
     /// - Parameters:
@@ -48,23 +52,12 @@ public struct PeerTouchTranslator: Sendable {
         if case .touch(_, .up, _, _, _) = message {} else { guard allow(peer, at: now, notice: notice) else { return } }
         switch message {
         case let .touch(id, phase, x, y, _):
-            var mine = touches[peer.id, default: [:]]
-            defer { touches[peer.id] = mine }
-            switch phase {
-            case .down:
-                if let old = mine[id] { emit(.touch(id: old, phase: .up, x: 0, y: 0)) }
-                guard mine.count < limits.touchesAtOnce || mine[id] != nil else {
-                    return notice("\(peer): more than \(limits.touchesAtOnce) touches at once; touch dropped")
-                }
-                let local = nextTouch
-                nextTouch = nextTouch == UInt32.max ? 1 : nextTouch + 1
-                mine[id] = local
-                emit(.touch(id: local, phase: .down, x: Double(x), y: Double(y)))
-            case .move:
-                guard let local = mine[id] else { return }
-                emit(.touch(id: local, phase: .move, x: Double(x), y: Double(y)))
-            case .up:
-                guard let local = mine.removeValue(forKey: id) else { return }
+            let owner = Owner(peer: peer.id, id: id)
+            if phase == .down, touches.id(of: owner) == nil, touches.count(where: { $0.peer == peer.id }) >= limits.touchesAtOnce {
+                return notice("\(peer): more than \(limits.touchesAtOnce) touches at once; touch dropped")
+            }
+            for e in touches.translate(.touch(id: id, phase: phase, x: Double(x), y: Double(y)), owner: { _ in owner }) {
+                guard case let .touch(local, p, _, _) = e, p == .up else { emit(e); continue }
                 emit(.touch(id: local, phase: .up, x: 0, y: 0))
             }
         case let .tilt(value, _):
@@ -77,7 +70,7 @@ public struct PeerTouchTranslator: Sendable {
     /// `peer` went (BYE, closed stream, heartbeat timeout, a bad frame): ends every
     /// touch it holds (ascending local ids) and forgets its rate.
     public mutating func release(_ peer: PeerID, emit: (ControlEvent) -> Void) {
-        for local in (touches.removeValue(forKey: peer) ?? [:]).values.sorted() {
+        for local in touches.endAll(where: { $0.peer == peer }) {
             emit(.touch(id: local, phase: .up, x: 0, y: 0))
         }
         buckets[peer] = nil

@@ -29,16 +29,17 @@ final class MulticastDiscoveryTests: XCTestCase {
     /// the group hears the announcer through `lo`.
     func testAnnouncementArrivesOnTheMulticastGroup() throws {
         let port: UInt16 = 48_200 + UInt16(getpid() % 90)
-        let fd = try openAnnouncementListener(port: port)
-        defer { close(fd) }
+        let socket = try openAnnouncementListener(port: port)
+        let fd = socket.fd
+        defer { socket.close() }
         // Receive only datagrams addressed to the group: IP_PKTINFO tells the destination.
-        Sockets.setInt(fd, Int32(IPPROTO_IP), IP_PKTINFO, 1)
+        try socket.setOption(Int32(IPPROTO_IP), IP_PKTINFO, Int32(1))
         let announcer = try PeerAnnouncer(PeerAnnouncement(tcpPort: 99, authRequired: true, name: "group"), broadcast: false, port: port)
         defer { announcer.stop() }
         var destinations: Set<String> = []
         let deadline = MonotonicClock.nanos() + 3_000_000_000
         while MonotonicClock.nanos() < deadline, destinations.count < 2 {
-            guard Sockets.wait(fd, events: Int16(POLLIN), timeout: 0.5) else { continue }
+            guard readable(fd, 0.5) else { continue }
             var buffer = [UInt8](repeating: 0, count: 256)
             var control = [UInt8](repeating: 0, count: 256)
             let n = buffer.withUnsafeMutableBytes { data in

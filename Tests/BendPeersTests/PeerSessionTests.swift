@@ -7,7 +7,7 @@ import XCTest
 final class PeerSessionTests: XCTestCase {
     func testConnectToAPortNobodyListensOnNamesTheCallAndTheAddress() throws {
         let (fd, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
-        close(fd)   // the port was just free: nothing listens there now
+        fd.close()   // the port was just free: nothing listens there now
         XCTAssertThrowsError(try TCPTransport().connect(to: bound, timeout: 1)) {
             XCTAssertEqual($0 as? PeerError, .system(SystemError(call: "connect(\(bound))", code: ECONNREFUSED)))
             XCTAssertEqual("\($0)", "connect(\(bound)): Connection refused")
