@@ -138,7 +138,9 @@ public final class PeerSession: @unchecked Sendable {
         let c = PeerConnection(socket: socket, outgoing: true, remote: address, handshakeTimeout: timeout)
         let completion = ConnectCompletion()
         c.completion = completion
-        loop.execute { [links] in links.adopt(c) }
+        // Under the lock `stop` passes before it stops the loop: this work runs (and a
+        // stop closes the connection: "session stopped"), or `.stopped` is thrown here.
+        do { try start { _ in loop.execute { [links] in links.adopt(c) } } } catch { socket.close(); throw error }
         return try completion.wait().get()
     }
 
@@ -193,9 +195,15 @@ public final class PeerSession: @unchecked Sendable {
     public func browse(port: UInt16 = PeerAnnouncement.port, expiry: Double = 3.5) throws {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
         let socket = try openAnnouncementListener(port: port)
-        do { try start { _ in } } catch { socket.close(); throw error }
         let changes = links   // discovery's changes reach the owner in order with the links'
-        if !discovery.start(socket, expiry: expiry, on: loop, report: { for c in $0 { changes.onStateChange(c) } }) { socket.close() }
+        do {
+            try start { _ in
+                if !discovery.start(socket, expiry: expiry, on: loop, report: { for c in $0 { changes.onStateChange(c) } }) { socket.close() }
+            }
+        } catch {
+            socket.close()
+            throw error
+        }
     }
 
     /// The instruments heard now (after `browse`).
@@ -206,8 +214,8 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any but the I/O thread.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let w = watched.withLock { $0 }   // after any `start` section that began before
         loop.stop()   // wakes the loop, runs the work queued before, joins its thread
-        let w = watched.withLock { $0 }
         if let t = w.timer { loop.cancel(t) }
         links.closeAll("session stopped")
         if let l = w.listener { loop.remove(l.handler); l.socket.close() }

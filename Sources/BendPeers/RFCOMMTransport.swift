@@ -21,13 +21,12 @@ public struct RFCOMMTransport: PeerTransport {
     /// (`hci_get_route` < 0).
     /// - Thread: any.
     public static func unavailableReason() -> String? {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
-        if fd < 0 {
-            let e = errno
-            if e == EAFNOSUPPORT { return "this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(e)))" }
-            return "socket(AF_BLUETOOTH, RFCOMM): \(String(cString: strerror(e)))"
+        do {
+            try Socket.open(domain: AF_BLUETOOTH, type: Int32(SOCK_STREAM.rawValue), protocol: BTPROTO_RFCOMM, name: "socket(AF_BLUETOOTH, RFCOMM)").close()
+        } catch {
+            if error.code == EAFNOSUPPORT { return "this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(error.code)))" }
+            return error.description
         }
-        close(fd)
         let dev = hci_get_route(nil)
         if dev < 0 { return "hci_get_route found no adapter: \(String(cString: strerror(errno)))" }
         return nil
