@@ -74,11 +74,13 @@ public final class PeerSession: @unchecked Sendable {
     /// What the session itself has on the loop (the links and discovery keep their own).
     private struct Watched {
         var started = false
-        var listener: (socket: Socket, handler: EventLoop.Handler, requireKey: Bool)?
+        var listener: (socket: Socket, handler: EventLoop.Handler)?
         var datagrams: EventLoop.Handler?
         var timer: EventLoop.Timer?
     }
-    /// Under this lock: starting the loop, opening the UDP socket, adding the listener.
+    /// Under this lock: starting the loop, opening the UDP socket, adding the listener,
+    /// handing a connection or discovery to the loop; `stop` takes it before it stops
+    /// the loop, so none of these is half done then.
     private let watched = Mutex(Watched())
     private let stopping = Atomic<Bool>(false)
 
@@ -110,13 +112,13 @@ public final class PeerSession: @unchecked Sendable {
             throw PeerError.key("listening on \(bound) (not loopback) needs a shared key")
         }
         do {
-            try socket.setNonBlocking(true)   // an accept never blocks the loop
+            do { try socket.setNonBlocking(true) } catch { throw PeerError.system(error) }   // an accept never blocks the loop
             try start { w throws(PeerError) in
                 if transport.carriesDatagrams, let ep = try? PeerAddress.parse(bound) { try openDatagrams(ep.with(port: 0), &w) }
                 let handler = loop.add(fd: socket.fd, events: .readable) { [self] _ in
                     while let (s, remote) = transport.accept(socket) { links.accepted(s, remote: remote, requireKey: requireKey) }
                 }
-                w.listener = (socket, handler, requireKey)
+                w.listener = (socket, handler)
             }
         } catch {
             socket.close()
