@@ -1,3 +1,4 @@
+import BendControl
 import Glibc
 
 /// The `bendsynth` command: `play`, `render`, `replay`, `devices`, `bench`.
@@ -45,6 +46,9 @@ public enum BendApp {
                 throw AppError.usage("unknown command '\(command)'")
             }
             return 0
+        } catch let e as InputSourceError {
+            printErr("bendsynth: \(e)")
+            return AppError(e).exitCode
         } catch let e as AppError {
             printErr("bendsynth: \(e)")
             if case .usage = e {

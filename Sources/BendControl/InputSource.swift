@@ -45,3 +45,22 @@ public protocol InputSource: AnyObject, Sendable {
     /// `port.releaseAll()`, which follows). - Thread: setup.
     func stop()
 }
+
+/// Why a source cannot start, and so the exit status: bad input (a named device that is
+/// no touch device, a bad file: exit 2) or a runtime failure (a device that does not
+/// open, a port in use: exit 1). The app prints `description` as it is.
+public struct InputSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Bad usage or input: exit status 2.
+        case input
+        /// A runtime failure: exit status 1.
+        case runtime
+    }
+    public var kind: Kind
+    public var description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
