@@ -14,11 +14,6 @@ public final class OSCSource: InputSource, @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private var receiver: OSCReceiver?
 
-    /// Why the receiver could not start, e.g. "cannot receive OSC on '9000': bind(…): …".
-    public struct StartError: Error, CustomStringConvertible, Sendable {
-        public var description: String
-    }
-
     public init(address: OSCListenAddress, tcp: Bool, timeout: Double, log: @escaping @Sendable (String) -> Void) {
         self.address = address
         self.tcp = tcp
@@ -27,7 +22,7 @@ public final class OSCSource: InputSource, @unchecked Sendable {
         name = "OSC \(tcp ? "tcp" : "udp") \(address.text)"
     }
 
-    /// - Throws: `StartError` naming the address and the failing call.
+    /// - Throws: `InputSourceError` (runtime: exit 1) naming the address and the failing call.
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let mixer = context.mixer
         let receiver: OSCReceiver
@@ -35,7 +30,7 @@ public final class OSCSource: InputSource, @unchecked Sendable {
             receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, emit: { port.send($0) },
                                        log: log, voices: { mixer.activeVoices })
         } catch {
-            throw StartError(description: "cannot receive OSC on '\(address.text)': \(error)")
+            throw InputSourceError(.runtime, "cannot receive OSC on '\(address.text)': \(error)")
         }
         receiver.start()
         self.receiver = receiver

@@ -56,11 +56,6 @@ public final class PeerSource: InputSource, @unchecked Sendable {
     /// before `start`.
     public var log: @Sendable (String) -> Void = { _ in }
 
-    /// Why the source could not start: "cannot listen for peers: …".
-    public struct StartError: Error, CustomStringConvertible, Sendable {
-        public var description: String
-    }
-
     /// Listens on TCP `address`; `key` is demanded off loopback.
     public init(listening address: SocketAddress, key: SharedKey?, limits: PeerLimits = PeerLimits()) {
         listenAddress = address.description
@@ -93,7 +88,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
 
     /// Listens, announces (UDP, DNS-SD off loopback, SDP over Bluetooth) and plays the
     /// peers' touches into `port`.
-    /// - Throws: `StartError` ("cannot listen for peers: …").
+    /// - Throws: `InputSourceError` (runtime: exit 1) ("cannot listen for peers: …").
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
         config.key = key
@@ -141,7 +136,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
                 }
             }
         } catch {
-            throw StartError(description: "cannot listen for peers: \(error)")
+            throw InputSourceError(.runtime, "cannot listen for peers: \(error)")
         }
         self.session = session
     }
