@@ -82,8 +82,8 @@ let package = Package(
         .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendPeers", "BendControl", "BendAudio", "BendTestSupport", "CEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
-        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
+        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
     ]
 )

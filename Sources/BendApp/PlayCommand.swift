@@ -3,6 +3,7 @@ import BendControl
 import BendEngine
 import BendEvdev
 import BendInput
+import BendPeers
 import BendSystem
 import CALSA
 import Dispatch
