@@ -139,7 +139,7 @@ enum RemoteCommand {
             monitored.withLock { $0 = source }
             if let why = gone.withLock({ $0 }) { source.instrumentLeft(why) }
             // Devices sound here (their own port) and go to the instrument too.
-            let devices: [PlaySource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { session.forward($0) })]
+            let devices: [InputSource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { session.forward($0) })]
             try PlayCommand.play(local, sources: [source] + devices)
             if script != nil, source.gone.withLock({ $0 }) == nil {
                 session.disconnectFromAllPeers()

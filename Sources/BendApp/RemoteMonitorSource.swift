@@ -8,7 +8,7 @@ import Synchronization
 /// every event goes to the local engine through its `ControlPort` (the same path as
 /// `play`) and to the remote instrument through the session. Play ends when the pad
 /// quits, the script is done, or the instrument leaves.
-final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
+final class RemoteMonitorSource: InputSource, @unchecked Sendable {
     let name = "remote pad (monitored)"
     let endsPlay = true
     let session: PeerSession
@@ -34,7 +34,7 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
         finishOnce.withLock { f in f?(); f = nil }
     }
 
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
+    func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         finishOnce.withLock { $0 = finished }
         let session = self.session
         let both: @Sendable (ControlEvent) -> Void = { event in

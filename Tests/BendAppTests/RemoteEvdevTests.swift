@@ -102,7 +102,7 @@ final class RemoteEvdevTests: XCTestCase {
         }])
         let source = EvdevSource(options: EvdevOptions(), forward: { remote.forward($0) })
         source.extraReaders = [reader]
-        try source.start(port: port, context: PlayContext(mixer: mixer, output: PacedOutput(rate: 48_000, periodFrames: 256), pitchMap: .linear, rate: 48_000)) {}
+        try source.start(port: port, context: InputContext(mixer: mixer, output: PacedOutput(rate: 48_000, periodFrames: 256), pitchMap: .linear, rate: 48_000)) {}
         defer { source.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)
