@@ -11,7 +11,7 @@ import Glibc
 /// and played through BendMIDI's interpreter, stamped by the stream clock when they are
 /// read (sequencer events carry no frame; one period of latency, like the other live
 /// sources). Needs /dev/snd/seq (the snd-seq kernel module).
-final class ALSASeqMIDISource: PlaySource, @unchecked Sendable {
+final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
     let name = "ALSA sequencer midi_in"
     let endsPlay = false
     let toneNote: Int
@@ -54,7 +54,7 @@ final class ALSASeqMIDISource: PlaySource, @unchecked Sendable {
         if let seq { snd_seq_close(seq) }
     }
 
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
+    func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         guard let seq, let decoder else { return }
         let count = snd_seq_poll_descriptors_count(seq, Int16(POLLIN))
         var fds = [pollfd](repeating: pollfd(), count: Int(max(count, 1)))

@@ -4,6 +4,7 @@ import BendEngine
 import BendEvdev
 import BendInput
 import BendMIDI
+import BendPeers
 import BendSystem
 import CALSA
 import Dispatch
@@ -93,7 +94,7 @@ enum PlayCommand {
         try o.sound.validate()
         try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
-        var sources: [PlaySource] = []
+        var sources: [InputSource] = []
         if let path = o.script {
             sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
         }
@@ -126,7 +127,7 @@ enum PlayCommand {
         try play(o, sources: sources)
     }
 
-    static func play(_ o: Options, sources: [PlaySource]) throws {
+    static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
         let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
             .compactMap { name, path in path.map { (name: name, path: $0, url: URL(fileURLWithPath: $0).standardized) } }
@@ -194,8 +195,8 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = PlayContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
-        var started: [PlaySource] = []
+        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        var started: [InputSource] = []
         do {
             for (source, port) in zip(sources, ports) {
                 let endsPlay = source.endsPlay
@@ -275,14 +276,14 @@ enum PlayCommand {
     }
 
     /// `--midi-in`: JACK's midi_in with -a jack, else an ALSA sequencer port.
-    static func midiInSource(_ o: Options) throws -> PlaySource {
+    static func midiInSource(_ o: Options) throws -> InputSource {
         if o.audio.driver == .jack { return JACKMIDIInSource(toneNote: o.sound.toneNote) }
         return try ALSASeqMIDISource(toneNote: o.sound.toneNote, clientName: "bendsynth")
     }
 
     /// Registers the JACK MIDI ports asked for (before the client starts) and hands
     /// midi_in's ring to its source; nil without -a jack or MIDI.
-    static func openMIDIPorts(_ o: Options, output: AudioOutput, sources: [PlaySource]) throws -> JACKMIDIRings? {
+    static func openMIDIPorts(_ o: Options, output: AudioOutput, sources: [InputSource]) throws -> JACKMIDIRings? {
         guard let jack = output as? JACKOutput, o.audio.midiIn || o.audio.midiOut else { return nil }
         do {
             let rings = try jack.enableMIDI(input: o.audio.midiIn, output: o.audio.midiOut)
