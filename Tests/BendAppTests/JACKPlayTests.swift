@@ -177,10 +177,27 @@ final class JACKPlayTests: JACKTestCase {
         let name = try BinaryRunner.run(["play", "--jack-name", "x", "--no-terminal", "--script", script])
         XCTAssertEqual(name.status, 2)
         XCTAssertTrue(name.stderr.contains("--jack-name is for the JACK client; add -a jack"), name.stderr)
+        let midiOut = try BinaryRunner.run(["play", "--midi-out", "--no-terminal", "--script", script])
+        XCTAssertEqual(midiOut.status, 2)
+        XCTAssertTrue(midiOut.stderr.contains("--midi-out is for the JACK client; add -a jack"), midiOut.stderr)
         let none = try BinaryRunner.run(["play", "-a", "jack", "--no-terminal", "--script", script],
                                         environment: ["JACK_DEFAULT_SERVER": "bendsynth_no_such_server"])
         XCTAssertEqual(none.status, 1)
         XCTAssertTrue(none.stderr.contains("server 'bendsynth_no_such_server': jack_client_open: no JACK server running"), none.stderr)
+    }
+
+    /// `--midi-in` with ALSA output opens an ALSA sequencer port; on a machine without
+    /// /dev/snd/seq it says so and exits 1 (the port itself is tested where it exists).
+    func testMIDIInWithALSAOutputNeedsTheSequencer() throws {
+        let script = try write(Self.script, "s.jsonl")
+        let r = try BinaryRunner.run(["play", "--midi-in", "-d", "null", "--no-terminal", "--script", script])
+        guard access("/dev/snd/seq", F_OK) == 0 else {
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("--midi-in: no ALSA sequencer (/dev/snd/seq is missing"), r.stderr)
+            throw XCTSkip("no /dev/snd/seq on this machine (no snd-seq module): the ALSA sequencer port is not tested; the refusal is")
+        }
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("ALSA sequencer port ") && r.stderr.contains("'midi_in'"), r.stderr)
     }
 
     /// --jack-name names the client and its ports.
