@@ -105,6 +105,26 @@ final class JACKPlayTests: JACKTestCase {
         XCTAssertLessThan(difference, -90, "largest difference, dBFS")
     }
 
+    /// On a 44.1 kHz server with 128-frame periods play takes the server's rate and
+    /// period and makes the tone at that rate: a touch at x 0.25 (ratio 0.5) sounds
+    /// 220 Hz (±0.1 %) in the capture.
+    func testTheServersRateAndPeriodAreTaken() throws {
+        server?.stop()
+        server = try JACKTestServer(rate: 44_100, period: 128)
+        let script = try write(Self.script, "s.jsonl")
+        let capture = try JACKCapture()
+        let play = try startPlay(["-a", "jack", "--no-connect", "--no-terminal", "--script", script])
+        XCTAssertTrue(capture.waitForPorts(["bendsynth:out_L", "bendsynth:out_R"]), text(play.log))
+        XCTAssertTrue(capture.connect(left: "bendsynth:out_L", right: "bendsynth:out_R"))
+        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
+        XCTAssertTrue(text(play.log).contains(": 44100 Hz, period 128 frames"), text(play.log))
+        let left = capture.finish().left
+        let start = try XCTUnwrap(left.firstIndex { $0 != 0 }, "the capture holds sound")
+        // The first touch alone: 0.15 s until the second one starts.
+        let f = Measure.peakFrequency(Array(left[(start + 441)..<(start + 441 + 4410)]), rate: 44_100)
+        XCTAssertEqual(f, 220, accuracy: 0.22, "x 0.25 → ratio 0.5 of the 440 Hz tone, at 44.1 kHz")
+    }
+
     /// The server is stopped while play runs with both recordings: play says so,
     /// finishes the WAV and the touch script (both read back whole) and exits 1.
     func testTheServerGoingAwayFinishesTheFilesAndExits1() throws {
