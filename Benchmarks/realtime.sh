@@ -40,8 +40,8 @@ if [ -z "$JACK_PID" ]; then
   LABEL="FALLBACK: no jackd — clock-paced output (-d nonexistent --record), not a device"
 fi
 
-run() {  # LABEL, play's output options...
-  local label=$1; shift
+run() {  # LABEL, XRUN NOTE, play's output options...
+  local label=$1 xnote=$2; shift 2
   local out=("$@")
   echo "Real time: bendsynth play ${out[*]} --voices 1024, $TOUCHES moving touches for $SECS s"
   echo "  output: $label"
@@ -71,7 +71,7 @@ run() {  # LABEL, play's output options...
   wait "$PLAY_PID" || echo "  play failed: $(tail -3 "$DIR/play.err")"
   PLAY_PID=
   local xruns=$(( $(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true) - before ))
-  sed -n 's/^bendsynth: ALSA .*: \(.*buffer [^;]*\);.*/  configured: \1/p; s/^bendsynth: JACK client [^:]*: \([^;]*\);.*/  configured: \1/p; s/^bendsynth: \(played .*\)/  \1 (bendsynth'"'"'s xruns; goal 0)/p; s/^bendsynth: \(render load.*\)/  \1/p; s/^bendsynth: \(event queue.*\)/  \1/p; s/^bendsynth: \(.*events dropped.*\)/  \1/p' "$DIR/play.err"
+  sed -n 's/^bendsynth: ALSA .*: \(.*buffer [^;]*\);.*/  configured: \1/p; s/^bendsynth: JACK client [^:]*: \([^;]*\);.*/  configured: \1/p; s/^bendsynth: \(played .*\)/  \1 ('"$xnote"')/p; s/^bendsynth: \(render load.*\)/  \1/p; s/^bendsynth: \(event queue.*\)/  \1/p; s/^bendsynth: \(.*events dropped.*\)/  \1/p' "$DIR/play.err"
   [ -n "$JACK_PID" ] && echo "  jackd's own dummy-driver xruns during the run (its non-real-time timer): $xruns"
   sed -n 's/^bendsynth: \(render thread over the whole run.*\)/  \1; goal 0 and 0/p' "$DIR/play.err"
   echo "  render thread: @_noLocks on the whole render path, checked by the release build (no allocation, no locks)"
@@ -82,8 +82,9 @@ printf '{"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}\n{"t": 0.05, "type
 PORT=$((20000 + $$ % 20000))
 # render_watch.so counts heap allocations and mutex locks on the render thread.
 cc -O2 -shared -fPIC -I "$(dirname "$0")/../Sources/CAllocCounter/include" -o "$DIR/render_watch.so" "$(dirname "$0")/render_watch.c" -ldl
-run "$LABEL" "${DEVICE[@]}"
+run "$LABEL" "bendsynth's xruns; goal 0" "${DEVICE[@]}"
 if [ -n "$JACK_PID" ]; then
   echo
-  run "native JACK client (-a jack: JACK's process callback renders) → jackd dummy driver (48 kHz, 64-frame periods)" -a jack
+  run "native JACK client (-a jack: JACK's process callback renders) → jackd dummy driver (48 kHz, 64-frame periods)" \
+    "JACK's xrun callback: the server's xruns, whatever their cause" -a jack
 fi
