@@ -125,6 +125,24 @@ final class JACKPlayTests: JACKTestCase {
         XCTAssertEqual(f, 220, accuracy: 0.22, "x 0.25 → ratio 0.5 of the 440 Hz tone, at 44.1 kHz")
     }
 
+    /// The server is held up for 100 ms (SIGSTOP, SIGCONT): its dummy driver finds itself
+    /// late and reports an xrun, which play counts through JACK's xrun callback and shows.
+    func testXrunsComeFromJACKsXrunCallback() throws {
+        let script = try write(Self.script, "s.jsonl")
+        let capture = try JACKCapture()
+        let play = try startPlay(["-a", "jack", "--no-connect", "--no-terminal", "--script", script])
+        XCTAssertTrue(capture.waitForPorts(["bendsynth:out_L"]), text(play.log))
+        _ = capture.finish()
+        kill(server!.pid, SIGSTOP)
+        usleep(100_000)  // the hold-up itself, not a wait for a result
+        kill(server!.pid, SIGCONT)
+        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
+        let line = try XCTUnwrap(text(play.log).split(separator: "\n").first { $0.contains("bendsynth: played") }, text(play.log))
+        let xruns = Int(line.split(separator: ",").last?.split(separator: " ").first ?? "") ?? 0
+        XCTAssertGreaterThanOrEqual(xruns, 1, String(line))
+        XCTAssertTrue(server!.log.contains("XRun"), "jackd saw it too: \(server!.log)")
+    }
+
     /// The server is stopped while play runs with both recordings: play says so,
     /// finishes the WAV and the touch script (both read back whole) and exits 1.
     func testTheServerGoingAwayFinishesTheFilesAndExits1() throws {
