@@ -1,12 +1,21 @@
 // swift-tools-version:6.0
 // bendsynth: a real-time looping-tone synth for Linux.
-// Layers (imports flow downward only; `make lint` checks it):
-//   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
-//                              → BendEvdev → BendControl, BendSystem, CEvdev
-//                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
-//                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
-//                              → BendMIDI → BendControl, BendEngine, BendSystem
-//                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers
+// Layers: each target imports only the targets on its line, all of them lower down
+// (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
+// every import against the declared dependencies, and that imports only point down).
+//   bendsynth (main) → BendApp
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendBench, CGetopt, CALSA
+//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers
+//   audio out and the input sources (one layer; none sees another):
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
+//   BendInput → BendControl, BendSystem
+//   BendEvdev → BendControl, BendSystem, CEvdev
+//   BendOSC → BendControl, BendSystem, CLO
+//   BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
+//   BendMIDI → BendControl, BendEngine, BendSystem
+//   BendControl → BendEngine, BendSystem
+//   BendSystem → CFloatEnv, CSystem
+//   BendEngine → —
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -63,10 +72,10 @@ let package = Package(
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
+        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
         // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
         // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
         .target(name: "BendMIDI", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendMIDI"),
-        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
@@ -81,15 +90,15 @@ let package = Package(
         .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
-        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
-        .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
-        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendPeers", "BendControl", "BendAudio", "BendTestSupport", "CEvdev"],
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
+        .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
+        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
     ]
 )

@@ -4,6 +4,7 @@ import BendEngine
 import BendEvdev
 import BendInput
 import BendMIDI
+import BendPeers
 import BendSystem
 import CALSA
 import Dispatch
@@ -90,7 +91,7 @@ enum PlayCommand {
         }
         try o.sound.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
-        var sources: [PlaySource] = []
+        var sources: [InputSource] = []
         if let path = o.script {
             sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
         }
@@ -122,7 +123,7 @@ enum PlayCommand {
         try play(o, sources: sources)
     }
 
-    static func play(_ o: Options, sources: [PlaySource]) throws {
+    static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
         let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
             .compactMap { name, path in path.map { (name: name, path: $0, url: URL(fileURLWithPath: $0).standardized) } }
@@ -185,8 +186,8 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = PlayContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
-        var started: [PlaySource] = []
+        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        var started: [InputSource] = []
         do {
             for (source, port) in zip(sources, ports) {
                 let endsPlay = source.endsPlay

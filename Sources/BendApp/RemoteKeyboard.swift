@@ -1,4 +1,5 @@
 import BendInput
+import BendPeers
 import Synchronization
 
 /// The remote's text line, between the terminal's decoder and the pad: a `/` typed
@@ -67,7 +68,7 @@ final class RemoteKeyboard: @unchecked Sendable {
                 typing.withLock { $0 = nil }
             case .char(let s) where mods.isDisjoint(with: [.ctrl, .alt, .super, .hyper, .meta]):
                 let bytes = Array(String(Character(s)).utf8)
-                if s.value >= 0x20, line.count + bytes.count <= PeerTextLimit.bytes {
+                if s.value >= 0x20, line.count + bytes.count <= PeerProtocol.maxTextBytes {
                     line += bytes
                     typing.withLock { $0 = line }
                 }
@@ -81,6 +82,3 @@ final class RemoteKeyboard: @unchecked Sendable {
         }
     }
 }
-
-/// Longest text line the remote lets one type (the protocol's TEXT bound).
-enum PeerTextLimit { static let bytes = 280 }

@@ -3,10 +3,6 @@ import BendControl
 import BendEngine
 import BendInput
 
-/// `play`'s sources are BendControl's input sources (the protocol moved there).
-typealias PlaySource = InputSource
-typealias PlayContext = InputContext
-
 extension InputContext {
     /// The context of a source playing into `output`.
     init(mixer: Mixer, output: AudioOutput, pitchMap: PitchMap, rate: Double) {
