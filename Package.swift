@@ -75,10 +75,10 @@ let package = Package(
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
+        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
         // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
         // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
         .target(name: "BendMIDI", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendMIDI"),
-        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.

@@ -32,4 +32,13 @@ extension ControlEvent {
         case .tilt: nil
         }
     }
+
+    /// The same event for touch `id` (tilt unchanged).
+    public func withTouchID(_ id: UInt32) -> ControlEvent {
+        switch self {
+        case let .touch(_, phase, x, y): .touch(id: id, phase: phase, x: x, y: y)
+        case let .pitched(_, phase, ratio, gain, y): .pitched(id: id, phase: phase, ratio: ratio, gain: gain, y: y)
+        case .tilt: self
+        }
+    }
 }

@@ -4,23 +4,22 @@ import Foundation
 /// A Standard MIDI File as a touch script: every channel message, in time order through
 /// the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
 /// touches it makes become the script's entries (`ControlEvent.pitched`). Notes still
-/// held at the end are released at the time of the file's last message, so every touch
-/// the file starts ends.
+/// held at the end are released at the file's end (its last end-of-track), so every
+/// touch the file starts ends.
 public enum MIDIFileScript {
     /// Converts a parsed file.
     /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
     public static func script(_ file: StandardMIDIFile, toneNote: Int = 69) throws(SMFError) -> TouchScript {
         var interpreter = MIDIInterpreter(toneNote: toneNote)
         var entries: [TouchScript.Entry] = []
-        var last = 0.0
         for (seconds, message) in file.timedMessages() {
             guard seconds <= TouchScript.maximumTime else {
                 throw SMFError(offset: 0, expected: "events up to \(Int(TouchScript.maximumTime)) s (24 h), found one at \(Int(seconds)) s")
             }
-            last = seconds
             interpreter.interpret(message) { entries.append(TouchScript.Entry(time: seconds, event: $0)) }
         }
-        interpreter.releaseAll { entries.append(TouchScript.Entry(time: last, event: $0)) }
+        let end = min(max(file.duration, entries.last?.time ?? 0), TouchScript.maximumTime)
+        interpreter.releaseAll { entries.append(TouchScript.Entry(time: end, event: $0)) }
         return TouchScript(entries: entries)
     }
 

@@ -171,19 +171,7 @@ public struct MIDIInterpreter: Sendable {
             for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
         case 64:
             channels[ch].sustain = value >= 64
-            if value < 64 {
-                // Release the notes the pedal held: its own channel's, or its zone's.
-                let isMaster = zones.master(of: ch) == ch
-                var i = 0
-                while i < held.count {
-                    let h = held[i]
-                    if h.sustained && (h.channel == ch || (isMaster && zones.master(of: h.channel) == ch)) && !sustainHeld(h.channel) {
-                        end(i, emit: emit)
-                    } else {
-                        i += 1
-                    }
-                }
-            }
+            if value < 64 { releaseSustained(by: ch, emit: emit) }
         case 120, 123:
             let isMaster = zones.master(of: ch) == ch
             var i = 0
@@ -197,9 +185,25 @@ public struct MIDIInterpreter: Sendable {
             for i in held.indices where held[i].channel == ch {
                 held[i].pressure = nil
             }
+            releaseSustained(by: ch, emit: emit)  // the pedal is up now
             moveAffected(by: ch, emit: emit)
         default:
             unusedMessages += 1
+        }
+    }
+
+    /// Ends the notes the pedal of `ch` held (its own channel's, or its zone's on a
+    /// master) that no other pedal holds.
+    private mutating func releaseSustained(by ch: Int, emit: (ControlEvent) -> Void) {
+        let isMaster = zones.master(of: ch) == ch
+        var i = 0
+        while i < held.count {
+            let h = held[i]
+            if h.sustained && (h.channel == ch || (isMaster && zones.master(of: h.channel) == ch)) && !sustainHeld(h.channel) {
+                end(i, emit: emit)
+            } else {
+                i += 1
+            }
         }
     }
 

@@ -40,6 +40,7 @@ struct SMFReader {
             division = .ticksPerQuarter(d)
         }
         var tracks: [[StandardMIDIFile.Event]] = []
+        var ends: [UInt64] = []
         var at = 8 + headerLength
         while tracks.count < trackCount {
             guard at + 8 <= bytes.count else {
@@ -51,17 +52,19 @@ struct SMFReader {
                 throw SMFError(offset: at + 4, expected: "truncated chunk: length \(length) reaches past the end of the file (\(bytes.count - start) bytes left)")
             }
             if Array(bytes[at..<at + 4]) == Array("MTrk".utf8) {
-                tracks.append(try track(start, start + length))
+                let (events, end) = try track(start, start + length)
+                tracks.append(events)
+                ends.append(end)
             } else if !bytes[at..<at + 4].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
                 throw SMFError(offset: at, expected: "expected a chunk type (\"MTrk\"), found bytes \(bytes[at..<at + 4].map { String($0, radix: 16) })")
             }
             at = start + length
         }
-        return StandardMIDIFile(format: format, division: division, tracks: tracks)
+        return StandardMIDIFile(format: format, division: division, tracks: tracks, endTicks: ends)
     }
 
-    /// One `MTrk` chunk's events, bytes start..<end.
-    private func track(_ start: Int, _ end: Int) throws(SMFError) -> [StandardMIDIFile.Event] {
+    /// One `MTrk` chunk's events, bytes start..<end, and the tick it ends at.
+    private func track(_ start: Int, _ end: Int) throws(SMFError) -> ([StandardMIDIFile.Event], UInt64) {
         var events: [StandardMIDIFile.Event] = []
         var at = start
         var tick: UInt64 = 0
@@ -100,7 +103,7 @@ struct SMFReader {
                     events.append(.init(tick: tick, kind: .tempo(microsecondsPerQuarter: us)))
                 }
                 at += length
-                if type == 0x2F { return events }  // end of track: anything after it is ignored
+                if type == 0x2F { return (events, tick) }  // end of track: anything after it is ignored
             case 0xF0, 0xF7:
                 let lengthAt = at
                 let length = try vlq("a SysEx length")
@@ -128,7 +131,7 @@ struct SMFReader {
                 events.append(.init(tick: tick, kind: .message(MIDIMessage(status: status, data1: d1, data2: d2))))
             }
         }
-        return events
+        return (events, tick)
     }
 
     private func be32(at i: Int, what: String) throws(SMFError) -> Int {

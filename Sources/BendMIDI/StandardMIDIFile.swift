@@ -39,11 +39,14 @@ public struct StandardMIDIFile: Sendable, Equatable {
     public var division: Division
     /// Channel messages and tempo changes of each track, in file order.
     public var tracks: [[Event]]
+    /// Each track's end (its end-of-track event, or its last event), ticks.
+    public var endTicks: [UInt64]
 
-    public init(format: Int, division: Division, tracks: [[Event]]) {
+    public init(format: Int, division: Division, tracks: [[Event]], endTicks: [UInt64] = []) {
         self.format = format
         self.division = division
         self.tracks = tracks
+        self.endTicks = endTicks
     }
 
     /// Default tempo before the first tempo event: 120 quarter notes a minute.
@@ -64,6 +67,13 @@ public struct StandardMIDIFile: Sendable, Equatable {
     /// then file order), with its time in seconds through the tempo map (the tempo events
     /// of all tracks).
     public func timedMessages() -> [(seconds: Double, message: MIDIMessage)] {
+        timed().messages
+    }
+
+    /// The file's length, seconds: the latest track end through the tempo map.
+    public var duration: Double { timed().end }
+
+    private func timed() -> (messages: [(seconds: Double, message: MIDIMessage)], end: Double) {
         var merged: [(tick: UInt64, track: Int, index: Int, message: MIDIMessage)] = []
         var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []
         for (t, track) in tracks.enumerated() {
@@ -77,7 +87,8 @@ public struct StandardMIDIFile: Sendable, Equatable {
         merged.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
         tempos.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
         let map = TempoMap(division: division, tempos: tempos.map { ($0.tick, $0.micros) })
-        return merged.map { (map.seconds(tick: $0.tick), $0.message) }
+        let lastTick = max(endTicks.max() ?? 0, merged.last?.tick ?? 0)
+        return (merged.map { (map.seconds(tick: $0.tick), $0.message) }, map.seconds(tick: lastTick))
     }
 
     /// Writes a format-0 file: one track of `events` (ticks from the start, non-decreasing)

@@ -103,12 +103,18 @@ final class MIDIFileCommandTests: XCTestCase {
         XCTAssertEqual(ratios.last!.0 - ratios.first!.0, 0.3, accuracy: 0.001, "the move 0.3 s after the down")
         XCTAssertEqual(messages.last(where: { $0.message.kind == 0xB0 && $0.message.data1 == 10 })?.message, .controlChange(0, 10, 127))
 
+        // Played back live (`play --script take.mid`, recorded) and rendered: 440 Hz, then 660 Hz.
+        let live = dir.appendingPathComponent("live.wav").path
+        let played = try BinaryRunner.run(["play", "--no-terminal", "--script", take, "-d", "null", "--record", live])
+        XCTAssertEqual(played.status, 0, played.stderr)
         let wav = dir.appendingPathComponent("back.wav").path
         let back = try BinaryRunner.run(["render", take, "-o", wav])
         XCTAssertEqual(back.status, 0, back.stderr)
-        let left = Measure.channel(try WAVReader.read(wav).samples, 0)
-        XCTAssertEqual(peak(near: 440, left, from: 0.05, to: 0.28) / 440, 1, accuracy: 0.001)
-        XCTAssertEqual(peak(near: 660, left, from: 0.35, to: 0.58) / 660, 1, accuracy: 0.001)
+        for path in [live, wav] {
+            let left = Measure.channel(try WAVReader.read(path).samples, 0)
+            XCTAssertEqual(peak(near: 440, left, from: 0.05, to: 0.28) / 440, 1, accuracy: 0.001, path)
+            XCTAssertEqual(peak(near: 660, left, from: 0.35, to: 0.58) / 660, 1, accuracy: 0.001, path)
+        }
     }
 
     private func cents(_ a: Double, _ b: Double) -> Double { 1200 * log2(a / b) }

@@ -141,6 +141,13 @@ final class MIDIInterpreterTests: XCTestCase {
         XCTAssertEqual(s.phases, [.down])
         s.feed([0xB0, 64, 0])
         XCTAssertEqual(s.phases, [.down, .up])
+        // Reset-all-controllers lifts the pedal too; a zone master's pedal holds its members' notes.
+        s.feed([0xB0, 64, 127, 0x90, 61, 100, 0x80, 61, 0, 0xB0, 121, 0])
+        XCTAssertEqual(s.interpreter.heldNotes, 0)
+        s.feed([0xB0, 101, 0, 100, 6, 6, 15, 64, 127, 0x93, 62, 100, 0x83, 62, 0])
+        XCTAssertEqual(s.interpreter.heldNotes, 1)
+        s.feed([0xB0, 64, 0])
+        XCTAssertEqual(s.interpreter.heldNotes, 0)
     }
 
     func testTouchIDsAreDistinctAndARepeatedNoteOnEndsTheOld() {

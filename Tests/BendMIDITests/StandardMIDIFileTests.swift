@@ -88,3 +88,17 @@ final class StandardMIDIFileTests: XCTestCase {
         XCTAssertEqual(same.count, 14 + 8 + 7 + 1 + 100 * 3 + 4)
     }
 }
+
+extension StandardMIDIFileTests {
+    /// A note never released ends at the file's end (its end-of-track), not at its own start.
+    func testHeldNotesEndAtTheEndOfTrack() throws {
+        // 96 ticks/quarter at 120 bpm: note-on at 0, end of track at tick 192 (1 s).
+        let bytes = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8)
+            + [0, 0, 0, 9, 0, 0x90, 60, 100, 0x81, 0x40, 0xFF, 0x2F, 0]
+        let f = try StandardMIDIFile.parse(bytes)
+        XCTAssertEqual(f.duration, 1)
+        let script = try MIDIFileScript.script(f)
+        XCTAssertEqual(script.entries.map(\.time), [0, 1])
+        XCTAssertEqual(script.entries.last?.event.touchPhase?.phase, .up)
+    }
+}

@@ -62,7 +62,7 @@ final class PeerTouchTranslatorTests: XCTestCase {
     }
 
     func testLocalEventsGoOutClampedDownsAndUpsReliably() {
-        func f(_ e: ControlEvent) -> (PeerMessage, SendMode) { PeerMessage.forwarding(e, timestamp: 7)! }
+        func f(_ e: ControlEvent) -> (PeerMessage, SendMode) { PeerMessage.forwarding(e, timestamp: 7) }
         XCTAssertEqual(f(.touch(id: 3, phase: .down, x: 1.5, y: .nan)).0, .touch(id: 3, phase: .down, x: 1, y: 0, timestamp: 7))
         XCTAssertEqual(f(.touch(id: 3, phase: .down, x: 0, y: 0)).1, .reliable)
         XCTAssertEqual(f(.touch(id: 3, phase: .move, x: -1, y: 0.5)).0, .touch(id: 3, phase: .move, x: 0, y: 0.5, timestamp: 7))
@@ -70,7 +70,9 @@ final class PeerTouchTranslatorTests: XCTestCase {
         XCTAssertEqual(f(.touch(id: 3, phase: .up, x: 0, y: 0)).1, .reliable)
         XCTAssertEqual(f(.tilt(-3)).0, .tilt(value: -1, timestamp: 7))
         XCTAssertEqual(f(.tilt(0.5)).1, .unreliable)
-        XCTAssertNil(PeerMessage.forwarding(.pitched(id: 3, phase: .down, ratio: 1.5, gain: 1, y: 1), timestamp: 7),
-                     "a MIDI touch has no pad position for the protocol")
+        // A pitched touch (a MIDI file's) goes as the linear map's x (ratio/2) and its gain as y.
+        XCTAssertEqual(f(.pitched(id: 4, phase: .down, ratio: 1.5, gain: 0.25, y: 0.9)).0, .touch(id: 4, phase: .down, x: 0.75, y: 0.25, timestamp: 7))
+        XCTAssertEqual(f(.pitched(id: 4, phase: .move, ratio: 6, gain: 1, y: 0)).0, .touch(id: 4, phase: .move, x: 1, y: 1, timestamp: 7))
+        XCTAssertEqual(f(.pitched(id: 4, phase: .move, ratio: 6, gain: 1, y: 0)).1, .unreliable)
     }
 }
