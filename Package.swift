@@ -5,7 +5,8 @@
 //                              → BendEvdev → BendControl, BendSystem, CEvdev
 //                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
 //                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
-//                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers
+//                              → BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
+//                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers, BendWeb
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -37,6 +38,15 @@ let package = Package(
         // its cflags carry -D_REENTRANT, which SwiftPM warns about; headers are in /usr/include.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi",
                        providers: [.apt(["libavahi-client-dev"])]),
+        // libwebsockets: HTTP, WebSocket and TLS of the web controller.
+        .systemLibrary(name: "CWebsockets", path: "Sources/CWebsockets", pkgConfig: "libwebsockets",
+                       providers: [.apt(["libwebsockets-dev"])]),
+        // libqrencode: the web controller's URL as a QR code in the terminal.
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"])]),
+        // OpenSSL: the web controller's self-signed certificate and its TLS context.
+        .systemLibrary(name: "CSSL", path: "Sources/CSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
@@ -62,11 +72,14 @@ let package = Package(
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
-        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
-        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers"],
+        // The web controller (`play --web`): a phone's browser is the pad. The page's
+        // messages → control events; libwebsockets serves the page and the WebSocket.
+        .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
+        // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
+        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendBench", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendWeb", "BendBench", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
@@ -84,6 +97,7 @@ let package = Package(
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web"], swiftSettings: testSettings),
+        .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

@@ -23,6 +23,7 @@ check BendInput   'BendControl|BendEngine|BendSystem|Foundation|Glibc|Synchroniz
 check BendEvdev   'BendControl|BendEngine|BendSystem|CEvdev|Foundation|Glibc|Synchronization|Dispatch'
 check BendPeers   'BendControl|BendEngine|BendSystem|CSodium|CBluetooth|CAvahi|Foundation|Glibc|Synchronization|Dispatch'
 check BendOSC     'BendControl|BendEngine|BendSystem|CLO|Foundation|Glibc|Synchronization|Dispatch'
-check BendBench   'BendAudio|BendControl|BendEngine|BendEvdev|BendOSC|BendPeers|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
-check BendApp     'BendBench|BendEvdev|BendOSC|BendPeers|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
+check BendWeb     'BendControl|BendEngine|BendSystem|CWebsockets|CQRencode|CSSL|CSodium|Foundation|Glibc|Synchronization|Dispatch'
+check BendBench   'BendAudio|BendControl|BendEngine|BendEvdev|BendOSC|BendPeers|BendWeb|BendSystem|Foundation|Glibc|Synchronization|Dispatch'
+check BendApp     'BendBench|BendEvdev|BendOSC|BendPeers|BendWeb|CEvdev|CGetopt|BendEngine|BendSystem|BendControl|BendAudio|BendInput|Foundation|Glibc|Synchronization|Dispatch|CALSA'
 exit $status
