@@ -132,6 +132,7 @@ for (const t of ["contextmenu", "touchstart", "gesturestart"]) {
 let lastTiltSent = 0, tiltTimer = null;
 function onOrientation(e) {
   if (e.gamma === null && e.beta === null) return;
+  tiltButton.hidden = true;
   const angle = (screen.orientation && screen.orientation.angle) || window.orientation || 0;
   let degrees;
   switch ((angle + 360) % 360) {
@@ -152,18 +153,18 @@ function sendTilt() {
   send("t " + num(tilt));
   showStatus();
 }
+// Listen always; where the browser has requestPermission (iOS Safari; Chromium too),
+// show the button until the first reading arrives: iOS sends none before a tap grants it.
+window.addEventListener("deviceorientation", onOrientation);
 if (typeof DeviceOrientationEvent !== "undefined" && typeof DeviceOrientationEvent.requestPermission === "function") {
-  tiltButton.hidden = false;  // iOS: motion needs a tap and a permission
+  tiltButton.hidden = false;
   tiltButton.addEventListener("click", async () => {
     try {
-      if (await DeviceOrientationEvent.requestPermission() === "granted") {
-        window.addEventListener("deviceorientation", onOrientation);
-        tiltButton.hidden = true;
-      }
+      const answer = await DeviceOrientationEvent.requestPermission();
+      if (answer === "granted") tiltButton.hidden = true;
+      else showMessage("tilt: permission " + answer);
     } catch (err) { showMessage("tilt: " + err); }
   });
-} else {
-  window.addEventListener("deviceorientation", onOrientation);
 }
 
 // ---- wake lock, status, drawing ----
