@@ -58,6 +58,7 @@ class Browser:
         self.buffer = b""
         self.next_id = 0
         self.events = []
+        self.front = None
 
     def call(self, method, session=None, **params):
         self.next_id += 1
@@ -114,7 +115,11 @@ class Browser:
         self.evaluate(session, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", await_promise=True)
 
     def touch(self, session, kind, points):
-        """Input.dispatchTouchEvent; points: [(id, x_px, y_px)]."""
+        """Input.dispatchTouchEvent; points: [(id, x_px, y_px)]. The page is brought to
+        the front first: Chromium does not answer input sent to a background tab."""
+        if session != self.front:
+            self.call("Page.bringToFront", session=session)
+            self.front = session
         self.call("Input.dispatchTouchEvent", session=session, type=kind,
                   touchPoints=[{"id": i, "x": x, "y": y, "radiusX": 5, "radiusY": 5, "force": 1} for i, x, y in points])
 
