@@ -72,13 +72,15 @@ clean:
 # voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; real time —
 # `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
-# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame.
+# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
+# web latency — a touch dispatched in headless Chromium → the engine's queue.
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64
+	$(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)

@@ -43,6 +43,7 @@ function connect() {
       pitchMap = m[0] === "exp" ? { kind: "exp", octaves: Number(m[1]) } : { kind: "linear", octaves: 2 };
       message.hidden = true;
       requestWakeLock();
+      redraw();
     } else if (f[0] === "P") {
       rtt = performance.now() - Number(f[1]);
       xruns = Number(f[2]);
@@ -56,6 +57,7 @@ function connect() {
     paired = false;
     touches.clear();
     pendingMoves.clear();
+    redraw();
     if (e.code === 4001) {
       stopped = true;
       showMessage(e.reason || "wrong pairing token");
@@ -106,6 +108,7 @@ pad.addEventListener("pointerdown", (e) => {
   touches.set(e.pointerId, p);
   pendingMoves.delete(e.pointerId);
   flushMoves(line("d", e.pointerId, p));
+  redraw();
 });
 pad.addEventListener("pointermove", (e) => {
   if (!touches.has(e.pointerId)) return;
@@ -114,6 +117,7 @@ pad.addEventListener("pointermove", (e) => {
   touches.set(e.pointerId, p);
   pendingMoves.set(e.pointerId, line("m", e.pointerId, p));
   flushMoves(null);
+  redraw();
 });
 function lift(e) {
   if (!touches.has(e.pointerId)) return;
@@ -121,6 +125,7 @@ function lift(e) {
   touches.delete(e.pointerId);
   pendingMoves.delete(e.pointerId);
   flushMoves(line("u", e.pointerId, p));
+  redraw();
 }
 pad.addEventListener("pointerup", lift);
 pad.addEventListener("pointercancel", lift);
@@ -216,11 +221,20 @@ function draw() {
     g.font = "15px system-ui, sans-serif";
     g.fillText("×" + ratio(p.x).toFixed(2) + " g" + p.y.toFixed(2), cx - 40, cy - 46);
   }
-  requestAnimationFrame(draw);
 }
+
+// Drawn only when something changed (a touch, the size, the pitch map): an idle pad
+// costs the phone nothing.
+let drawPending = false;
+function redraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; draw(); });
+}
+window.addEventListener("resize", redraw);
 
 setInterval(() => { if (paired) send("p " + num(performance.now())); }, 200);
 showStatus();
-requestAnimationFrame(draw);
+redraw();
 if (token) connect();
 else { stopped = true; showMessage("no pairing token: open the address bendsynth printed, with its #token"); }
