@@ -162,3 +162,48 @@ final class WebPlayTests: XCTestCase {
         XCTAssertEqual(lines(touches, "up").count, 8)
     }
 }
+
+/// `play --web`'s option and setup errors: bad usage exits 2, runtime failures 1.
+final class WebOptionTests: XCTestCase {
+    func testBadWebOptionsExitTwoNamingTheProblem() throws {
+        let dir = try webTestDirectory()
+        let badToken = dir.appendingPathComponent("token").path
+        try "x\n".write(toFile: badToken, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["--web-https"], "--web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]"),
+            (["--web", "phone.local"], "'phone.local' is not a numeric IPv4 address"),
+            (["--web", ":http"], "port 'http' is not a number in 0…65535"),
+            (["--web", "[::1]:4000"], "IPv6 is not supported by the web controller yet"),
+            (["--web", ":0", "--web-cert", "c.pem"], "--web-cert and --web-key go together"),
+            (["--web", ":0", "--web-token-file", badToken], "token file '\(badToken)', line 1: expected 16…64 characters"),
+            (["--web", ":0", "--web-cert", badToken, "--web-key", badToken], "--web-cert: '\(badToken)': not a PEM certificate"),
+        ]
+        for (args, words) in cases {
+            let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal"] + args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(words), "\(args): \(r.stderr)")
+        }
+    }
+
+    func testAPortInUseIsARuntimeFailure() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal", "--web", "127.0.0.1:" + play.port])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot serve on 127.0.0.1:\(play.port)"), r.stderr)
+        XCTAssertEqual(play.terminate(), 0)
+    }
+
+    func testATokenFileKeepsTheAddressAcrossStarts() throws {
+        let dir = try webTestDirectory()
+        let file = dir.appendingPathComponent("token").path
+        let first = try WebPlayProcess(["--web", "127.0.0.1:0", "--web-token-file", file], dir: dir)
+        XCTAssertEqual(first.terminate(), 0)
+        let second = try WebPlayProcess(["--web", "127.0.0.1:0", "--web-token-file", file], dir: dir)
+        XCTAssertEqual(second.terminate(), 0)
+        XCTAssertEqual(first.token, second.token)
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), first.token + "\n")
+        let third = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        XCTAssertEqual(third.terminate(), 0)
+        XCTAssertNotEqual(third.token, first.token, "a new token at each start without the file")
+    }
+}
