@@ -145,6 +145,21 @@ final class WebPlayTests: XCTestCase {
         XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["down", "up"])
     }
 
+    func testOnlyGetOfThePagesFilesIsServed() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        let (status, out) = try play.run("ws_client.py", ["http", "127.0.0.1", play.port, play.token])
+        XCTAssertEqual(status, 0)
+        let got = Dictionary(out.filter { $0.first == "status" }.map { ("\($0[1]) \($0[2])", $0[3]) }) { a, _ in a }
+        let page = try String(contentsOf: BinaryRunner.packageRoot.appendingPathComponent("Assets/web/pad.js"), encoding: .utf8)
+        XCTAssertTrue(out.contains { $0.starts(with: ["status", "GET", "/pad.js", "200", "text/javascript;", "charset=utf-8", String(page.utf8.count)]) }, "\(out)")
+        XCTAssertEqual(got, ["GET /": "200", "GET /index.html": "200", "GET /pad.js": "200", "GET /pad.css": "200",
+                             "GET /../../../../etc/passwd": "404", "GET /%2e%2e/%2e%2e/etc/passwd": "404",
+                             "GET /Assets/web/pad.js": "404", "GET /nothing": "404", "POST /": "404",
+                             "HEAD /": "404", "GET /ws": "404"])
+        XCTAssertTrue(out.contains(["upgrade", "/other", "refused"]), "\(out)")
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
+    }
+
     func testEightPagesAtOncePlayEightTouchesAndANinthIsTurnedAway() throws {
         let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
         let driver = try play.chromium("pages", ["8"])

@@ -9,6 +9,8 @@ browser will not send: silence on an open socket, malformed and oversized messag
   bad     connection A plays a down; connection B sends each bad message in turn on a fresh
           connection and prints the close code and reason; then A sends a ping and its up:
           prints A's pong (A was not closed)
+  http    plain requests: the page's files, paths that try to escape, other methods;
+          prints each status; then a WebSocket upgrade on another path
 """
 import base64
 import os
@@ -19,11 +21,13 @@ import time
 
 
 class Client:
+    path = "/ws"
+
     def __init__(self, host, port):
         self.sock = socket.create_connection((host, port), timeout=5)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        self.sock.sendall((f"GET {self.path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
                            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: bendsynth\r\n\r\n").encode())
         head = b""
@@ -116,6 +120,27 @@ def main():
         print("pong", payload.decode())
         a.send("u 1 0.25 0.5 2\np 43")
         print("pong", a.receive()[1].decode())
+    elif scenario == "http":
+        import http.client
+        for method, path in [("GET", "/"), ("GET", "/index.html"), ("GET", "/pad.js"), ("GET", "/pad.css"),
+                             ("GET", "/../../../../etc/passwd"), ("GET", "/%2e%2e/%2e%2e/etc/passwd"),
+                             ("GET", "/Assets/web/pad.js"), ("GET", "/nothing"), ("POST", "/"),
+                             ("HEAD", "/"), ("GET", "/ws")]:
+            c = http.client.HTTPConnection(host, port, timeout=5)
+            c.putrequest(method, path, skip_accept_encoding=True)
+            if method == "POST":
+                c.putheader("Content-Length", "3")
+            c.endheaders(b"x=1" if method == "POST" else None)
+            r = c.getresponse()
+            body = r.read()
+            print("status", method, path, r.status, r.getheader("Content-Type"), len(body), flush=True)
+            c.close()
+        try:
+            Client.path = "/other"
+            Client(host, port)
+            print("upgrade /other accepted")
+        except Exception as e:
+            print("upgrade /other refused")
     print("done", flush=True)
 
 
