@@ -109,6 +109,7 @@ enum PlayCommand {
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
+            for case let web as WebSource in sources { web.waitsForEnter = true }
             let notices = PadNotices()  // peers' messages go on the pad, not over it
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))

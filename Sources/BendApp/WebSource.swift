@@ -58,6 +58,9 @@ final class WebSource: PlaySource, @unchecked Sendable {
     let endsPlay = false
     let address: WebListenAddress
     let options: WebOptions
+    /// True when the terminal pad follows: it covers the screen (the alternate screen),
+    /// so start waits for Enter while the player scans the code.
+    var waitsForEnter = false
     private var server: WebServer?
 
     init(address: WebListenAddress, options: WebOptions) {
@@ -108,6 +111,10 @@ final class WebSource: PlaySource, @unchecked Sendable {
         if let lines = QRCodeText.render(server.url) { printErr(lines.joined(separator: "\n")) }
         if let certificate {
             printErr("bendsynth: the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
+        }
+        if waitsForEnter {
+            printErr("bendsynth: scan the code, then press Enter for the pad (the phone can connect at any time)")
+            _ = readLine()
         }
     }
 

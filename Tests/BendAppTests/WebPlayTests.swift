@@ -222,3 +222,27 @@ final class WebOptionTests: XCTestCase {
         XCTAssertNotEqual(third.token, first.token, "a new token at each start without the file")
     }
 }
+
+/// `play --web` with the terminal pad, in a real terminal (tmux): the address and its
+/// QR code stay on screen until Enter, then the pad.
+final class WebTerminalTests: XCTestCase {
+    let tmux = Tmux("bendsynth-webtest")
+
+    func testTheQRCodeIsShownUntilEnterThenThePad() throws {
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
+        let command = "\(BinaryRunner.executable.path) play -d null --web 127.0.0.1:0; echo exit=$?; sleep 30"
+        try tmux(["new-session", "-d", "-s", "play", "-x", "100", "-y", "50", command])
+        defer { try? tmux(["kill-server"]) }
+        try waitUntil("the QR code") { try tmux.screen("play").contains("press Enter for the pad") }
+        let screen = try tmux.screen("play")
+        let lines = screen.split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/#") }, screen)
+        // The code: lines of half blocks, as many as half its modules plus the quiet zone.
+        let code = lines.filter { $0.contains("▀") || $0.contains("▄") || $0.contains("█") }
+        XCTAssertGreaterThanOrEqual(code.count, 12, screen)
+        try tmux(["send-keys", "-t", "play", "Enter"])
+        try waitUntil("the pad") { try tmux.screen("play").contains("voices 0") }
+        try tmux(["send-keys", "-t", "play", "q"])
+        try waitUntil("play to exit") { try tmux.screen("play").contains("exit=0") }
+    }
+}
