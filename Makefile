@@ -32,7 +32,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint bench bench-deps bench-icount clean
+.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus
 
 all: build
 
@@ -51,6 +51,15 @@ PYOSC = $(BUILD_DIR)/pyosc/bin/python3
 $(PYOSC): | deps
 	python3 -m venv $(BUILD_DIR)/pyosc && $(BUILD_DIR)/pyosc/bin/pip install -q python-osc
 
+# mido (PyPI) in a venv: writes the MIDI file corpus the MIDI tests read (committed in
+# Tests/BendMIDITests/Fixtures; `make midi-corpus` makes it again).
+MIDO = $(BUILD_DIR)/mido/bin/python3
+$(MIDO): | deps
+	python3 -m venv $(BUILD_DIR)/mido && $(BUILD_DIR)/mido/bin/pip install -q mido==1.3.3
+
+midi-corpus: $(MIDO)
+	$(MIDO) scripts/make-midi-corpus.py Tests/BendMIDITests/Fixtures
+
 build: deps
 	$(SWIFT) build -c release $(SWIFT_CPU)
 
@@ -63,7 +72,7 @@ test: deps lint $(PYOSC)
 	$(SWIFT) test
 
 lint:
-	@scripts/check-layers.sh
+	@python3 scripts/check-layers.py
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,12 +1,22 @@
 // swift-tools-version:6.0
 // bendsynth: a real-time looping-tone synth for Linux.
-// Layers (imports flow downward only; `make lint` checks it):
-//   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
-//                              → BendEvdev → BendControl, BendSystem, CEvdev
-//                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
-//                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
-//                              → BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
-//                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers, BendWeb
+// Layers: each target imports only the targets on its line, all of them lower down
+// (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
+// every import against the declared dependencies, and that imports only point down).
+//   bendsynth (main) → BendApp
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA
+//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
+//   audio out and the input sources (one layer; none sees another):
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
+//   BendInput → BendControl, BendSystem
+//   BendEvdev → BendControl, BendSystem, CEvdev
+//   BendOSC → BendControl, BendSystem, CLO
+//   BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
+//   BendMIDI → BendControl, BendEngine, BendSystem
+//   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
+//   BendControl → BendEngine, BendSystem
+//   BendSystem → CFloatEnv, CSystem
+//   BendEngine → —
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -72,6 +82,9 @@ let package = Package(
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
+        // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
+        // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
+        .target(name: "BendMIDI", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendMIDI"),
         // The web controller (`play --web`): a phone's browser is the pad. The page's
         // messages → control events; libwebsockets serves the page and the WebSocket.
         .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
@@ -79,7 +92,7 @@ let package = Package(
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendWeb", "BendBench", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
@@ -90,14 +103,16 @@ let package = Package(
         .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
-        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
-        .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
-        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendPeers", "BendControl", "BendAudio", "BendTestSupport", "CEvdev"],
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
+        .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
-        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web"], swiftSettings: testSettings),
+        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
+        .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
+                    exclude: ["Fixtures"], swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web"], swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

@@ -29,6 +29,8 @@ struct SoundOptions {
     var pitchMapName = "linear"
     var octaves = 2.0
     var octavesGiven = false
+    /// MIDI note of the tone's pitch (ratio 1) for MIDI files and MIDI in/out, 0…127.
+    var toneNote = 69
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
@@ -36,6 +38,7 @@ struct SoundOptions {
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
         OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
+        OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files and MIDI in/out (0…127, default 69 = A4, the default tone)"),
     ]
 
     /// Applies one parsed option; returns false when it is not a sound option.
@@ -52,6 +55,7 @@ struct SoundOptions {
         case "octaves":
             octaves = try OptionValues.number(value, option: name, in: 0.1...8)
             octavesGiven = true
+        case "tone-note": toneNote = try OptionValues.integer(value, option: name, in: 0...127)
         default: return false
         }
         return true

@@ -1,8 +1,12 @@
 import BendAudio
 import BendControl
 import BendEngine
+import BendEvdev
 import BendInput
+import BendMIDI
+import BendPeers
 import BendSystem
+import BendWeb
 import CALSA
 import Dispatch
 import Foundation
@@ -18,7 +22,8 @@ enum PlayCommand {
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
-        OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
+        OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
+        OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
@@ -44,6 +49,7 @@ enum PlayCommand {
         var periods = 3
         var record: String?
         var recordTouches: String?
+        var recordMIDI: String?
         var script: String?
         var terminal = true
         var loadStats = false
@@ -74,6 +80,7 @@ enum PlayCommand {
             case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16)
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
+            case "record-midi": o.recordMIDI = value
             case "script": o.script = value
             case "no-terminal": o.terminal = false
             case "load-stats": o.loadStats = true
@@ -87,8 +94,10 @@ enum PlayCommand {
         }
         try o.sound.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
-        var sources: [PlaySource] = []
-        if let path = o.script { sources.append(try ScriptSource(path: path)) }
+        var sources: [InputSource] = []
+        if let path = o.script {
+            sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
+        }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
@@ -119,10 +128,14 @@ enum PlayCommand {
         try play(o, sources: sources)
     }
 
-    static func play(_ o: Options, sources: [PlaySource]) throws {
+    static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
-        if let a = o.record, let b = o.recordTouches, URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized {
-            throw AppError.usage("play: --record and --record-touches name the same file '\(a)'")
+        let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
+            .compactMap { name, path in path.map { (name: name, path: $0, url: URL(fileURLWithPath: $0).standardized) } }
+        for (i, a) in outputs.enumerated() {
+            if let b = outputs[(i + 1)...].first(where: { $0.url == a.url }) {
+                throw AppError.usage("play: \(a.name) and \(b.name) name the same file '\(a.path)'")
+            }
         }
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
         var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate))
@@ -144,9 +157,18 @@ enum PlayCommand {
                 throw AppError.input("cannot create touch script '\(path)': \(error)")
             }
         }
+        var midiRecorder: MIDIRecorder?
+        if let path = o.recordMIDI {
+            do { midiRecorder = try MIDIRecorder(path: path, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap) } catch {
+                touchRecorder?.close()
+                output.stop()
+                throw AppError.input("cannot create MIDI file '\(path)': \(error)")
+            }
+        }
         // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
         let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
-        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (latencyLog.map { [$0] } ?? [])
+        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? [])
+            + (latencyLog.map { [$0] } ?? [])
         let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, observers: observers) }
         var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
@@ -169,8 +191,8 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = PlayContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
-        var started: [PlaySource] = []
+        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        var started: [InputSource] = []
         do {
             for (source, port) in zip(sources, ports) {
                 let endsPlay = source.endsPlay
@@ -206,6 +228,8 @@ enum PlayCommand {
         output.stop()
         recorder?.stop()
         touchRecorder?.close()
+        var midiFailure: String?
+        do { try midiRecorder?.close() } catch { midiFailure = "cannot write MIDI file '\(o.recordMIDI ?? "")': \(error)" }
         let seconds = Double(mixer.position) / Double(rate)
         let dropped = instrument.dropped
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
@@ -222,9 +246,11 @@ enum PlayCommand {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
         if let path = o.recordTouches { printErr("bendsynth: touches written to '\(path)'") }
+        if let path = o.recordMIDI, midiFailure == nil { printErr("bendsynth: MPE written to '\(path)'") }
         instrument.deallocate()
         ring?.deallocate()
         if let failure { throw AppError.runtime(failure) }
+        if let midiFailure { throw AppError.runtime(midiFailure) }
         for case let terminal as TerminalSource in sources {
             if let e = terminal.failureDescription { throw AppError.runtime("terminal: \(e)") }
         }
