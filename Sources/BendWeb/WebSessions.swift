@@ -3,8 +3,12 @@ import Synchronization
 
 /// Per-connection limits of the web controller, like the peers' and OSC senders'.
 public struct WebLimits: Sendable, Equatable {
-    /// Phones playing at once; one more is told so and closed.
+    /// Phones playing (paired) at once; one more is told so and closed at its hello.
+    /// Only paired connections count, so connections without the token cannot keep a
+    /// phone out.
     public var maxConnections = 8
+    /// Connections not yet paired at once; one more is refused when it opens.
+    public var maxUnpaired = 16
     /// Touches one connection holds at once; a down beyond them is ignored (a hand has
     /// ten fingers; a page gives every pointer one).
     public var maxTouches = 16
@@ -81,20 +85,22 @@ public final class WebSessions: Sendable {
     /// Touches held now, all connections.
     public var touches: Int { state.withLock { $0.touches.count } }
 
-    /// A new WebSocket connection: its id, or the reason it is refused (`maxConnections`
-    /// already open).
+    /// A new WebSocket connection: its id, or the reason it is refused (`maxUnpaired`
+    /// connections already wait for their hello).
     public func open(now: UInt64) -> (connection: UInt64, refusal: Verdict?) {
         state.withLock { s in
             let id = s.nextConnection
             s.nextConnection += 1
-            guard s.sessions.count < limits.maxConnections else {
-                return (id, .close(.full, "\(limits.maxConnections) phones already play"))
+            guard s.sessions.values.filter({ !$0.paired }).count < limits.maxUnpaired else {
+                return (id, .close(.full, "\(limits.maxUnpaired) connections already wait to pair"))
             }
-            s.sessions[id] = Session(number: s.nextNumber, allowance: limits.burst, refilled: now, lastHeard: now)
-            s.nextNumber += 1
+            s.sessions[id] = Session(number: 0, allowance: limits.burst, refilled: now, lastHeard: now)
             return (id, nil)
         }
     }
+
+    /// Phones paired now.
+    public var paired: Int { state.withLock { $0.sessions.values.filter(\.paired).count } }
 
     /// One text message of `connection`'s. Its events reach the port in order; a message
     /// refused by the decoder or the limits sends none of its events.
@@ -104,7 +110,7 @@ public final class WebSessions: Sendable {
             return .close(.badMessage, error.description)
         }
         return state.withLock { s -> Verdict in
-            guard var session = s.sessions[connection] else { return .close(.full, "\(limits.maxConnections) phones already play") }
+            guard var session = s.sessions[connection] else { return .close(.full, "not open") }
             // Server threads read the clock before taking the lock: `now` may be a little
             // older than a time already stored.
             session.lastHeard = max(session.lastHeard, now)
@@ -120,7 +126,12 @@ public final class WebSessions: Sendable {
                 if case let .hello(offered) = message {
                     guard !session.paired else { return .close(.badMessage, "paired already: 'h' comes once, first") }
                     guard token.matches(offered) else { return .close(.wrongToken, "wrong pairing token: open the address bendsynth printed") }
+                    guard s.sessions.values.filter(\.paired).count < limits.maxConnections else {
+                        return .close(.full, "\(limits.maxConnections) phones already play")
+                    }
                     session.paired = true
+                    session.number = s.nextNumber
+                    s.nextNumber += 1
                     s.sessions[connection] = session
                     replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap))
                     continue

@@ -9,7 +9,11 @@ final class WebSessionsTests: XCTestCase {
     private func paired(_ sessions: WebSessions, now: UInt64 = 0) -> UInt64 {
         let (c, refusal) = sessions.open(now: now)
         XCTAssertNil(refusal)
-        XCTAssertEqual(sessions.receive(c, Array("h \(token.text)".utf8), now: now), .keep(replies: ["ok \(c) linear"]))
+        guard case let .keep(replies) = sessions.receive(c, Array("h \(token.text)".utf8), now: now) else {
+            XCTFail("not paired")
+            return c
+        }
+        XCTAssertEqual(replies, ["ok \(sessions.paired) linear"], "phones are numbered 1, 2, … as they pair")
         return c
     }
 
@@ -80,11 +84,18 @@ final class WebSessionsTests: XCTestCase {
         let b = paired(sessions, now: 0)
         XCTAssertEqual(send(sessions, b, Array(repeating: "t 0", count: 49).joined(separator: "\n"), now: 0), .keep(replies: []))
         XCTAssertEqual(send(sessions, b, "t 0", now: 20 * ms), .keep(replies: []), "2 events earned in 20 ms")
-        // Connections: the ninth is refused.
+        // Connections: the ninth phone is refused at its hello; connections without the
+        // token do not count, and at most 16 of them wait at once.
         let full = WebSessions(token: token, emit: { _ in })
-        for _ in 0..<8 { XCTAssertNil(full.open(now: 0).refusal) }
-        XCTAssertEqual(full.open(now: 0).refusal, .close(.full, "8 phones already play"))
-        XCTAssertEqual(full.connections, 8)
+        for _ in 0..<8 { _ = paired(full) }
+        XCTAssertEqual(full.paired, 8)
+        let (ninth, refusal) = full.open(now: 0)
+        XCTAssertNil(refusal)
+        XCTAssertEqual(send(full, ninth, "h \(token.text)"), .close(.full, "8 phones already play"))
+        full.close(ninth)
+        for _ in 0..<16 { XCTAssertNil(full.open(now: 0).refusal) }
+        XCTAssertEqual(full.open(now: 0).refusal, .close(.full, "16 connections already wait to pair"))
+        XCTAssertEqual(full.connections, 24)
     }
 
     func testASilentConnectionsTouchesEndAfterTheSilenceLimit() {
