@@ -72,6 +72,7 @@ enum PlayCommand {
             if try o.evdev.apply(name, value) { continue }
             if try o.osc.apply(name, value) { continue }
             if try o.audio.apply(name, value) { continue }
+            if o.web.apply(name, value) { continue }
             switch name {
             case "help":
                 print(usage + OptionParser.help(specs))
@@ -113,10 +114,11 @@ enum PlayCommand {
         }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.audio.midiIn { sources.append(try midiInSource(o)) }
+        if let web = try o.web.source(pitchMap: o.sound.pitchMap) { sources.append(web) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in, --web)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
@@ -125,7 +127,7 @@ enum PlayCommand {
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in, --web)")
         }
         try play(o, sources: sources)
     }
