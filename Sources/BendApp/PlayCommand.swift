@@ -6,6 +6,7 @@ import BendInput
 import BendMIDI
 import BendPeers
 import BendSystem
+import BendWeb
 import CALSA
 import Dispatch
 import Foundation
@@ -30,7 +31,7 @@ enum PlayCommand {
         OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
-    ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + WebOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth play [-a alsa|jack] [--device PCM] [--record FILE.wav] [options]
@@ -57,6 +58,7 @@ enum PlayCommand {
         var listen: String?
         var keyFile: String?
         var osc = OSCOptions()
+        var web = WebOptions()
         var bluetooth = false
         var bluetoothAdmission = BluetoothAdmission()
     }
@@ -70,6 +72,7 @@ enum PlayCommand {
             if try o.evdev.apply(name, value) { continue }
             if try o.osc.apply(name, value) { continue }
             if try o.audio.apply(name, value) { continue }
+            if o.web.apply(name, value) { continue }
             switch name {
             case "help":
                 print(usage + OptionParser.help(specs))
@@ -111,18 +114,20 @@ enum PlayCommand {
         }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.audio.midiIn { sources.append(try midiInSource(o)) }
+        if let web = try o.web.source(pitchMap: o.sound.pitchMap) { sources.append(web) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in, --web)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
+            for case let web as WebSource in sources { web.waitsForEnter = true }
             let notices = PadNotices()  // peers' messages go on the pad, not over it
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in, --web)")
         }
         try play(o, sources: sources)
     }
