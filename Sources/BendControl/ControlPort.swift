@@ -166,10 +166,11 @@ public final class ControlPort: @unchecked Sendable {
             guard var entry = rounded[id] else { continue }
             entry.rounder.advance(to: t)
             let x = pitchMap.x(ratio: rounding.tuning.ratio(cents: entry.rounder.output))
-            let moved = abs(x - entry.x) > 1e-9
-            if moved { entry.x = x }
+            // A move the full ring cannot take is sent by a later tick (x stays behind).
+            let send = abs(x - entry.x) > 1e-9 && activeTouches.contains(id) && ring.count < ring.capacity
+            if send { entry.x = x }
             rounded[id] = entry
-            guard moved, activeTouches.contains(id), ring.count < ring.capacity else { continue }
+            guard send else { continue }
             ring.push(EngineEvent(frame: frame, kind: .move, key: TouchKey(source: source, touch: id),
                                   value: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: entry.y))))
             let event = ControlEvent.touch(id: id, phase: .move, x: x, y: entry.y)
