@@ -7,11 +7,12 @@ RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
-# liblo (+ pkg-config to find them).
+# liblo, libjack (jackd2's; + pkg-config to find them).
 # Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests),
-# liblo-tools (oscsend), python3-venv (python-osc from PyPI, below).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev
-DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon
+# liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
+# dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so).
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev
+DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy

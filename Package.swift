@@ -7,7 +7,7 @@
 //   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendBench, CGetopt, CALSA
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers
 //   audio out and the input sources (one layer; none sees another):
-//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
 //   BendInput → BendControl, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendSystem, CLO
@@ -40,6 +40,9 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
+        // libjack (jackd2's client library; PipeWire's too, through pw-jack): the JACK sink.
+        .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack",
+                       providers: [.apt(["libjack-jackd2-dev"])]),
         // liblo: the OSC message codec.
         .systemLibrary(name: "CLO", path: "Sources/CLO", pkgConfig: "liblo",
                        providers: [.apt(["liblo-dev"])]),
@@ -62,9 +65,9 @@ let package = Package(
         .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
-        // Audio out: the render driver (one period step) and its sinks (ALSA, clock-paced,
+        // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
         // offline file), the Instrument, tone loading (libsndfile + libsamplerate), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CSndFile", "CSampleRate"],
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
@@ -86,8 +89,9 @@ let package = Package(
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline
-        // Instrument rendered through the render driver's period step).
-        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio"], path: "Tests/BendTestSupport"),
+        // Instrument rendered through the render driver's period step); a private jackd
+        // and a JACK capture client.
+        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
