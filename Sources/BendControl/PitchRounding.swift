@@ -21,13 +21,14 @@ public struct PitchRounding: Sendable, Equatable {
     public var tuning: Tuning
 
     /// Corner of the centre's low-pass, Hz (two one-pole stages in series): slower
-    /// movement is the touch's centre, faster movement (vibrato) passes through. Above
-    /// 1.5 Hz so a rested finger's centre settles within about 0.3 s; at 2 Hz the two
-    /// stages let 14 % of a 5 Hz vibrato into the centre.
-    public static let centreHz = 2.0
+    /// movement is the touch's centre, faster movement (vibrato) passes through. At 3 Hz
+    /// the two stages let 26 % of a 5 Hz vibrato into the centre (the vibrato played
+    /// comes out about 15 % deeper, from the leak's phase lag), and a rested finger's
+    /// centre is within a cent of it about 0.3 s after a 30 cent move (2 Hz: 0.5 s).
+    public static let centreHz = 3.0
     /// A touch whose centre moves slower than this (cents per second) rests. A ±40 cent
-    /// 5 Hz vibrato moves the centre at up to about 175 cents/s.
-    public static let restSpeed = 250.0
+    /// 5 Hz vibrato moves the centre at up to about 335 cents/s.
+    public static let restSpeed = 400.0
     /// Cents past the midpoint between steps before a held touch lets go of its step
     /// (so a centre wavering at a midpoint does not flip between steps).
     public static let hysteresisCents = 5.0
