@@ -82,11 +82,16 @@ public struct Scale: Sendable, Equatable {
         let n = degrees.count
         let p = (cents / periodCents).rounded(.down)
         let r = cents - p * periodCents
-        var best = 0, bestDistance = Double.infinity
-        for i in 0...n {
-            let d = abs(r - (i < n ? degrees[i] : periodCents))
-            if d < bestDistance { best = i; bestDistance = d }
+        // The first degree above r (binary search; degrees ascend), then the nearer of
+        // it (or the next period's root) and the one below.
+        var lo = 0, hi = n
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if degrees[mid] <= r { lo = mid + 1 } else { hi = mid }
         }
+        let above = lo < n ? degrees[lo] : periodCents
+        // lo is 0 only when rounding left r a hair below 0 (the root's degree).
+        let best = lo == 0 ? 0 : abs(above - r) < abs(r - degrees[lo - 1]) ? lo : lo - 1
         let periods = Int(max(min(p, Double(Int32.max)), Double(Int32.min)))
         return periods * n + best
     }

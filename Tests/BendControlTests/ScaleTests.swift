@@ -28,6 +28,14 @@ final class ScaleTests: XCTestCase {
         XCTAssertEqual(major.nearestStep(cents: 1160), 7)  // the next root
         XCTAssertEqual(major.nearestStep(cents: -60), -1)
         XCTAssertEqual(major.degree(ofStep: -1), 6)
+        // Around every period boundary, including values that floor a hair below it.
+        let bp = Scale(name: "bp", pitches: (1...13).map { 1901.955 * Double($0) / 13 })!
+        for k in -40...40 {
+            let c = bp.cents(ofStep: k)
+            for d in [-1e-9, 0, 1e-9, c.nextDown, c.nextUp] {
+                XCTAssertEqual(bp.nearestStep(cents: d == c.nextDown || d == c.nextUp ? d : c + d), k, "step \(k)")
+            }
+        }
     }
 
     /// Chromatic on a 2-octave exponential pad: a guide every 1/24 of the width, named
