@@ -21,7 +21,7 @@ let flushTimer = null;
 
 // ---- the instrument's mapping (BendControl's PitchMap and gain) ----
 function ratio(x) {
-  if (pitchMap.kind === "exp") return Math.min(Math.pow(2, (x - 0.5) * pitchMap.octaves), 4);
+  if (pitchMap.kind === "exp") return Math.min(pitchMap.centre * Math.pow(2, (x - 0.5) * pitchMap.octaves), 4);
   return 2 * x;
 }
 function clamp(v, lo, hi) { return Math.min(Math.max(v, lo), hi); }
@@ -40,7 +40,7 @@ function connect() {
       paired = true;
       phone = Number(f[1]);
       const m = (f[2] || "linear").split(":");
-      pitchMap = m[0] === "exp" ? { kind: "exp", octaves: Number(m[1]) } : { kind: "linear", octaves: 2 };
+      pitchMap = m[0] === "exp" ? { kind: "exp", octaves: Number(m[1]), centre: m.length > 2 ? Number(m[2]) : 1 } : { kind: "linear", octaves: 2 };
       message.hidden = true;
       requestWakeLock();
       redraw();

@@ -178,7 +178,7 @@ enum PlayCommand {
         }
         let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
             + (latencyLog.map { [$0] } ?? [])
-        let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, observers: observers) }
+        let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, rounding: o.sound.rounding, observers: observers) }
         var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
         if let path = o.record {
@@ -200,7 +200,7 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         var started: [InputSource] = []
         do {
             for (source, port) in zip(sources, ports) {
@@ -230,6 +230,19 @@ enum PlayCommand {
             recorder?.stop()
             throw AppError.runtime("cannot start the output: \(error)")
         }
+        // `--round hold` moves resting touches between their sources' events.
+        var ticker: RoundingTicker?
+        if ports.contains(where: \.needsTicks) {
+            do {
+                ticker = try RoundingTicker(ports: ports)
+                try ticker?.start()
+            } catch {
+                started.forEach { $0.stop() }
+                output.stop()
+                recorder?.stop()
+                throw AppError.runtime("cannot start the rounding thread: \(error)")
+            }
+        }
         do { try midiOut?.start(position: { mixer.position }) } catch {
             printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
         }
@@ -240,6 +253,7 @@ enum PlayCommand {
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.
         started.forEach { $0.stop() }
+        ticker?.stop()
         instrument.fadeOut(rendering: { output.failureDescription == nil })
         midiOut?.finish(position: mixer.position, running: { output.failureDescription == nil })
         let failure = output.failureDescription

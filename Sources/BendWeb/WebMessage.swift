@@ -104,7 +104,8 @@ public enum WebMessageDecoder {
 }
 
 /// The instrument's answers to the page: `ok N MAP` after a right token (N numbers the
-/// phone; MAP is `linear` or `exp:OCTAVES`, the pad's pitch map, so the page shows the
+/// phone; MAP is `linear`, `exp:OCTAVES` or `exp:OCTAVES:CENTRE` (a scale's root as a
+/// ratio), the pad's pitch map, so the page shows the
 /// ratio under each finger), `P T XRUNS VOICES` for each ping. Closing reasons go in the
 /// WebSocket close frame (`WebCloseCode`).
 public enum WebReply {
@@ -112,6 +113,7 @@ public enum WebReply {
         switch pitchMap {
         case .linear: return "ok \(connection) linear"
         case let .exponential(octaves): return "ok \(connection) exp:\(octaves)"
+        case let .exponentialAround(octaves, centre): return "ok \(connection) exp:\(octaves):\(centre)"
         }
     }
     public static func pong(clientTime: Double, xruns: Int, voices: Int) -> String {
