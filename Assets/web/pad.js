@@ -13,6 +13,7 @@ let socket = null;
 let paired = false;
 let stopped = false;          // a wrong token: no reconnecting
 let pitchMap = { kind: "linear", octaves: 2 };
+let guides = [];              // the scale's steps on the pad (the `guides` message): {x, ratio, degree, label}
 let rtt = null, xruns = 0, voices = 0, phone = 0;
 let tilt = null;
 const touches = new Map();    // pointerId → {x, y}
@@ -23,6 +24,19 @@ let flushTimer = null;
 function ratio(x) {
   if (pitchMap.kind === "exp") return Math.min(pitchMap.centre * Math.pow(2, (x - 0.5) * pitchMap.octaves), 4);
   return 2 * x;
+}
+// A touch's pitch as the terminal pad shows it: with a scale, its nearest step and the
+// offset in cents ("A#+30¢"); without, its ratio ("×1.08").
+function pitchText(x) {
+  const r = ratio(x);
+  if (guides.length === 0 || !(r > 0)) return "×" + r.toFixed(2);
+  let best = null, offset = 0;
+  for (const s of guides) {
+    const c = 1200 * Math.log2(r / s.ratio);
+    if (best === null || Math.abs(c) < Math.abs(offset)) { best = s; offset = c; }
+  }
+  const c = Math.round(offset);
+  return best.label + (c >= 0 ? "+" : "") + c + "¢";
 }
 function clamp(v, lo, hi) { return Math.min(Math.max(v, lo), hi); }
 function num(v) { return (Math.round(v * 1e5) / 1e5).toString(); }
@@ -41,8 +55,15 @@ function connect() {
       phone = Number(f[1]);
       const m = (f[2] || "linear").split(":");
       pitchMap = m[0] === "exp" ? { kind: "exp", octaves: Number(m[1]), centre: m.length > 2 ? Number(m[2]) : 1 } : { kind: "linear", octaves: 2 };
+      guides = [];
       message.hidden = true;
       requestWakeLock();
+      redraw();
+    } else if (f[0] === "guides") {
+      guides = f.slice(1).map((field) => {
+        const [x, r, degree, label] = field.split(":");
+        return { x: Number(x), ratio: Number(r), degree: Number(degree), label: label };
+      });
       redraw();
     } else if (f[0] === "P") {
       rtt = performance.now() - Number(f[1]);
@@ -201,14 +222,30 @@ function draw() {
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.fillStyle = "#10141c";
   g.fillRect(0, 0, w, h);
-  // Guides, as on the terminal pad: ratio lines at x = ¼, ½, ¾, gain ½.
+  // Guides, as on the terminal pad: with a scale, a line per step (brighter on the
+  // roots) named where the name fits; without, ratio lines at x = ¼, ½, ¾. Gain ½.
   g.strokeStyle = "#2a3344";
   g.fillStyle = "#6b7890";
   g.lineWidth = 1;
   g.font = "13px system-ui, sans-serif";
-  for (const x of [0.25, 0.5, 0.75]) {
-    g.beginPath(); g.moveTo(x * w, 0); g.lineTo(x * w, h); g.stroke();
-    g.fillText("×" + ratio(x).toFixed(2), x * w + 4, h - 8);
+  if (guides.length > 0) {
+    let labelEnd = -Infinity;
+    for (const s of guides) {
+      const px = Math.round(s.x * w) + 0.5;   // on a pixel: a crisp 1-px line
+      g.strokeStyle = s.degree === 0 ? "#4a5a78" : "#2a3344";
+      g.beginPath(); g.moveTo(px, 0); g.lineTo(px, h); g.stroke();
+      const width = g.measureText(s.label).width;
+      if (px - width / 2 > labelEnd + 4 && px + width / 2 < w) {
+        g.fillText(s.label, px - width / 2, h - 8);
+        labelEnd = px + width / 2;
+      }
+    }
+    g.strokeStyle = "#2a3344";
+  } else {
+    for (const x of [0.25, 0.5, 0.75]) {
+      g.beginPath(); g.moveTo(x * w, 0); g.lineTo(x * w, h); g.stroke();
+      g.fillText("×" + ratio(x).toFixed(2), x * w + 4, h - 8);
+    }
   }
   g.beginPath(); g.moveTo(0, h / 2); g.lineTo(w, h / 2); g.stroke();
   g.fillText("g 0.5", 4, h / 2 - 4);
@@ -219,7 +256,7 @@ function draw() {
     g.beginPath(); g.arc(cx, cy, 36, 0, 2 * Math.PI); g.fill();
     g.fillStyle = "#e8ecf4";
     g.font = "15px system-ui, sans-serif";
-    g.fillText("×" + ratio(p.x).toFixed(2) + " g" + p.y.toFixed(2), cx - 40, cy - 46);
+    g.fillText(pitchText(p.x) + " g" + p.y.toFixed(2), cx - 40, cy - 46);
   }
 }
 

@@ -116,6 +116,20 @@ public enum WebReply {
         case let .exponentialAround(octaves, centre): return "ok \(connection) exp:\(octaves):\(centre)"
         }
     }
+    /// `guides X:RATIO:DEGREE:LABEL …`, sent after `ok` when the instrument plays a scale:
+    /// each step inside the pad, left to right, at pad x X (0…1), its pitch ratio to the
+    /// tone's pitch, its degree in the period (0: a root) and its label (a 12-TET note name, or the step's degree number). Labels hold
+    /// no space or colon (note names and numbers); one that does is left out with its step.
+    public static func guides(_ guides: [ScaleGuide]) -> String {
+        let fields = guides.filter { g in !g.label.contains(where: { $0 == " " || $0 == ":" || $0 == "\n" }) }
+            .map { "\(number($0.x)):\(number($0.ratio)):\($0.degree):\($0.label)" }
+        return (["guides"] + fields).joined(separator: " ")
+    }
+    /// Six significant decimals, no exponent: what the page's `Number()` reads back.
+    private static func number(_ v: Double) -> String {
+        let scaled = (v * 1_000_000).rounded() / 1_000_000
+        return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
+    }
     public static func pong(clientTime: Double, xruns: Int, voices: Int) -> String {
         "P \(clientTime) \(xruns) \(voices)"
     }

@@ -65,17 +65,21 @@ public final class WebSessions: Sendable {
     public let token: WebToken
     public let limits: WebLimits
     public let pitchMap: PitchMap
+    /// The scale's steps on the pad (`Tuning.guides`), sent after `ok`; empty: no scale.
+    public let guides: [ScaleGuide]
     private let emit: @Sendable (ControlEvent) -> Void
     private let status: @Sendable () -> (xruns: Int, voices: Int)
 
     /// - Parameters:
     ///   - emit: the source's port (`port.send`); called under this object's lock.
     ///   - status: the instrument's xruns and voices, for the pong.
-    public init(token: WebToken, limits: WebLimits = WebLimits(), pitchMap: PitchMap = .linear, emit: @escaping @Sendable (ControlEvent) -> Void,
+    public init(token: WebToken, limits: WebLimits = WebLimits(), pitchMap: PitchMap = .linear, guides: [ScaleGuide] = [],
+                emit: @escaping @Sendable (ControlEvent) -> Void,
                 status: @escaping @Sendable () -> (xruns: Int, voices: Int) = { (0, 0) }) {
         self.token = token
         self.limits = limits
         self.pitchMap = pitchMap
+        self.guides = guides
         self.emit = emit
         self.status = status
     }
@@ -134,6 +138,7 @@ public final class WebSessions: Sendable {
                     s.nextNumber += 1
                     s.sessions[connection] = session
                     replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap))
+                    if !guides.isEmpty { replies.append(WebReply.guides(guides)) }
                     continue
                 }
                 guard session.paired else { return .close(.wrongToken, "no pairing token: the first message is 'h TOKEN'") }

@@ -72,7 +72,8 @@ public final class WebSource: InputSource, @unchecked Sendable {
         let assets: WebAssets
         do { assets = try WebAssets(directory: settings.assets) } catch { throw InputSourceError(.runtime, "\(error)") }
         let mixer = context.mixer, output = context.output
-        let sessions = WebSessions(token: token, pitchMap: context.pitchMap, emit: { port.send($0) },
+        let sessions = WebSessions(token: token, pitchMap: context.pitchMap,
+                                   guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], emit: { port.send($0) },
                                    status: { (output.xruns, mixer.activeVoices) })
         do {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,

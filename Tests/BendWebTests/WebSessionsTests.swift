@@ -35,6 +35,19 @@ final class WebSessionsTests: XCTestCase {
         XCTAssertEqual(send(sessions, c, "p 12.5"), .keep(replies: ["P 12.5 0 0"]))
     }
 
+    func testAScaleSendsItsGuidesAfterOk() throws {
+        let tuning = Tuning(scale: try XCTUnwrap(Scale.builtIn("major")))
+        let map = PitchMap.exponentialAround(octaves: 1, centre: 1)
+        let guides = tuning.guides(pitchMap: map)
+        let sessions = WebSessions(token: token, pitchMap: map, guides: guides, emit: { _ in })
+        let (c, _) = sessions.open(now: 0)
+        guard case let .keep(replies) = sessions.receive(c, Array("h \(token.text)".utf8), now: 0) else { return XCTFail("not paired") }
+        XCTAssertEqual(replies.first, "ok 1 exp:1.0:1.0")
+        // One octave of A major centred on A: E F# G# (below), A, B C# D (above).
+        XCTAssertEqual(replies.dropFirst().first,
+                       "guides 0.083333:0.749154:4:E 0.25:0.840896:5:F# 0.416667:0.943874:6:G# 0.5:1:0:A 0.666667:1.122462:1:B 0.833333:1.259921:2:C# 0.916667:1.33484:3:D")
+    }
+
     func testTokenComparison() throws {
         XCTAssertTrue(token.matches("0123456789abcdef0123456789abcdef"))
         XCTAssertFalse(token.matches("0123456789abcdef0123456789abcdeF"))

@@ -9,6 +9,9 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
                         tilt gamma -30 deg; a screenshot while they are down: prints the
                         dispatched points, and the screenshot's pixels under each finger
                         and on the empty pad
+  guides URL SHOT.png X waits for the scale's guides; a finger down at pad x X: prints the
+                        guides received, the page's text for the touch, and the x (CSS
+                        px) of every guide line crossing the screenshot's row at 30 %
   wrongtoken URL        waits for the page's message; a finger down and up anyway
   kill URL              one finger down, then Chromium killed: prints the kill time
   pages URL N           N pages at once (tabs), one finger each, held; then page N+1
@@ -230,6 +233,38 @@ def scenario_play(browser, url, shot):
     browser.wait_for(session, "rtt !== null", "a ping's answer after the ups")
 
 
+def scenario_guides(browser, url, shot, x):
+    session = connected(browser, url)
+    browser.wait_for(session, "guides.length > 0", "the scale's guides")
+    size = pad_size(browser, session)
+    print("pad", size[0], size[1])
+    for s in browser.evaluate(session, "guides.map(s => [s.x, s.ratio, s.degree, s.label])"):
+        print("guide", *s)
+    # The finger low on the pad: its circle and text stay clear of the scanned row.
+    browser.touch(session, "touchStart", [(1, *to_pixels(size, x, 0.15))])
+    browser.wait_for(session, "touches.size === 1", "the touch on the page")
+    print("touch", browser.evaluate(session, "[...touches.values()].map(p => pitchText(p.x))[0]"))
+    browser.next_frame(session)
+    png = base64.b64decode(browser.call("Page.captureScreenshot", session=session, format="png")["data"])
+    with open(shot, "wb") as f:
+        f.write(png)
+    image = png_pixels(png)
+    scale = image[0] / size[0]
+    row = int(0.3 * size[1] * scale)
+    background = pixel(image, 0, row)
+    lines, start = [], None
+    for px in range(image[0] + 1):
+        lit = px < image[0] and max(abs(a - b) for a, b in zip(pixel(image, px, row), background)) > 8
+        if lit and start is None:
+            start = px
+        elif not lit and start is not None:
+            lines.append((start + px - 1) / 2 / scale)
+            start = None
+    print("lines", *[round(v, 1) for v in lines])
+    browser.touch(session, "touchEnd", [(1, *to_pixels(size, x, 0.15))])
+    browser.wait_for(session, "touches.size === 0", "the touch to end on the page")
+
+
 def scenario_wrongtoken(browser, url):
     session = browser.open(url)
     browser.wait_for(session, "typeof message !== 'undefined' && !message.hidden", "the page's message")
@@ -306,6 +341,8 @@ def main():
     try:
         if scenario == "play":
             scenario_play(browser, url, args[0])
+        elif scenario == "guides":
+            scenario_guides(browser, url, args[0], float(args[1]))
         elif scenario == "wrongtoken":
             scenario_wrongtoken(browser, url)
         elif scenario == "kill":
