@@ -22,23 +22,28 @@ public enum ControlEvent: Sendable, Equatable {
     case pitched(id: UInt32, phase: TouchPhase, ratio: Double, gain: Double, y: Double)
     /// The pan of every voice, −1…+1.
     case tilt(Double)
+    /// The sustain control goes down (true) or is let go (false): while it is down, the
+    /// source's released touches keep sounding; letting it go releases them all. Each
+    /// source's port holds its own touches (`ControlPort`): the terminal's space bar,
+    /// the web pad's button, MIDI's CC 64, a touch script's `sustain` line.
+    case sustain(Bool)
 }
 
 extension ControlEvent {
-    /// The touch id and phase of a `.touch` or `.pitched` event, nil for `.tilt`.
+    /// The touch id and phase of a `.touch` or `.pitched` event, nil for `.tilt` and `.sustain`.
     public var touchPhase: (id: UInt32, phase: TouchPhase)? {
         switch self {
         case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _): (id, phase)
-        case .tilt: nil
+        case .tilt, .sustain: nil
         }
     }
 
-    /// The same event for touch `id` (tilt unchanged).
+    /// The same event for touch `id` (tilt and sustain unchanged).
     public func withTouchID(_ id: UInt32) -> ControlEvent {
         switch self {
         case let .touch(_, phase, x, y): .touch(id: id, phase: phase, x: x, y: y)
         case let .pitched(_, phase, ratio, gain, y): .pitched(id: id, phase: phase, ratio: ratio, gain: gain, y: y)
-        case .tilt: self
+        case .tilt, .sustain: self
         }
     }
 }

@@ -37,6 +37,9 @@ public final class ControlPort: @unchecked Sendable {
     private let lock = Mutex(())
     /// Touches that are down, by the source's id, for `releaseAll`.
     private(set) public var activeTouches: Set<UInt32> = []
+    /// The sustain control (`ControlEvent.sustain`), and the touches released while it was
+    /// down: still sounding, their ups deferred until it is let go (or `releaseAll`).
+    private var sustain = Sustain()
     private var lastFrame: UInt64 = 0
     /// Rounded pad touches: their rounder, the y they last had and the x last sent.
     private var rounded: [UInt32: (rounder: PitchRounder, y: Double, x: Double)] = [:]
@@ -103,8 +106,19 @@ public final class ControlPort: @unchecked Sendable {
         case let .tilt(value):
             let pan = value.isNaN ? 0 : min(max(value, -1), 1)
             ring.push(EngineEvent(frame: frame, kind: .pan, value: Float(pan)))
+        case let .sustain(on):
+            guard on != sustain.held else { return }
+            for o in observers { o.observe(event, source: source, streamFrame: frame) }
+            for id in sustain.set(on) { pushUp(id, frame: frame) }
+            return
         }
         for o in observers { o.observe(event, source: source, streamFrame: frame) }
+    }
+
+    /// A deferred touch's up, now: the engine's and the observers'.
+    private func pushUp(_ id: UInt32, frame: UInt64) {
+        ring.push(EngineEvent(frame: frame, kind: .up, key: TouchKey(source: source, touch: id)))
+        for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
     }
 
     /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
@@ -113,6 +127,8 @@ public final class ControlPort: @unchecked Sendable {
         let key = TouchKey(source: source, touch: id)
         switch phase {
         case .down:
+            // A sustained touch struck again: the old voice ends, the new one starts.
+            if sustain.restrike(id) { pushUp(id, frame: frame) }
             activeTouches.insert(id)
             ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
         case .move:
@@ -120,6 +136,8 @@ public final class ControlPort: @unchecked Sendable {
             ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
         case .up:
             guard activeTouches.remove(id) != nil else { return false }
+            // Held by the sustain control: sounds on, its up (engine's and observers') later.
+            if sustain.defer(id) { return false }
             ring.push(EngineEvent(frame: frame, kind: .up, key: key))
         }
         return true
@@ -135,7 +153,8 @@ public final class ControlPort: @unchecked Sendable {
     private func releaseAllLocked() {
         rounded.removeAll()
         let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? lastFrame, lastFrame)
-        for id in activeTouches.sorted() {
+        // The sustained touches end too, and the control is let go: nothing stays stuck.
+        for id in activeTouches.union(sustain.releaseAll()).sorted() {
             for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
         }
         activeTouches.removeAll()

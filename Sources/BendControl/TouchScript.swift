@@ -8,9 +8,11 @@ import Foundation
 ///     {"t": 0.5, "type": "move", "id": 1, "x": 0.5, "y": 0.8}
 ///     {"t": 1.0, "type": "up", "id": 1}
 ///     {"t": 0.0, "type": "tilt", "value": -1.0}
+///     {"t": 1.5, "type": "sustain", "on": true}
 ///
 /// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt; `id` integer 0…4294967295 (down,
-/// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt).
+/// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt); `on` true|false (sustain:
+/// the control goes down or is let go; ups while it is down sound on until it is let go).
 ///
 /// A down or move may give its pitch as a ratio instead of x (a MIDI source's touches,
 /// written by `--record-touches`): `ratio` 0…8 (`EngineLimits.maximumRatio`), `gain`
@@ -110,7 +112,7 @@ public struct TouchScript: Sendable, Equatable {
             }
             lastTime = t
             guard case let .string(type)? = object["type"] else {
-                throw fail("type", "missing; expected \"down\", \"move\", \"up\" or \"tilt\"")
+                throw fail("type", "missing; expected \"down\", \"move\", \"up\", \"tilt\" or \"sustain\"")
             }
             func touchID() throws -> UInt32 {
                 let v = try number("id", 0...Double(UInt32.max))
@@ -142,8 +144,12 @@ public struct TouchScript: Sendable, Equatable {
                 event = .touch(id: id, phase: .up, x: 0, y: 0)
             case "tilt":
                 event = .tilt(try number("value", -1...1))
+            case "sustain":
+                guard let any = object["on"] else { throw fail("on", "missing; expected true or false") }
+                guard case let .bool(on) = any else { throw fail("on", "expected true or false") }
+                event = .sustain(on)
             default:
-                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\" or \"tilt\"")
+                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\" or \"sustain\"")
             }
             entries.append(Entry(time: t, event: event))
         }
@@ -163,6 +169,8 @@ public struct TouchScript: Sendable, Equatable {
             return "{\"t\": \(t), \"type\": \"\(phase.rawValue)\", \"id\": \(id), \"ratio\": \(f(ratio)), \"gain\": \(f(gain)), \"y\": \(f(y))}"
         case let .tilt(v):
             return "{\"t\": \(t), \"type\": \"tilt\", \"value\": \(f(v))}"
+        case let .sustain(on):
+            return "{\"t\": \(t), \"type\": \"sustain\", \"on\": \(on)}"
         }
     }
 
@@ -174,11 +182,11 @@ public struct TouchScript: Sendable, Equatable {
 
 /// One value of a script line's JSON object, as far as the format cares.
 private enum JSONField: Decodable {
-    case number(Double), string(String), other
+    case number(Double), string(String), bool(Bool), other
 
     init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if let b = try? c.decode(Bool.self) { _ = b; self = .other }
+        if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let d = try? c.decode(Double.self) { self = .number(d) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
         else { self = .other }

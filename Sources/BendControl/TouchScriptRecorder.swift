@@ -56,7 +56,7 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
                 switch event {
                 case let .touch(_, _, x, y): scripted = .touch(id: sid, phase: phase, x: x, y: y)
                 case let .pitched(_, _, r, g, y): scripted = .pitched(id: sid, phase: phase, ratio: r, gain: g, y: y)
-                case .tilt: break
+                case .tilt, .sustain: break
                 }
             }
             let line = TouchScript.line(time: time, event: scripted) + "\n"

@@ -76,6 +76,10 @@ public struct MPEEncoder: Sendable {
         case let .tilt(t):
             let v = t.isNaN ? 0 : min(max(t, -1), 1)
             emit(.controlChange(0, 10, Int(((v + 1) / 2 * 127).rounded())))
+        case .sustain:
+            // Nothing: the port defers a sustained touch's up until the control is let
+            // go, so its note-off already comes when the sound ends.
+            break
         }
     }
 

@@ -10,7 +10,9 @@ extension PeerMessage {
     /// The protocol carries pad positions: a pitched touch (a MIDI file's) goes as the x
     /// the linear pitch map gives its ratio (ratio/2: exact up to ratio 2 on an instrument
     /// with the default map) and its gain as y.
-    public static func forwarding(_ event: ControlEvent, timestamp: UInt64) -> (message: PeerMessage, mode: SendMode) {
+    /// Nil for sustain: the protocol has no message for it yet (a remote's sustain stays
+    /// on the remote).
+    public static func forwarding(_ event: ControlEvent, timestamp: UInt64) -> (message: PeerMessage, mode: SendMode)? {
         switch event {
         case let .touch(id, phase, x, y):
             let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
@@ -21,6 +23,8 @@ extension PeerMessage {
                               timestamp: timestamp)
         case let .tilt(v):
             return (.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: timestamp), .unreliable)
+        case .sustain:
+            return nil
         }
     }
 }
@@ -31,7 +35,7 @@ extension PeerSession {
     /// - Thread: any.
     @discardableResult
     public func forward(_ event: ControlEvent) -> Int {
-        let (message, mode) = PeerMessage.forwarding(event, timestamp: MonotonicClock.nanos())
+        guard let (message, mode) = PeerMessage.forwarding(event, timestamp: MonotonicClock.nanos()) else { return 0 }
         return send(message, mode: mode)
     }
 }

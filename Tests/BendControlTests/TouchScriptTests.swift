@@ -24,8 +24,13 @@ final class TouchScriptTests: XCTestCase {
         let script = try TouchScript.parse("""
         {"t": 0.25, "type": "down", "id": 7, "x": 0.125, "y": 1}
         {"t": 0.5, "type": "tilt", "value": 0.5}
+        {"t": 0.5, "type": "sustain", "on": true}
         {"t": 0.75, "type": "up", "id": 7}
+        {"t": 1.5, "type": "sustain", "on": false}
         """)
+        XCTAssertEqual(script.entries[2].event, .sustain(true))
+        XCTAssertEqual(script.entries[4].event, .sustain(false))
+        XCTAssertEqual(TouchScript.line(time: 1.5, event: .sustain(false)), "{\"t\": 1.500000, \"type\": \"sustain\", \"on\": false}")
         XCTAssertEqual(try TouchScript.parse(script.text), script)
     }
 
@@ -51,6 +56,8 @@ final class TouchScriptTests: XCTestCase {
             ("{\"t\": 0, \"type\": \"down\", \"id\": 4294967296, \"x\": 0.5, \"y\": 0.5}", 1, "id", "out of range"),
             ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5}", 1, "y", "missing"),
             ("{\"t\": 86401, \"type\": \"tilt\", \"value\": 0}", 1, "t", "out of range"),
+            ("{\"t\": 0, \"type\": \"sustain\"}", 1, "on", "missing; expected true or false"),
+            ("{\"t\": 0, \"type\": \"sustain\", \"on\": 1}", 1, "on", "expected true or false"),
         ]
         for (text, line, field, words) in cases {
             XCTAssertThrowsError(try TouchScript.parse(text, file: "s.jsonl"), text) { error in

@@ -72,8 +72,8 @@ struct TouchSummary {
                     if stillDown.remove(id) == nil { inconsistencies += 1 }
                     ups += 1
                     upTimes[id] = Double(f.micros) / 1e6
-                case .pitched:
-                    inconsistencies += 1  // evdev gives pad positions
+                case .pitched, .sustain:
+                    inconsistencies += 1  // evdev gives pad positions, no sustain
                 case let .tilt(v):
                     tilts.append(v)
                 }

@@ -27,6 +27,8 @@ final class EventLog {
             if down.removeValue(forKey: id) == nil { faults.append("up for \(id) not down") }
         case .pitched:
             faults.append("a pitched touch: OSC gives pad positions")
+        case .sustain:
+            faults.append("sustain: OSC has no sustain message")
         case let .tilt(t):
             if !(-1...1).contains(t) { faults.append("tilt \(t)") }
             tilt = t

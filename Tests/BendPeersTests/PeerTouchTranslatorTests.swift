@@ -62,7 +62,7 @@ final class PeerTouchTranslatorTests: XCTestCase {
     }
 
     func testLocalEventsGoOutClampedDownsAndUpsReliably() {
-        func f(_ e: ControlEvent) -> (PeerMessage, SendMode) { PeerMessage.forwarding(e, timestamp: 7) }
+        func f(_ e: ControlEvent) -> (PeerMessage, SendMode) { PeerMessage.forwarding(e, timestamp: 7)! }
         XCTAssertEqual(f(.touch(id: 3, phase: .down, x: 1.5, y: .nan)).0, .touch(id: 3, phase: .down, x: 1, y: 0, timestamp: 7))
         XCTAssertEqual(f(.touch(id: 3, phase: .down, x: 0, y: 0)).1, .reliable)
         XCTAssertEqual(f(.touch(id: 3, phase: .move, x: -1, y: 0.5)).0, .touch(id: 3, phase: .move, x: 0, y: 0.5, timestamp: 7))
