@@ -45,6 +45,8 @@ public struct PadStatus: Sendable, Equatable {
     public var guides: [ScaleGuide] = []
     /// Letter keys hold (kitty key releases) rather than toggle; for the help line.
     public var keysHold: Bool = false
+    /// Sustain is on (the pad's space bar): the status line says so.
+    public var sustained: Bool = false
     /// A short message for the player (a peer's TEXT, a peer connecting or leaving),
     /// drawn in place of the touch list while set; nil: the touch list.
     public var notice: String? = nil

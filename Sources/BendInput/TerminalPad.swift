@@ -14,8 +14,10 @@ import BendControl
 ///   protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
 ///   sounds while held (matched on the key code, so Shift released first still ends it;
 ///   repeats are ignored); elsewhere each press toggles the key's touch.
+/// * space: sustain (`ControlEvent.sustain`): held while the key is held where the
+///   terminal reports releases, toggled by each press elsewhere (repeats ignored).
 /// * ← / → : tilt −/+ 0.1 (press and repeat), ↓ or `0`: tilt back to 0.
-/// * Escape: panic, ends every touch (keys and mouse), once per press.
+/// * Escape: panic, ends every touch (keys and mouse) and lets sustain go, once per press.
 /// * `q`, `Q` or Ctrl-C: sets `quitRequested`.
 /// * paste: ignored (pasted text never plays notes).
 /// - Thread: one thread at a time (the terminal reader's).
@@ -43,6 +45,8 @@ public struct TerminalPad: Sendable {
     public private(set) var quitRequested = false
     /// How many times Escape acted (panic).
     public private(set) var panicCount = 0
+    /// True while sustain is on (space held, or toggled on).
+    public private(set) var sustained = false
     /// Tilt in 0.1 steps, −10…10.
     private var tiltSteps = 0
     private var held: [UInt32: Touch] = [:]
@@ -101,12 +105,30 @@ public struct TerminalPad: Sendable {
     }
 
     /// Ends every touch (the terminal hung up, or the player quit): an `.up` for each,
-    /// by id.
+    /// by id, then sustain let go (so the touches it held end too).
     public mutating func end() -> [ControlEvent] {
-        let events = touches.map { ControlEvent.touch(id: $0.id, phase: .up, x: $0.x, y: $0.y) }
+        var events = touches.map { ControlEvent.touch(id: $0.id, phase: .up, x: $0.x, y: $0.y) }
         held.removeAll()
         mouseButton = nil
+        if sustained {
+            sustained = false
+            events.append(.sustain(false))
+        }
         return events
+    }
+
+    /// Space: sustain held (releases reported) or toggled.
+    private mutating func handleSpace(_ kind: KeyEventKind) -> [ControlEvent] {
+        let on: Bool
+        switch kind {
+        case .press where reportsKeyReleases: on = true
+        case .press: on = !sustained
+        case .repeat: return []
+        case .release: guard reportsKeyReleases else { return [] }; on = false
+        }
+        guard on != sustained else { return [] }
+        sustained = on
+        return [.sustain(on)]
     }
 
     private mutating func handleMouse(_ report: MouseReport) -> [ControlEvent] {
@@ -136,6 +158,8 @@ public struct TerminalPad: Sendable {
         if event.kind == .release { reportsKeyReleases = true }
         let modifiers = event.modifiers.subtracting(.locks)
         switch event.key {
+        case .char(" ") where modifiers.subtracting(.shift).isEmpty:
+            return handleSpace(event.kind)
         case .char(let scalar):
             let letter = scalar.isASCII && (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar
             if event.kind == .press {

@@ -12,6 +12,8 @@ final class PadBoard: Sendable {
         var tilt: Double = 0
         /// Keys hold (the terminal reports releases) rather than toggle.
         var keysHold = false
+        /// Sustain is on (space).
+        var sustained = false
         /// The pad's place on screen, from the latest window size.
         var geometry: PadGeometry
     }
@@ -85,6 +87,7 @@ final class TerminalPadView: @unchecked Sendable {
         s.tuning = tuning
         s.guides = guides
         s.keysHold = b.keysHold
+        s.sustained = b.sustained
         status(&s)
         let text = TerminalScreen.frame(s, columns: size.columns, rows: size.rows)
         guard text != lastFrame else { return }

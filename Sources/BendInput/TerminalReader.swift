@@ -112,11 +112,12 @@ final class TerminalReader: @unchecked Sendable {
     }
 
     private func publish() {
-        let touches = pad.touches, tilt = pad.tilt, keysHold = pad.reportsKeyReleases
+        let touches = pad.touches, tilt = pad.tilt, keysHold = pad.reportsKeyReleases, sustained = pad.sustained
         board.withLock {
             $0.touches = touches
             $0.tilt = tilt
             $0.keysHold = keysHold
+            $0.sustained = sustained
         }
     }
 

@@ -173,9 +173,10 @@ public enum TerminalScreen {
         add(dbText, status.peak > 1 ? .bad : .plain)
         add("  voices \(status.voices)  ")
         add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+        if status.sustained { add("  SUSTAIN", .warn) }
 
-        let keys = status.keysHold ? "hold letter keys" : "tap keys on/off"
-        canvas.put("drag the mouse or \(keys) · ←/→ tilt · ↓ centre · Esc all off · q quit",
+        let keys = status.keysHold ? "hold keys · hold space sustain" : "keys on/off · space sustain"
+        canvas.put("mouse · \(keys) · ←/→ tilt · ↓ centre · Esc off · q quit",
                    column: 1, row: rows, style: .faint)
         return canvas
     }

@@ -114,3 +114,40 @@ final class TerminalPadTests: XCTestCase {
         XCTAssertEqual(held(pad.handle(mouse(.press, .right, 5, 5)) + pad.handle(mouse(.release, .right, 7, 7))), [])
     }
 }
+
+/// The space bar is the sustain control: held where the terminal reports releases
+/// (kitty), toggled elsewhere; Escape and the end let it go.
+final class TerminalPadSustainTests: XCTestCase {
+    func testSpaceTogglesWithoutKeyReleases() {
+        var pad = TerminalPad(geometry: pad80x24)
+        XCTAssertEqual(pad.handle(char(" ")), [.sustain(true)])
+        XCTAssertTrue(pad.sustained)
+        XCTAssertEqual(pad.handle(char(" ", [], .repeat)), [])
+        XCTAssertEqual(pad.handle(char(" ")), [.sustain(false)])
+        XCTAssertEqual(pad.handle(char(" ")), [.sustain(true)])
+        let z = TerminalPad.keyPoint("z")!, id = TerminalPad.touchID(forKey: "z")
+        _ = pad.handle(char("z"))
+        // Escape: the touch ends and sustain lets go, so nothing stays held.
+        XCTAssertEqual(pad.handle(key(.escape)), [.touch(id: id, phase: .up, x: z.x, y: z.y), .sustain(false)])
+        XCTAssertFalse(pad.sustained)
+    }
+
+    func testKittySpaceHoldsWhileHeld() {
+        var pad = TerminalPad(geometry: pad80x24)
+        _ = pad.handle(.kittyFlags(11))
+        // Kitty with flag 8 sends space as CSI 32 u; its release as CSI 32;1:3 u.
+        var decoder = TerminalDecoder()
+        let events = decoder.feed(Array("\u{1B}[32u\u{1B}[32;1:2u\u{1B}[32;1:3u".utf8), at: 0)
+        XCTAssertEqual(pad.handle(events), [.sustain(true), .sustain(false)])
+        XCTAssertEqual(pad.handle([char(" "), char(" ")]), [.sustain(true)], "a second press while held does nothing")
+        XCTAssertEqual(pad.end(), [.sustain(false)], "the pad's end lets it go")
+    }
+
+    func testTheStatusLineSaysSustain() {
+        var status = PadStatus()
+        status.voices = 3
+        XCTAssertFalse(TerminalScreen.lines(status, columns: 100, rows: 24)[22].contains("SUSTAIN"))
+        status.sustained = true
+        XCTAssertTrue(TerminalScreen.lines(status, columns: 100, rows: 24)[22].contains("voices 3  xruns 0  SUSTAIN"))
+    }
+}

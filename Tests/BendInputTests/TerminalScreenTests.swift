@@ -38,7 +38,7 @@ final class TerminalScreenTests: XCTestCase {
         XCTAssertTrue(lines[22].contains("R -0.50"), lines[22])
         XCTAssertTrue(lines[22].contains("-12.0 dBFS"), lines[22])
         XCTAssertTrue(lines[22].contains("voices 2  xruns 3"), lines[22])
-        XCTAssertTrue(lines[23].hasPrefix("drag the mouse or tap keys on/off · ←/→ tilt"), lines[23])
+        XCTAssertTrue(lines[23].hasPrefix("mouse · keys on/off · space sustain · ←/→ tilt"), lines[23])
         XCTAssertTrue(lines[23].contains("q quit"))
         // Pan −0.5 puts the pan marker a quarter of the way along its 15 cells; −12 dBFS
         // lights 12 of the 15 meter cells (4 dB each from −60).
