@@ -5,6 +5,7 @@
 const pad = document.getElementById("pad");
 const statusLine = document.getElementById("status");
 const tiltButton = document.getElementById("tilt");
+const sustainButton = document.getElementById("sustain");
 const message = document.getElementById("message");
 const g = pad.getContext("2d");
 const token = location.hash.slice(1);
@@ -78,6 +79,7 @@ function connect() {
     paired = false;
     touches.clear();
     pendingMoves.clear();
+    sustained = false; sustainPointer = null; sustainButton.className = "";
     redraw();
     if (e.code === 4001) {
       stopped = true;
@@ -152,6 +154,32 @@ pad.addEventListener("pointerup", lift);
 pad.addEventListener("pointercancel", lift);
 for (const t of ["contextmenu", "touchstart", "gesturestart"]) {
   pad.addEventListener(t, (e) => e.preventDefault(), { passive: false });
+}
+
+// ---- sustain: held while a finger (or the mouse) is on the button ----
+let sustained = false;
+let sustainPointer = null;
+function setSustain(on) {
+  if (on === sustained) return;
+  sustained = on;
+  sustainButton.className = on ? "on" : "";
+  send(on ? "s 1" : "s 0");
+}
+sustainButton.addEventListener("pointerdown", (e) => {
+  e.preventDefault();
+  try { sustainButton.setPointerCapture(e.pointerId); } catch (_) { /* synthetic pointers */ }
+  sustainPointer = e.pointerId;
+  setSustain(true);
+});
+function sustainUp(e) {
+  if (e.pointerId !== sustainPointer) return;
+  sustainPointer = null;
+  setSustain(false);
+}
+sustainButton.addEventListener("pointerup", sustainUp);
+sustainButton.addEventListener("pointercancel", sustainUp);
+for (const t of ["contextmenu", "touchstart"]) {
+  sustainButton.addEventListener(t, (e) => e.preventDefault(), { passive: false });
 }
 
 // ---- tilt: portrait uses gamma, landscape beta (by the screen's angle); ±45° → ±1 ----

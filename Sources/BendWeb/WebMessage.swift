@@ -13,6 +13,8 @@ public enum WebMessage: Sendable, Equatable {
     case tilt(Double)
     /// `p T`: a ping; the instrument answers `P T XRUNS VOICES` at once.
     case ping(clientTime: Double)
+    /// `s 1` / `s 0`: the page's sustain button goes down / is let go.
+    case sustain(Bool)
 }
 
 /// Why a message was refused: the connection is closed with this as the reason.
@@ -84,8 +86,14 @@ public enum WebMessageDecoder {
         case "p":
             try count(2, "p T")
             return .ping(clientTime: try number(fields[1], field: "t", at: at, in: 0...1e15))
+        case "s":
+            try count(2, "s 1|0")
+            guard fields[1] == "1" || fields[1] == "0" else {
+                throw WebMessageError("\(at): sustain: expected 1 or 0, got '\(fields[1].prefix(24))'")
+            }
+            return .sustain(fields[1] == "1")
         default:
-            throw WebMessageError("\(at): unknown type '\(fields[0].prefix(16))' (expected h, d, m, u, t or p)")
+            throw WebMessageError("\(at): unknown type '\(fields[0].prefix(16))' (expected h, d, m, u, t, p or s)")
         }
     }
 

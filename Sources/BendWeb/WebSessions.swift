@@ -54,12 +54,23 @@ public final class WebSessions: Sendable {
         var refilled: UInt64
         /// CLOCK_MONOTONIC ns of the last message.
         var lastHeard: UInt64
+        /// Its sustain button is down.
+        var sustain = false
     }
     private struct State {
         var touches = TouchNamespace<WebTouch>()
         var sessions: [UInt64: Session] = [:]
         var nextConnection: UInt64 = 1
         var nextNumber = 1
+        /// True while any connection's sustain button is down.
+        var sustained: Bool { sessions.values.contains { $0.sustain } }
+        /// `connection` lets its sustain go (it closed or went silent): `.sustain(false)`
+        /// when it was the last one holding.
+        mutating func letGo(_ connection: UInt64, emit: (ControlEvent) -> Void) {
+            guard sessions[connection]?.sustain == true else { return }
+            sessions[connection]?.sustain = false
+            if !sustained { emit(.sustain(false)) }
+        }
     }
     private let state = Mutex(State())
     public let token: WebToken
@@ -155,6 +166,12 @@ public final class WebSessions: Sendable {
                     }
                 case let .tilt(value):
                     emit(.tilt(value))
+                case let .sustain(on):
+                    // One port for every phone: sustain is on while any phone's button is down.
+                    let before = s.sustained
+                    session.sustain = on
+                    s.sessions[connection] = session
+                    if s.sustained != before { emit(.sustain(on)) }
                 case let .ping(t):
                     let (xruns, voices) = status()
                     replies.append(WebReply.pong(clientTime: t, xruns: xruns, voices: voices))
@@ -167,10 +184,12 @@ public final class WebSessions: Sendable {
     /// The connection closed (or was closed): every touch of it ends now.
     public func close(_ connection: UInt64) {
         state.withLock { s in
-            guard s.sessions.removeValue(forKey: connection) != nil else { return }
+            guard s.sessions[connection] != nil else { return }
             for id in s.touches.endAll(where: { $0.connection == connection }) {
                 emit(.touch(id: id, phase: .up, x: 0, y: 0))
             }
+            s.letGo(connection, emit: emit)
+            s.sessions.removeValue(forKey: connection)
         }
     }
 
@@ -182,6 +201,7 @@ public final class WebSessions: Sendable {
                 for id in s.touches.endAll(where: { $0.connection == connection }) {
                     emit(.touch(id: id, phase: .up, x: 0, y: 0))
                 }
+                s.letGo(connection, emit: emit)
             }
         }
     }

@@ -16,6 +16,7 @@ final class WebMessageDecoderTests: XCTestCase {
         XCTAssertEqual(try decode("u 0 0.5 0.5 1e3"), [.touch(id: 0, phase: .up, x: 0.5, y: 0.5, clientTime: 1000)])
         XCTAssertEqual(try decode("t -0.66667"), [.tilt(-0.66667)])
         XCTAssertEqual(try decode("p 17.25"), [.ping(clientTime: 17.25)])
+        XCTAssertEqual(try decode("s 1\ns 0"), [.sustain(true), .sustain(false)])
         XCTAssertEqual(try decode("m 1 0.1 0.2 5\nm 2 0.3 0.4 5\nt 1"), [
             .touch(id: 1, phase: .move, x: 0.1, y: 0.2, clientTime: 5),
             .touch(id: 2, phase: .move, x: 0.3, y: 0.4, clientTime: 5),
@@ -37,7 +38,9 @@ final class WebMessageDecoderTests: XCTestCase {
         XCTAssertEqual(refusal("d 1 0.5 0.5"), "line 1: 'd' takes 4 fields (d ID X Y T), got 3")
         XCTAssertEqual(refusal("d 1  0.5 0.5 1"), "line 1: 'd' takes 4 fields (d ID X Y T), got 5")
         XCTAssertEqual(refusal("t 1.5"), "line 1: tilt: expected a decimal number in -1.0…1.0, got '1.5'")
-        XCTAssertEqual(refusal("x 1"), "line 1: unknown type 'x' (expected h, d, m, u, t or p)")
+        XCTAssertEqual(refusal("s 2"), "line 1: sustain: expected 1 or 0, got '2'")
+        XCTAssertEqual(refusal("s 1 0"), "line 1: 's' takes 1 field (s 1|0), got 2")
+        XCTAssertEqual(refusal("x 1"), "line 1: unknown type 'x' (expected h, d, m, u, t, p or s)")
         XCTAssertEqual(refusal("p 1\n"), "line 2: empty line")
         XCTAssertEqual(refusal("p 1\np\u{7f}"), "line 2, byte 2: 0x7f is not printable ASCII")
         XCTAssertEqual(refusal("h bad/token"), "line 1: token: expected 1…64 of A-Z a-z 0-9 - _")
@@ -50,8 +53,8 @@ final class WebMessageDecoderTests: XCTestCase {
     func testFuzzOfTheDecoderAndTheSessions() throws {
         var random = SplitMix64(seed: 0x5eed_11)
         let valid = ["h 0123456789abcdef0123456789abcdef", "d 1 0.25 0.5 10", "m 1 0.3 0.6 11", "u 1 0.3 0.6 12",
-                     "t -0.5", "p 100", "d 4000000 1 1 1e3", "m 2 0 0 0\nm 3 1 1 1"]
-        let alphabet = Array("0123456789.-+eEdmuthpnaif x\n\u{0}".utf8)
+                     "t -0.5", "p 100", "s 1", "s 0", "d 4000000 1 1 1e3", "m 2 0 0 0\nm 3 1 1 1"]
+        let alphabet = Array("0123456789.-+eEdmuthpnaifs x\n\u{0}".utf8)
         let token = try WebToken("0123456789abcdef0123456789abcdef")
         var limits = WebLimits()
         limits.eventsPerSecond = 1e12
@@ -85,6 +88,7 @@ final class WebMessageDecoderTests: XCTestCase {
                     case let .tilt(v): inRange = (-1...1).contains(v)
                     case let .ping(t): inRange = t.isFinite
                     case let .hello(token): inRange = (1...64).contains(token.count)
+                    case .sustain: inRange = true
                     }
                     if !inRange { outOfRange += 1 }
                 }

@@ -29,7 +29,7 @@ final class WebSessionsTests: XCTestCase {
         let (b, _) = sessions.open(now: 0)
         XCTAssertEqual(send(sessions, b, "h 0123456789abcdef0123456789abcdee"), .close(.wrongToken, "wrong pairing token: open the address bendsynth printed"))
         XCTAssertEqual(send(sessions, b, "h 0123456789abcdef"), .close(.wrongToken, "wrong pairing token: open the address bendsynth printed"))
-        XCTAssertTrue(counter.all.isEmpty)
+        XCTAssertTrue(counter.events.isEmpty)
         let c = paired(sessions)
         XCTAssertEqual(send(sessions, c, "h \(token.text)"), .close(.badMessage, "paired already: 'h' comes once, first"))
         XCTAssertEqual(send(sessions, c, "p 12.5"), .keep(replies: ["P 12.5 0 0"]))
@@ -46,6 +46,21 @@ final class WebSessionsTests: XCTestCase {
         // One octave of A major centred on A: E F# G# (below), A, B C# D (above).
         XCTAssertEqual(replies.dropFirst().first,
                        "guides 0.083333:0.749154:4:E 0.25:0.840896:5:F# 0.416667:0.943874:6:G# 0.5:1:0:A 0.666667:1.122462:1:B 0.833333:1.259921:2:C# 0.916667:1.33484:3:D")
+    }
+
+    func testSustainIsOnWhileAnyPhoneHoldsItAndAClosedPhoneLetsGo() {
+        let counter = EventCounter()
+        let sessions = WebSessions(token: token, emit: { counter.add($0) })
+        let a = paired(sessions), b = paired(sessions)
+        _ = send(sessions, a, "s 1")
+        _ = send(sessions, b, "s 1")
+        _ = send(sessions, a, "s 0")
+        XCTAssertEqual(counter.events, [.sustain(true)], "b still holds it")
+        sessions.close(b)
+        XCTAssertEqual(counter.events, [.sustain(true), .sustain(false)], "b's close lets it go")
+        _ = send(sessions, a, "s 1")
+        sessions.endSilent(now: sessions.limits.silenceNanos + 1)
+        XCTAssertEqual(counter.events.last, .sustain(false), "a silent phone lets it go")
     }
 
     func testTokenComparison() throws {
@@ -69,10 +84,10 @@ final class WebSessionsTests: XCTestCase {
         XCTAssertEqual(send(sessions, b, "m 1 0.8 0.6 0\nt -0.5"), .keep(replies: []))
         sessions.close(a)
         XCTAssertEqual(counter.held, 1, "only a's touch ended")
-        guard case let .touch(bid, .move, x, y) = counter.all[2] else { return XCTFail("\(counter.all)") }
+        guard case let .touch(bid, .move, x, y) = counter.events[2] else { return XCTFail("\(counter.events)") }
         XCTAssertEqual([x, y], [0.8, 0.6])
-        XCTAssertEqual(counter.all[3], .tilt(-0.5))
-        XCTAssertEqual(counter.all[4], .touch(id: 1, phase: .up, x: 0, y: 0), "a's touch (port id 1) ends")
+        XCTAssertEqual(counter.events[3], .tilt(-0.5))
+        XCTAssertEqual(counter.events[4], .touch(id: 1, phase: .up, x: 0, y: 0), "a's touch (port id 1) ends")
         XCTAssertEqual(bid, 2)
         sessions.close(b)
         XCTAssertEqual(counter.held, 0)
@@ -90,7 +105,7 @@ final class WebSessionsTests: XCTestCase {
         XCTAssertEqual(counter.held, limits.maxTouches)
         _ = send(sessions, a, "m 16 0.1 0.1 0\nu 16 0.1 0.1 0")
         XCTAssertEqual(counter.held, limits.maxTouches)
-        XCTAssertEqual(counter.all.count, limits.maxTouches)
+        XCTAssertEqual(counter.events.count, limits.maxTouches)
         // Events per second: 50 at once pass (less the 20 sent: h, 17 d, m, u), then 100 a second.
         XCTAssertEqual(send(sessions, a, Array(repeating: "p 1", count: 30).joined(separator: "\n")), .keep(replies: Array(repeating: "P 1.0 0 0", count: 30)))
         XCTAssertEqual(send(sessions, a, "p 1"), .close(.overLimit, "over 100 events per second"))

@@ -12,6 +12,8 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
   guides URL SHOT.png X waits for the scale's guides; a finger down at pad x X: prints the
                         guides received, the page's text for the touch, and the x (CSS
                         px) of every guide line crossing the screenshot's row at 30 %
+  sustain URL           a finger down on the pad, a second on the sustain button; the first
+                        lifted (a ping answered after it), then the second
   wrongtoken URL        waits for the page's message; a finger down and up anyway
   kill URL              one finger down, then Chromium killed: prints the kill time
   pages URL N           N pages at once (tabs), one finger each, held; then page N+1
@@ -265,6 +267,28 @@ def scenario_guides(browser, url, shot, x):
     browser.wait_for(session, "touches.size === 0", "the touch to end on the page")
 
 
+def scenario_sustain(browser, url):
+    session = connected(browser, url)
+    size = pad_size(browser, session)
+    bx, by = browser.evaluate(session, "(() => { const r = sustainButton.getBoundingClientRect(); "
+                                       "return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    finger = (1, *to_pixels(size, 0.3, 0.5))
+    button = (2, bx, by)
+    browser.touch(session, "touchStart", [finger])
+    browser.touch(session, "touchStart", [finger, button])
+    browser.wait_for(session, "touches.size === 1 && sustained", "the touch and the sustain button")
+    print("button", *browser.evaluate(session, "[sustainButton.className]"))
+    browser.touch(session, "touchEnd", [finger])
+    browser.wait_for(session, "touches.size === 0", "the finger's up on the page")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "a ping's answer after the finger's up")
+    print("lifted")
+    browser.touch(session, "touchEnd", [button])
+    browser.wait_for(session, "!sustained", "the sustain button let go")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "a ping's answer after the let-go")
+
+
 def scenario_wrongtoken(browser, url):
     session = browser.open(url)
     browser.wait_for(session, "typeof message !== 'undefined' && !message.hidden", "the page's message")
@@ -343,6 +367,8 @@ def main():
             scenario_play(browser, url, args[0])
         elif scenario == "guides":
             scenario_guides(browser, url, args[0], float(args[1]))
+        elif scenario == "sustain":
+            scenario_sustain(browser, url)
         elif scenario == "wrongtoken":
             scenario_wrongtoken(browser, url)
         elif scenario == "kill":
