@@ -95,6 +95,11 @@ public final class ControlPort: @unchecked Sendable {
         let frame = max(frame, lastFrame)
         lastFrame = frame
         var event = event
+        // Source ids → port ids (the same unless a reused id's earlier touch is sustained).
+        if let (id, phase) = event.touchPhase {
+            let portID = sustain.portID(id, phase) { activeTouches.contains($0) }
+            if portID != id { event = event.withTouchID(portID) }
+        }
         switch event {
         case let .touch(id, phase, rawX, y):
             let x = round(id: id, phase: phase, x: rawX, y: y, frame: frame)
@@ -127,8 +132,6 @@ public final class ControlPort: @unchecked Sendable {
         let key = TouchKey(source: source, touch: id)
         switch phase {
         case .down:
-            // A sustained touch struck again: the old voice ends, the new one starts.
-            if sustain.restrike(id) { pushUp(id, frame: frame) }
             activeTouches.insert(id)
             ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
         case .move:

@@ -40,7 +40,7 @@ final class SustainTests: XCTestCase {
         XCTAssertLessThan(level(plain, 0.31, 0.75), -100, "without sustain")
     }
 
-    func testEveryTouchReleasedWhileHeldEndsAtTheLetGoAndARestrikeReplacesIt() {
+    func testEveryTouchReleasedWhileHeldEndsAtTheLetGoAndAReusedIDPlaysBeside() {
         let seen = Seen()
         let harness = RenderHarness(voices: 8, period: 256, rate: rate)
         defer { harness.free() }
@@ -48,14 +48,23 @@ final class SustainTests: XCTestCase {
         port.send(.sustain(true), atFrame: 0)
         for id: UInt32 in 1...3 { port.send(.touch(id: id, phase: .down, x: 0.2 * Double(id), y: 1), atFrame: 0) }
         for id: UInt32 in 1...3 { port.send(.touch(id: id, phase: .up, x: 0, y: 0), atFrame: 4800) }
-        port.send(.touch(id: 2, phase: .down, x: 0.9, y: 1), atFrame: 9600)  // struck again
+        // Id 2 again (the mouse's one id, a key struck again): a new voice beside the held one.
+        port.send(.touch(id: 2, phase: .down, x: 0.9, y: 1), atFrame: 9600)
+        port.send(.touch(id: 2, phase: .move, x: 0.8, y: 1), atFrame: 9700)
         _ = harness.render(frames: 14_400)
-        XCTAssertEqual(harness.mixer.activeVoices, 3, "three released touches and the restrike sound as three voices")
+        XCTAssertEqual(harness.mixer.activeVoices, 4, "three released touches and the new one")
         port.send(.sustain(false), atFrame: 14_400)
         _ = harness.render(frames: 4800)
-        XCTAssertEqual(harness.mixer.activeVoices, 1, "the restruck touch is still down")
-        // Observers see the ups when the sound ends: 2's old voice at the restrike, 1 and 3 at the let-go.
-        XCTAssertEqual(seen.events.filter { $0.touchPhase?.phase == .up }.map { $0.touchPhase!.id }, [2, 1, 3])
+        XCTAssertEqual(harness.mixer.activeVoices, 1, "the new touch is still down")
+        port.send(.touch(id: 2, phase: .up, x: 0, y: 0), atFrame: 19_200)
+        _ = harness.render(frames: 4800)
+        XCTAssertEqual(harness.mixer.activeVoices, 0, "its up reaches its own voice")
+        // Observers see the ups when the sound ends (1, 2, 3 at the let-go), then the new
+        // touch's, under a port id of its own.
+        let ups = seen.events.filter { $0.touchPhase?.phase == .up }.map { $0.touchPhase!.id }
+        XCTAssertEqual(Array(ups.prefix(3)), [1, 2, 3])
+        XCTAssertEqual(ups.count, 4)
+        XCTAssertFalse([1, 2, 3].contains(ups[3]))
         XCTAssertEqual(seen.events.filter { if case .sustain = $0 { true } else { false } }, [.sustain(true), .sustain(false)])
     }
 
