@@ -23,8 +23,14 @@ import Glibc
 /// - y (0…1, the touch's y for observers; the engine does not use it): CC 74/127, the
 ///   latest CC 74 of the note's channel (MPE's timbre dimension, sent before or after the
 ///   note-on); velocity/127 until the channel has had a CC 74.
-/// - Release: note-off and note-on with velocity 0; sustain (CC 64 ≥ 64, on the note's
-///   channel or its zone master) holds released notes until the pedal is lifted.
+/// - Release: note-off and note-on with velocity 0 end the touch.
+/// - Sustain: CC 64 ≥ 64 is the pedal down, < 64 up, per channel; the source's sustain
+///   control (`ControlEvent.sustain`, held by its `ControlPort` like the terminal's space
+///   bar or the web pad's button) is down while any channel's pedal is: `.sustain(true)`
+///   when the first goes down, `.sustain(false)` when the last lifts. The port holds the
+///   released notes, so the recorded touch script and MIDI out see the pedal as every
+///   other source's sustain. (Before: each channel's pedal held its own notes and a zone
+///   master's its zone's; now any pedal holds every note of the source.)
 ///   All-sound-off (CC 120) and all-notes-off (CC 123) end every note of the channel
 ///   (of the whole zone on a zone master); reset-all-controllers (CC 121) recentres the
 ///   channel's bend, pressure, CC 74 and sustain; system reset (0xFF) ends every note and
@@ -50,7 +56,7 @@ public struct MIDIInterpreter: Sendable {
 
     /// Bytes of the stream that made no message (see `MIDIStreamParser`).
     public var strayBytes: Int { parser.strayBytes }
-    /// Notes sounding now (sustained ones included).
+    /// Notes held now (not those only the sustain pedal holds: the port keeps those).
     public var heldNotes: Int { held.count }
 
     /// - Parameters:
@@ -106,10 +112,22 @@ public struct MIDIInterpreter: Sendable {
     }
 
     /// Ends every held note (an up for each, in id order): the source stops, or a reset.
+    /// Every pedal lifts too (`.sustain(false)` after the ups when one was down).
     public mutating func releaseAll(emit: (ControlEvent) -> Void) {
         for h in held.sorted(by: { $0.id < $1.id }) { emit(.pitched(id: h.id, phase: .up, ratio: 0, gain: 0, y: 0)) }
         held.removeAll(keepingCapacity: true)
         _ = ids.endAll()
+        setPedal({ channels in for c in channels.indices { channels[c].sustain = false } }, emit: emit)
+    }
+
+    /// True while any channel's sustain pedal is down.
+    public var sustained: Bool { channels.contains { $0.sustain } }
+
+    /// Changes pedal states; emits `.sustain` when "any pedal down" changes.
+    private mutating func setPedal(_ change: (inout [ChannelState]) -> Void, emit: (ControlEvent) -> Void) {
+        let before = sustained
+        change(&channels)
+        if sustained != before { emit(.sustain(sustained)) }
     }
 
     /// The pitch ratio a note `note` on `channel` would sound at now.
@@ -138,13 +156,7 @@ public struct MIDIInterpreter: Sendable {
     }
 
     private mutating func noteOff(_ ch: Int, _ note: Int, emit: (ControlEvent) -> Void) {
-        guard let i = held.firstIndex(where: { $0.channel == ch && $0.note == note && !$0.sustained }) else {
-            return
-        }
-        if sustainHeld(ch) {
-            held[i].sustained = true
-            return
-        }
+        guard let i = held.firstIndex(where: { $0.channel == ch && $0.note == note }) else { return }
         end(i, emit: emit)
     }
 
@@ -152,11 +164,6 @@ public struct MIDIInterpreter: Sendable {
         let h = held.remove(at: i)
         ids.end(UInt16(h.channel << 7 | h.note))
         emit(.pitched(id: h.id, phase: .up, ratio: 0, gain: 0, y: 0))
-    }
-
-    /// True when the sustain pedal of `ch` or of its zone's master is down.
-    private func sustainHeld(_ ch: Int) -> Bool {
-        channels[ch].sustain || zones.master(of: ch).map { channels[$0].sustain } == true
     }
 
     private mutating func control(_ ch: Int, _ cc: Int, _ value: Int, emit: (ControlEvent) -> Void) {
@@ -170,8 +177,7 @@ public struct MIDIInterpreter: Sendable {
             channels[ch].timbre = Double(value) / 127
             for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
         case 64:
-            channels[ch].sustain = value >= 64
-            if value < 64 { releaseSustained(by: ch, emit: emit) }
+            setPedal({ $0[ch].sustain = value >= 64 }, emit: emit)
         case 120, 123:
             let isMaster = zones.master(of: ch) == ch
             var i = 0
@@ -180,30 +186,13 @@ public struct MIDIInterpreter: Sendable {
             }
         case 121:
             let keepRange = channels[ch].bendRange
-            channels[ch] = ChannelState()
-            channels[ch].bendRange = keepRange
+            setPedal({ $0[ch] = ChannelState(); $0[ch].bendRange = keepRange }, emit: emit)  // the pedal is up now
             for i in held.indices where held[i].channel == ch {
                 held[i].pressure = nil
             }
-            releaseSustained(by: ch, emit: emit)  // the pedal is up now
             moveAffected(by: ch, emit: emit)
         default:
             unusedMessages += 1
-        }
-    }
-
-    /// Ends the notes the pedal of `ch` held (its own channel's, or its zone's on a
-    /// master) that no other pedal holds.
-    private mutating func releaseSustained(by ch: Int, emit: (ControlEvent) -> Void) {
-        let isMaster = zones.master(of: ch) == ch
-        var i = 0
-        while i < held.count {
-            let h = held[i]
-            if h.sustained && (h.channel == ch || (isMaster && zones.master(of: h.channel) == ch)) && !sustainHeld(h.channel) {
-                end(i, emit: emit)
-            } else {
-                i += 1
-            }
         }
     }
 
@@ -251,6 +240,7 @@ struct ChannelState: Sendable {
     var rpn: (msb: Int, lsb: Int) = (127, 127)
     /// The latest CC 74, 0…1; nil before the first.
     var timbre: Double?
+    /// CC 64 ≥ 64: the pedal is down.
     var sustain = false
 
     /// Bend in semitones.
@@ -266,6 +256,4 @@ struct HeldNote: Sendable {
     var velocity: Double
     /// pressure/127 of the latest pressure message since the note-on.
     var pressure: Double?
-    /// Released while the sustain pedal was down.
-    var sustained = false
 }

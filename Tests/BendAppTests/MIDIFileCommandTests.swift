@@ -118,4 +118,40 @@ final class MIDIFileCommandTests: XCTestCase {
     }
 
     private func cents(_ a: Double, _ b: Double) -> Double { 1200 * log2(a / b) }
+
+    /// CC 64 is the sustain control: `render` of a file whose note-off comes while the
+    /// pedal is down keeps the note sounding until the pedal lifts (RMS in dB), then it
+    /// ends within the release (8 ms).
+    func testTheSustainPedalHoldsANoteUntilItLifts() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 96 ticks a quarter at 120 bpm: a tick is 1/192 s. Pedal down and A4 on at 0,
+        // note-off at 0.25 s, pedal up at 1.0 s, the end at 1.25 s. `controller` 64, or 1
+        // (the mod wheel, unused) for the same file without a pedal.
+        func file(controller: UInt8) -> [UInt8] {
+            let track: [UInt8] = [0x00, 0xB0, controller, 0x7F, 0x00, 0x90, 0x45, 0x64, 0x30, 0x80, 0x45, 0x00,
+                                  0x81, 0x10, 0xB0, controller, 0x00, 0x30, 0xFF, 0x2F, 0x00]
+            return Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8)
+                + [0, 0, 0, UInt8(track.count)] + track
+        }
+        /// The level while the pedal holds the note (dB) and when the sound ends (s).
+        func levels(_ controller: UInt8) throws -> (held: Double, end: Double) {
+            let mid = dir.appendingPathComponent("pedal\(controller).mid"), wav = dir.appendingPathComponent("pedal\(controller).wav").path
+            try Data(file(controller: controller)).write(to: mid)
+            let r = try BinaryRunner.run(["render", mid.path, "-o", wav])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let left = Measure.channel(try WAVReader.read(wav).samples, 0)
+            func dB(_ a: Double, _ b: Double) -> Double {
+                let from = Int(a * 48_000), to = min(Int(b * 48_000), left.count)
+                return from < to ? Measure.dB(Measure.rms(left[from..<to])) : -.infinity  // the render ended before
+            }
+            let last = left.lastIndex { abs($0) > 1e-4 } ?? 0
+            return (dB(0.3, 0.95), Double(last) / 48_000)
+        }
+        let pedal = try levels(64), none = try levels(1)
+        XCTAssertGreaterThan(pedal.held, -20, "the pedal holds the released note")
+        XCTAssertEqual(pedal.end, 1.004, accuracy: 0.006, "it ends within the release (8 ms) once the pedal lifts at 1.0 s")
+        XCTAssertLessThan(none.held, -100, "without the pedal the note-off ends it")
+        XCTAssertEqual(none.end, 0.254, accuracy: 0.006, "the note-off at 0.25 s ends it")
+    }
 }

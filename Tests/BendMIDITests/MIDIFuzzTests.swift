@@ -13,8 +13,14 @@ final class MIDIFuzzTests: XCTestCase {
         var m = MIDIInterpreter(toneNote: 60)
         var down: Set<UInt32> = []
         var faults = 0, events = 0
+        var pedal = false
         func check(_ e: ControlEvent) {
             events += 1
+            if case let .sustain(on) = e {
+                if on == pedal { faults += 1 }  // only changes are sent
+                pedal = on
+                return
+            }
             guard case let .pitched(id, phase, ratio, gain, y) = e else { faults += 1; return }
             switch phase {
             case .down: if !down.insert(id).inserted { faults += 1 }
@@ -43,6 +49,7 @@ final class MIDIFuzzTests: XCTestCase {
         m.releaseAll { check($0) }
         XCTAssertEqual(faults, 0)
         XCTAssertTrue(down.isEmpty, "every touch started ends")
+        XCTAssertFalse(pedal, "the pedal is let go at the end")
         XCTAssertGreaterThan(events, 10_000, "the fuzz reaches notes")
         XCTAssertGreaterThan(m.strayBytes, 0)
         print("interpreter fuzz: 100000 inputs, \(total) bytes, \(events) events, \(m.strayBytes) stray bytes")

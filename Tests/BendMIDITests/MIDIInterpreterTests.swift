@@ -15,6 +15,9 @@ struct Interpreted {
         events += out
     }
 
+    /// The sustain changes, in order.
+    var sustains: [Bool] { events.compactMap { if case let .sustain(on) = $0 { on } else { nil } } }
+
     /// The last event's ratio, gain and y (a down or move).
     var last: (ratio: Double, gain: Double, y: Double)? {
         guard case let .pitched(_, _, r, g, y)? = events.last else { return nil }
@@ -135,19 +138,22 @@ final class MIDIInterpreterTests: XCTestCase {
         m.feed([0x90, 60, 100, 0x92, 61, 100, 0xFF])          // system reset: everything
         XCTAssertEqual(m.interpreter.heldNotes, 0)
         XCTAssertEqual(m.phases.filter { $0 == .up }.count, m.phases.filter { $0 == .down }.count)
-        // Sustain holds a released note until the pedal lifts.
+        // The sustain pedal is the source's sustain control (the port holds the notes):
+        // `.sustain(true)` as the first pedal goes down, `.sustain(false)` as the last lifts.
         var s = Interpreted()
-        s.feed([0xB0, 64, 127, 0x90, 60, 100, 0x80, 60, 0])
-        XCTAssertEqual(s.phases, [.down])
+        s.feed([0xB0, 64, 127, 0x90, 60, 100, 0x80, 60, 0, 0xB0, 64, 100])
+        XCTAssertEqual(s.sustains, [true], "a second pedal-down value changes nothing")
+        XCTAssertEqual(s.phases, [.down, .up], "the note-off goes on to the port, which holds it")
         s.feed([0xB0, 64, 0])
-        XCTAssertEqual(s.phases, [.down, .up])
-        // Reset-all-controllers lifts the pedal too; a zone master's pedal holds its members' notes.
-        s.feed([0xB0, 64, 127, 0x90, 61, 100, 0x80, 61, 0, 0xB0, 121, 0])
-        XCTAssertEqual(s.interpreter.heldNotes, 0)
-        s.feed([0xB0, 101, 0, 100, 6, 6, 15, 64, 127, 0x93, 62, 100, 0x83, 62, 0])
-        XCTAssertEqual(s.interpreter.heldNotes, 1)
-        s.feed([0xB0, 64, 0])
-        XCTAssertEqual(s.interpreter.heldNotes, 0)
+        XCTAssertEqual(s.sustains, [true, false])
+        // Two channels' pedals (an MPE master's and a member's): on until both lift.
+        s.feed([0xB0, 101, 0, 100, 6, 6, 15, 0xBF, 64, 127, 0xB3, 64, 127, 0xBF, 64, 0])
+        XCTAssertEqual(s.sustains, [true, false, true])
+        s.feed([0xB3, 64, 0])
+        XCTAssertEqual(s.sustains, [true, false, true, false])
+        // Reset-all-controllers and a system reset lift the pedal too.
+        s.feed([0xB0, 64, 127, 0xB0, 121, 0, 0xB1, 64, 127, 0xFF])
+        XCTAssertEqual(s.sustains, [true, false, true, false, true, false, true, false])
     }
 
     func testTouchIDsAreDistinctAndARepeatedNoteOnEndsTheOld() {
