@@ -208,6 +208,14 @@ final class WebOptionTests: XCTestCase {
         XCTAssertEqual(play.terminate(), 0)
     }
 
+    /// An address this machine does not have (TEST-NET-3): libwebsockets would log it and
+    /// serve nothing; play says so and exits 1.
+    func testAnAddressNotOnThisMachineIsARuntimeFailure() throws {
+        let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal", "--web", "203.0.113.7:47880"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot serve on 203.0.113.7:47880: bind(203.0.113.7:0): Cannot assign requested address"), r.stderr)
+    }
+
     func testATokenFileKeepsTheAddressAcrossStarts() throws {
         let dir = try webTestDirectory()
         let file = dir.appendingPathComponent("token").path
