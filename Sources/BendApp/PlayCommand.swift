@@ -122,7 +122,6 @@ enum PlayCommand {
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
-            for case let web as WebSource in sources { web.waitsForEnter = true }
             let notices = PadNotices()  // peers' messages go on the pad, not over it
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))
@@ -130,6 +129,21 @@ enum PlayCommand {
             throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in, --web)")
         }
         try play(o, sources: sources)
+    }
+
+    /// Waits for a line on standard input (Enter, or end of input) or for `finished`
+    /// (SIGINT, SIGTERM, a source that ends play). - Returns: true when play is stopping.
+    /// The terminal is still in cooked mode here: it is readable only once a whole line
+    /// is typed, so the read after the wait never blocks.
+    static func waitForEnterOrStop(_ finished: DispatchSemaphore) -> Bool {
+        while true {
+            if finished.wait(timeout: .now()) == .success { return true }
+            let ready = (try? IOWait.wait(fd: STDIN_FILENO, for: .readable, timeout: 0.05)) ?? [.error]
+            if !ready.isEmpty {
+                _ = readLine()
+                return false
+            }
+        }
     }
 
     static func play(_ o: Options, sources: [InputSource]) throws {
@@ -202,15 +216,22 @@ enum PlayCommand {
         StopSignals.wait { _ in finished.signal() }
         let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         var started: [InputSource] = []
-        do {
-            for (source, port) in zip(sources, ports) {
-                let endsPlay = source.endsPlay
-                try source.start(port: port, context: context) {
-                    if endsPlay || (waitsForAll && remaining.subtract(1, ordering: .relaxed).newValue == 0) {
-                        finished.signal()
-                    }
+        // With --web and the terminal pad, the pad (which takes the whole screen) starts
+        // only after Enter, so the player can scan the QR code; everything else, the
+        // output included, plays meanwhile: the phone is heard from its first touch.
+        let padWaitsForEnter = sources.contains { $0 is WebSource } && sources.contains { $0 is TerminalSource }
+        let startSource = { (source: InputSource, port: ControlPort) throws in
+            let endsPlay = source.endsPlay
+            try source.start(port: port, context: context) {
+                if endsPlay || (waitsForAll && remaining.subtract(1, ordering: .relaxed).newValue == 0) {
+                    finished.signal()
                 }
-                started.append(source)
+            }
+            started.append(source)
+        }
+        do {
+            for (source, port) in zip(sources, ports) where !(padWaitsForEnter && source is TerminalSource) {
+                try startSource(source, port)
             }
         } catch {
             started.forEach { $0.stop() }
@@ -248,7 +269,20 @@ enum PlayCommand {
         }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
         if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
-        finished.wait()
+        var stopping = false
+        if padWaitsForEnter {
+            printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")
+            stopping = waitForEnterOrStop(finished)
+            if !stopping {
+                do {
+                    for (source, port) in zip(sources, ports) where source is TerminalSource { try startSource(source, port) }
+                } catch {
+                    printErr("bendsynth: \(error)")
+                    stopping = true
+                }
+            }
+        }
+        if !stopping { finished.wait() }
 
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.

@@ -64,6 +64,17 @@ public final class WebServer: @unchecked Sendable {
     }
 
     private func start() throws(WebServerError) {
+        // libwebsockets logs a bind to an address this machine does not have and serves
+        // nothing; a test bind (port 0) turns that into an error the player sees.
+        if let probeAddress = SocketAddress(numeric: address.host, port: 0) {
+            do {
+                let probe = try Socket.open(probeAddress.family, .stream)
+                defer { probe.close() }
+                try probe.bind(to: probeAddress)
+            } catch {
+                throw WebServerError("cannot serve on \(address.host):\(address.port): \(error.description) (expected an address of this machine, or 0.0.0.0 for all)")
+            }
+        }
         lws_set_log_level(LLL_ERR, { _, line in
             guard let line else { return }
             FileHandle.standardError.write(Data(("bendsynth: web: " + String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines) + "\n").utf8))

@@ -29,9 +29,6 @@ public final class WebSource: InputSource, @unchecked Sendable {
     public let name: String
     public let endsPlay = false
     public let settings: Settings
-    /// True when the terminal pad follows: it covers the screen (the alternate screen),
-    /// so start waits for Enter on standard input while the player scans the code.
-    public var waitsForEnter = false
     /// Notes for the player (where it listens, the fingerprint, server errors).
     private let log: @Sendable (String) -> Void
     /// Lines shown as they are: the address (on a line of its own) and the QR code.
@@ -66,7 +63,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
                     certificate = try WebCertificate.loadOrMake(in: settings.configDirectory)
                 }
             } catch {
-                throw settings.certificate != nil ? InputSourceError(.input, "--web-cert: \(error)") : InputSourceError(.runtime, "web certificate: \(error)")
+                throw settings.certificate != nil ? InputSourceError(.input, "\(error)") : InputSourceError(.runtime, "web certificate: \(error)")
             }
         }
         let assets: WebAssets
@@ -87,10 +84,6 @@ public final class WebSource: InputSource, @unchecked Sendable {
         if let lines = QRCodeText.render(server.url) { lines.forEach(show) }
         if let certificate {
             log("the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
-        }
-        if waitsForEnter {
-            log("scan the code, then press Enter for the pad (the phone can connect at any time)")
-            _ = readLine()
         }
     }
 

@@ -191,7 +191,7 @@ final class WebOptionTests: XCTestCase {
             (["--web", "[::1]:4000"], "IPv6 is not supported by the web controller yet"),
             (["--web", ":0", "--web-cert", "c.pem"], "--web-cert and --web-key go together"),
             (["--web", ":0", "--web-token-file", badToken], "token file '\(badToken)', line 1: expected 16…64 characters"),
-            (["--web", ":0", "--web-cert", badToken, "--web-key", badToken], "--web-cert: '\(badToken)': not a PEM certificate"),
+            (["--web", ":0", "--web-cert", badToken, "--web-key", badToken], "--web-cert '\(badToken)': not a PEM certificate"),
         ]
         for (args, words) in cases {
             let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal"] + args)
@@ -206,6 +206,14 @@ final class WebOptionTests: XCTestCase {
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("cannot serve on 127.0.0.1:\(play.port)"), r.stderr)
         XCTAssertEqual(play.terminate(), 0)
+    }
+
+    /// An address this machine does not have (TEST-NET-3): libwebsockets would log it and
+    /// serve nothing; play says so and exits 1.
+    func testAnAddressNotOnThisMachineIsARuntimeFailure() throws {
+        let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal", "--web", "203.0.113.7:47880"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot serve on 203.0.113.7:47880: bind(203.0.113.7:0): Cannot assign requested address"), r.stderr)
     }
 
     func testATokenFileKeepsTheAddressAcrossStarts() throws {
@@ -224,22 +232,51 @@ final class WebOptionTests: XCTestCase {
 }
 
 /// `play --web` with the terminal pad, in a real terminal (tmux): the address and its
-/// QR code stay on screen until Enter, then the pad.
+/// QR code stay on screen until Enter, then the pad; the phone plays meanwhile.
 final class WebTerminalTests: XCTestCase {
     let tmux = Tmux("bendsynth-webtest")
 
     func testTheQRCodeIsShownUntilEnterThenThePad() throws {
         guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
-        let command = "\(BinaryRunner.executable.path) play -d null --web 127.0.0.1:0; echo exit=$?; sleep 30"
+        let dir = try webTestDirectory()
+        let touches = dir.appendingPathComponent("touches.jsonl").path
+        let command = "\(BinaryRunner.executable.path) play -d null --web 127.0.0.1:0 --record-touches \(touches); echo exit=$?; sleep 30"
         try tmux(["new-session", "-d", "-s", "play", "-x", "100", "-y", "50", command])
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the QR code") { try tmux.screen("play").contains("press Enter for the pad") }
         let screen = try tmux.screen("play")
         let lines = screen.split(separator: "\n")
-        XCTAssertTrue(lines.contains { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/#") }, screen)
+        let url = try XCTUnwrap(lines.first { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/#") }, screen)
         // The code: lines of half blocks, as many as half its modules plus the quiet zone.
         let code = lines.filter { $0.contains("▀") || $0.contains("▄") || $0.contains("█") }
         XCTAssertGreaterThanOrEqual(code.count, 12, screen)
+
+        // Before Enter the phone already plays: a touch held silent ends by the silence
+        // rule 0.5…1 s later on the stream's clock (with the output not yet running, its
+        // down and up were both stamped at t = 0).
+        let hostPort = url.dropFirst("http://".count).prefix { $0 != "/" }
+        let port = String(hostPort.split(separator: ":")[1])
+        let token = String(url.split(separator: "#")[1])
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        client.arguments = [BinaryRunner.packageRoot.appendingPathComponent("Tests/BendAppTests/web/ws_client.py").path,
+                            "silent", "127.0.0.1", port, token]
+        let input = Pipe()
+        client.standardInput = input
+        client.standardOutput = Pipe()
+        try client.run()
+        defer { try? input.fileHandleForWriting.close(); client.waitUntilExit() }
+        try webWaitUntil("the phone's touch to end before Enter", seconds: 10) {
+            (try? String(contentsOfFile: touches, encoding: .utf8))?.contains("\"up\"") ?? false
+        }
+        let events = try String(contentsOfFile: touches, encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let time = { (type: String) in events.first { $0["type"] as? String == type }?["t"] as? Double }
+        let held = try XCTUnwrap(time("up")) - XCTUnwrap(time("down"))
+        XCTAssertGreaterThan(held, 0.5, "the touch sounded before Enter: \(events)")
+        XCTAssertLessThan(held, 1.0, "\(events)")
+        XCTAssertTrue(try tmux.screen("play").contains("press Enter for the pad"), "still before Enter")
         try tmux(["send-keys", "-t", "play", "Enter"])
         try waitUntil("the pad") { try tmux.screen("play").contains("voices 0") }
         try tmux(["send-keys", "-t", "play", "q"])
