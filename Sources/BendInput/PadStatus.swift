@@ -45,6 +45,9 @@ public struct PadStatus: Sendable, Equatable {
     public var guides: [ScaleGuide] = []
     /// Letter keys hold (kitty key releases) rather than toggle; for the help line.
     public var keysHold: Bool = false
+    /// What the terminal can show: ASCII draws every character through
+    /// `TerminalCharset.ascii` (a non-UTF-8 locale, `LANG=C`).
+    public var charset: TerminalCharset = .utf8
     /// Sustain is on (the pad's space bar): the status line says so.
     public var sustained: Bool = false
     /// A short message for the player (a peer's TEXT, a peer connecting or leaving),

@@ -33,6 +33,8 @@ final class TerminalPadView: @unchecked Sendable {
     private let tuning: Tuning?
     /// The scale's steps on the pad, worked out once.
     private let guides: [ScaleGuide]
+    /// The locale's: ASCII where it is not UTF-8.
+    private let charset: TerminalCharset
     /// Nanoseconds between frames.
     private let frameInterval: UInt64
     private let board: PadBoard
@@ -52,6 +54,7 @@ final class TerminalPadView: @unchecked Sendable {
         self.pitchMap = pitchMap
         self.tuning = tuning
         guides = tuning?.guides(pitchMap: pitchMap) ?? []
+        charset = TerminalCharset.current
         self.frameInterval = frameInterval
         self.board = board
         self.status = status
@@ -87,6 +90,7 @@ final class TerminalPadView: @unchecked Sendable {
         s.tuning = tuning
         s.guides = guides
         s.keysHold = b.keysHold
+        s.charset = charset
         s.sustained = b.sustained
         status(&s)
         let text = TerminalScreen.frame(s, columns: size.columns, rows: size.rows)

@@ -101,6 +101,16 @@ public enum TerminalScreen {
     }
 
     static func canvas(_ status: PadStatus, columns: Int, rows: Int) -> Canvas {
+        var canvas = unicodeCanvas(status, columns: columns, rows: rows)
+        if status.charset == .ascii {
+            for r in canvas.cells.indices {
+                for c in canvas.cells[r].indices { canvas.cells[r][c].character = TerminalCharset.ascii(canvas.cells[r][c].character) }
+            }
+        }
+        return canvas
+    }
+
+    static func unicodeCanvas(_ status: PadStatus, columns: Int, rows: Int) -> Canvas {
         var canvas = Canvas(columns: max(columns, 0), rows: max(rows, 0))
         guard columns >= minimumColumns, rows >= minimumRows else {
             canvas.put("enlarge the terminal to \(minimumColumns)×\(minimumRows)", column: 1, row: 1)
@@ -157,6 +167,14 @@ public enum TerminalScreen {
             canvas.put(text, column: c, row: rows - 1, style: style)
             c += text.count
         }
+        // Narrower than 80 columns the voices and xruns come first, so they stay in view.
+        let narrow = columns < 80
+        if narrow {
+            add("voices \(status.voices)  ")
+            add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+            if status.sustained { add("  SUSTAIN", .warn) }
+            add("  ")
+        }
         let panCells = 15
         let panIndex = Int(((min(max(status.pan.isNaN ? 0 : status.pan, -1), 1) + 1) / 2 * Double(panCells - 1)).rounded())
         add("pan L")
@@ -171,9 +189,11 @@ public enum TerminalScreen {
         }
         let dbText = status.peak > 1 ? " CLIP" : db.isFinite ? " " + number(db, decimals: 1) + " dBFS" : " -inf dBFS"
         add(dbText, status.peak > 1 ? .bad : .plain)
-        add("  voices \(status.voices)  ")
-        add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
-        if status.sustained { add("  SUSTAIN", .warn) }
+        if !narrow {
+            add("  voices \(status.voices)  ")
+            add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+            if status.sustained { add("  SUSTAIN", .warn) }
+        }
 
         let keys = status.keysHold ? "hold keys · hold space sustain" : "keys on/off · space sustain"
         canvas.put("mouse · \(keys) · ←/→ tilt · ↓ centre · Esc off · q quit",

@@ -1,0 +1,29 @@
+import Foundation
+import XCTest
+
+/// `play` under `LANG=C` in a 60-column tmux: the pad is drawn in ASCII and the status
+/// line shows the voices and xruns.
+final class TmuxLocaleTests: XCTestCase {
+    let tmux = Tmux("bendsynth-locale-test")
+
+    func testASCIIPadAtSixtyColumns() throws {
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("stderr.txt").path
+        let command = "env -u LC_CTYPE LC_ALL=C LANG=C \(BinaryRunner.executable.path) play -d null 2>\(log); echo exit=$? >>\(log)"
+        try tmux(["new-session", "-d", "-s", "play", "-x", "60", "-y", "20", command])
+        defer { try? tmux(["kill-server"]) }
+        try waitUntil("the pad") { try tmux.screen("play").contains("voices 0") }
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;30;10M"])
+        try waitUntil("a voice") { try tmux.screen("play").contains("voices 1  xruns 0") }
+        let screen = try tmux.screen("play")
+        XCTAssertTrue(screen.unicodeScalars.allSatisfy(\.isASCII), screen)
+        XCTAssertTrue(screen.components(separatedBy: "\n")[1].hasPrefix("+-"), screen)
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;30;10m"])
+        try tmux(["send-keys", "-t", "play", "q"])
+        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
+        let said = try String(contentsOfFile: log)
+        XCTAssertTrue(said.contains("exit=0"), said)
+    }
+}
