@@ -190,9 +190,15 @@ enum PlayCommand {
         if let midiRings, o.audio.midiOut {
             midiOut = try MIDIOutPump(rings: midiRings, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap)
         }
-        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
+        // Every source's touches, for the terminal pad to show (marked by source).
+        let touchBoard = TouchBoard(pitchMap: o.sound.pitchMap)
+        var observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
             + (latencyLog.map { [$0] } ?? [])
+        observers.append(touchBoard)
         let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, rounding: o.sound.rounding, observers: observers) }
+        for (source, port) in zip(sources, ports) {
+            touchBoard.mark(source: port.source, as: Character(source.name.first.map { String($0).uppercased() } ?? "?"))
+        }
         var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
         if let path = o.record {
@@ -214,7 +220,8 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
+        var context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
+        context.touchBoard = touchBoard
         var started: [InputSource] = []
         // With --web and the terminal pad, the pad (which takes the whole screen) starts
         // only after Enter, so the player can scan the QR code; everything else, the

@@ -22,6 +22,8 @@ public struct InputContext: @unchecked Sendable {
     /// The scale at its root (`--scale`, or chromatic for `--round`), nil without:
     /// pads draw its guides (`Tuning.guides(pitchMap:)`) and each touch's nearest step.
     public var tuning: Tuning?
+    /// Every source's touches (play's), for a pad to show those it does not play itself.
+    public var touchBoard: TouchBoard?
 
     public init(mixer: Mixer, output: any OutputStatus, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
         self.mixer = mixer

@@ -26,6 +26,9 @@ public struct PadStatus: Sendable, Equatable {
     }
 
     public var touches: [Touch] = []
+    /// The other sources' touches (web, OSC, evdev, peers…), each labelled by its
+    /// source's mark; drawn on the pad and listed after the pad's own.
+    public var others: [Touch] = []
     /// Pan, −1 (left) … +1 (right).
     public var pan: Double = 0
     /// Output peak since the last frame, linear (1 = full scale); shown in dBFS.

@@ -139,7 +139,12 @@ public enum TerminalScreen {
             drawGuides(&canvas, status.guides, pad: pad, middleRow: middleRow)
         }
 
-        // Touches: numbers first, markers on top so none hides another's marker.
+        // Touches: numbers first, markers on top so none hides another's marker; the
+        // other sources' markers (faint, their source's mark) under the pad's own.
+        for touch in status.others {
+            let cell = pad.cell(x: touch.x, y: touch.y)
+            canvas.put(String(touch.label), column: cell.column, row: cell.row, style: .warn)
+        }
         for touch in status.touches {
             let cell = pad.cell(x: touch.x, y: touch.y)
             let text = " " + pitchText(touch, status.tuning) + " g" + number(touch.gain, decimals: 2)
@@ -152,9 +157,21 @@ public enum TerminalScreen {
         }
 
         // Touch list.
-        let list = status.touches.isEmpty ? "no touches" : status.touches.map {
+        // Touch list: the pad's own, then the others; what does not fit is "+N".
+        let entries = (status.touches + status.others).map {
             "\($0.label) \(pitchText($0, status.tuning)) g\(number($0.gain, decimals: 2))"
-        }.joined(separator: "  ")
+        }
+        var list = entries.isEmpty ? "no touches" : ""
+        for (i, entry) in entries.enumerated() {
+            let more = entries.count - i - 1
+            let tail = more > 0 ? "  +\(more)" : ""
+            let next = (list.isEmpty ? "" : list + "  ") + entry
+            if next.count + tail.count > columns {
+                list += (list.isEmpty ? "" : "  ") + "+\(entries.count - i)"
+                break
+            }
+            list = next
+        }
         if let notice = status.notice {
             canvas.put("▸ " + notice, column: 1, row: rows - 2, style: .warn)
         } else {

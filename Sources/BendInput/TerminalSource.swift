@@ -36,12 +36,16 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     /// - Throws: `InputSourceError(.runtime)` "cannot use the terminal: …".
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let mixer = context.mixer, output = context.output, deviceLine = self.deviceLine, notice = self.notice
+        let board = context.touchBoard, own = port.source, map = context.pitchMap
         let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
             s.peak = Double(mixer.peak)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
             s.notice = notice?()
+            s.others = board?.touches(excluding: own, at: mixer.position).map {
+                PadStatus.Touch(id: $0.id, x: $0.x, y: $0.y, ratio: map.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.mark)
+            } ?? []
         }, filter: filter, onEvent: { port.send($0) }, onFinish: { [weak self] reason in
             if case .failed(let e) = reason { self?.failure.withLock { $0 = "\(e)" } }
             finished()
