@@ -83,8 +83,8 @@ public struct Mixer: @unchecked Sendable {
         var panStep: Float = 0
         /// Frames left in the pan glide, ≥ 0. Owner: render (pan stage).
         var panLeft: Int32 = 0
-        /// Interpolation: 4-point Hermite when true, linear when false. Owner: setup.
-        var cubic = true
+        /// How voices read the tone (`configuration.interpolation`). Owner: setup.
+        var interpolation = Interpolation.cubic
         /// Length of a pitch ratio and gain glide, frames (1…
         /// `EngineLimits.maximumGlideFrames`). Owner: setup.
         var glideFrames: Int32 = 1
@@ -121,7 +121,10 @@ public struct Mixer: @unchecked Sendable {
         let longest = Double(EngineLimits.maximumGlideFrames)
         var s = State()
         s.freeCount = configuration.voices
-        if case .linear = configuration.interpolation { s.cubic = false }
+        s.interpolation = configuration.interpolation
+        if case .bandLimited = configuration.interpolation {
+            precondition(tone.hasLevels, "band-limited interpolation needs a tone table made with levels")
+        }
         s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), longest))
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), longest))
         s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))

@@ -30,12 +30,17 @@ public struct ToneTable: @unchecked Sendable {
     let cubicRows: UnsafeMutablePointer<Float>
     /// Linear pairs: frame i's (y0, y1 − y0) at `linearPairs + 2·i`, 8-byte aligned.
     let linearPairs: UnsafeMutablePointer<Float>
+    /// The band-limited levels (`Interpolation.bandLimited`), or nil when the tone was
+    /// made without them.
+    let levels: LevelTable?
 
     /// - Parameters:
     ///   - samples: one loop of the tone, mono, at `rate`; at least 1 frame, all finite.
     ///   - rate: sample rate in frames per second.
     /// - Thread: setup.
-    public init(samples: [Float], rate: Double) {
+    ///   - levels: the tone's band-limited levels (`ToneLevels`, made at load), for
+    ///     `Interpolation.bandLimited`; nil for a table that only plays cubic and linear.
+    public init(samples: [Float], rate: Double, levels: ToneLevels? = nil) {
         precondition(!samples.isEmpty, "a tone needs at least one frame")
         length = samples.count
         self.rate = rate
@@ -58,11 +63,28 @@ public struct ToneTable: @unchecked Sendable {
             linearPairs[2 * i] = y0
             linearPairs[2 * i + 1] = y1 - y0
         }
+        let (frames, loop) = (length, loopFrames)
+        self.levels = levels.map { LevelTable($0, length: frames, loopFrames: loop) }
     }
+
+    /// Whether the table can play `Interpolation.bandLimited`.
+    public var hasLevels: Bool { levels != nil }
+
+    /// Levels of the band-limited tables (0 without them).
+    public var levelCount: Int { levels?.count ?? 0 }
+
+    /// Memory the band-limited tables take, bytes (0 without them).
+    public var levelBytes: Int { levels?.bytes ?? 0 }
+
+    /// Memory of the samples and the cubic and linear rows, bytes.
+    public var baseBytes: Int { 4 * (loopFrames + 4 + ToneTable.guardFrames) + 24 * (loopFrames + ToneTable.guardFrames) }
 
     /// Frame `i` of the loop, 0 ≤ i < length.
     public subscript(i: Int) -> Float { storage[i + 1] }
 
     /// Frees the samples. - Thread: setup, after the render thread stopped.
-    public func deallocate() { storage.deallocate(); UnsafeMutableRawPointer(cubicRows).deallocate(); UnsafeMutableRawPointer(linearPairs).deallocate() }
+    public func deallocate() {
+        storage.deallocate(); UnsafeMutableRawPointer(cubicRows).deallocate(); UnsafeMutableRawPointer(linearPairs).deallocate()
+        levels?.deallocate()
+    }
 }

@@ -1,0 +1,102 @@
+import BendEngine
+import CSampleRate
+
+/// Makes a tone's band-limited levels (`ToneLevels`) with libsamplerate, once, at load:
+/// never on the render thread.
+///
+/// A tone of n frames (one loop at the output rate) gives level k as two periodic
+/// conversions with `SRC_SINC_BEST_QUALITY`: n → m_k frames (low-passes the loop below
+/// m_k/2 cycles per loop, i.e. below the output's Nyquist frequency × m_k/n), then
+/// m_k → 4n frames (the 4× oversampled table). Level 0 skips the first step (m_0 = n);
+/// each next m is the last divided by 2^(1/4) and rounded, until n/m reaches
+/// `EngineLimits.maximumRatio`. Level k is alias-free up to ratio n/m_k: its stop band
+/// (libsamplerate's SINC_BEST: −115 dB at the Nyquist frequency of the lower rate, −63 dB
+/// at 99 % of it, measured) then lands at the output's Nyquist frequency.
+///
+/// Each conversion treats its input as a loop: the input is extended on both sides by
+/// whole loops, so the filter sees the loop's own continuation and the output's first
+/// frame falls exactly on the input's first (every level is time-aligned with level 0,
+/// so a crossfade between two levels never combs).
+///
+/// Crossfade zones: libsamplerate's pass band is flat (within 0.05 dB) up to 94 % of the
+/// lower rate's Nyquist frequency, so level k + 1 keeps every harmonic below
+/// `passband` × the output's Nyquist frequency (18 kHz at 48 kHz with 0.75) from ratio
+/// `passband` / 0.94 × n/m_{k+1} on; the zone from level k to k + 1 starts there (0.5 %
+/// higher) and ends at n/m_k. Harmonics in the tone's own top 6 % (above 22.6 kHz in a
+/// 48 kHz tone) are lost by the first conversion.
+public enum ToneLevelMaker {
+    /// Output harmonics kept within ±0.5 dB, as a fraction of the output's Nyquist
+    /// frequency: 0.75 (18 kHz at 48 kHz).
+    public static let passband = 0.75
+    /// Flat pass band of libsamplerate's SINC_BEST filter, fraction of the lower rate's
+    /// Nyquist frequency (measured: −0.05 dB at 0.944, −0.54 dB at 0.952).
+    static let converterPassband = 0.94
+    /// Ratio between the cut-offs of adjacent levels: 2^(1/4).
+    static let levelStep = 1.189_207_115_002_721
+
+    /// The tone's levels. `samples`: one loop at the output rate, at least 1 frame.
+    /// - Throws: `ToneLoadError` (with `path`) when libsamplerate fails.
+    public static func make(_ samples: [Float], path: String) throws -> ToneLevels {
+        func fail(_ reason: String) -> ToneLoadError { ToneLoadError(path: path, reason: reason) }
+        let n = samples.count
+        let k = ToneLevels.oversampling
+        var sizes = [n]
+        while Double(n) / Double(sizes.last!) < Double(EngineLimits.maximumRatio) && sizes.last! > 1 {
+            let m = sizes.last!
+            sizes.append(max(1, min(m - 1, Int((Double(m) / levelStep).rounded()))))
+        }
+        if sizes.count < 2 { sizes.append(max(1, n / 2)) }
+        var levels: [[Float]] = []
+        for m in sizes {
+            let narrowed = m == n ? samples : try resample(samples, to: m, fail: fail)
+            levels.append(try resample(narrowed, to: k * n, fail: fail))
+        }
+        let aliasFree = sizes.map { Double(n) / Double($0) }
+        var starts: [Double] = []
+        for z in 0..<(sizes.count - 1) {
+            let wanted = passband / converterPassband * aliasFree[z + 1] * 1.005
+            let lowest = z == 0 ? 0 : aliasFree[z - 1]
+            // A zone too narrow for the pass band (tiny loops' last levels): keep it 2 % wide.
+            starts.append(max(min(wanted, aliasFree[z] * 0.98), lowest + (aliasFree[z] - lowest) / 2))
+        }
+        return ToneLevels(samples: levels, aliasFreeRatio: aliasFree, crossfadeStart: starts)
+    }
+
+    /// One loop of `loop.count` frames converted to exactly `frames` frames (the same
+    /// period), with SINC_BEST.
+    static func resample(_ loop: [Float], to frames: Int, fail: (String) -> ToneLoadError) throws -> [Float] {
+        let n = loop.count
+        let ratio = Double(frames) / Double(n)
+        // Whole loops of context on each side, more than the filter reaches (~150 input
+        // frames at ratio ≥ 1, ~150/ratio below): the output's first frame then falls on
+        // the input's first (context · ratio = whole loops · frames).
+        let loops = (Int(2048 / min(ratio, 1)) + n - 1) / n
+        let context = loops * n
+        var extended = [Float](repeating: 0, count: n + 2 * context)
+        for i in 0..<extended.count { extended[i] = loop[i % n] }
+        let start = loops * frames
+        var output = [Float](repeating: 0, count: (2 * loops + 1) * frames + 16)
+        var generated = 0
+        let status = extended.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                var data = SRC_DATA()
+                data.data_in = input.baseAddress
+                data.input_frames = input.count
+                data.data_out = out.baseAddress
+                data.output_frames = out.count
+                data.src_ratio = ratio
+                data.end_of_input = 1
+                let status = src_simple(&data, Int32(SRC_SINC_BEST_QUALITY), 1)
+                generated = data.output_frames_gen
+                return status
+            }
+        }
+        if status != 0 { throw fail("libsamplerate: " + String(cString: src_strerror(status))) }
+        guard generated >= start + frames else {
+            throw fail("libsamplerate produced \(generated) frames; expected at least \(start + frames)")
+        }
+        let result = Array(output[start..<(start + frames)])
+        if result.contains(where: { !$0.isFinite }) { throw fail("libsamplerate produced a non-finite sample") }
+        return result
+    }
+}
