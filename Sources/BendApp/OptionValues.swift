@@ -1,8 +1,28 @@
+import BendEngine
 import BendControl
 
 /// Turns option values into typed settings, with errors naming the option and the
 /// expected form.
 enum OptionValues {
+    /// `--interp`: 'bandlimited' (the band-limited tables, default), 'cubic' or 'linear'.
+    static func interpolation(_ value: String?, option: String) throws -> Interpolation {
+        switch value {
+        case "bandlimited": return .bandLimited
+        case "cubic": return .cubic
+        case "linear": return .linear
+        default: throw AppError.usage("option '--\(option)': expected 'bandlimited', 'cubic' or 'linear', got '\(value ?? "")'")
+        }
+    }
+
+    /// The `--interp` name of an interpolation.
+    static func name(_ interpolation: Interpolation) -> String {
+        switch interpolation {
+        case .bandLimited: return "bandlimited"
+        case .cubic: return "cubic"
+        case .linear: return "linear"
+        }
+    }
+
     static func integer(_ value: String?, option: String, in range: ClosedRange<Int>) throws -> Int {
         guard let value, let n = Int(value), range.contains(n) else {
             throw AppError.usage("option '--\(option)': expected an integer in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")

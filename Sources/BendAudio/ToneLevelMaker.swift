@@ -43,7 +43,16 @@ public enum ToneLevelMaker {
         var sizes = [n]
         while Double(n) / Double(sizes.last!) < Double(EngineLimits.maximumRatio) && sizes.last! > 1 {
             let m = sizes.last!
-            sizes.append(max(1, min(m - 1, Int((Double(m) / levelStep).rounded()))))
+            let target = max(1, min(m - 1, Int((Double(m) / levelStep).rounded())))
+            // Within 1.5 % below the target, the size whose conversions align with the
+            // least context (see `resample`): a long loop then costs about its own
+            // length per conversion, not three times it.
+            var best = target, bestCost = Int.max
+            for candidate in max(1, Int(Double(target) * 0.985))...target {
+                let cost = n / gcd(n, candidate) + candidate / gcd(candidate, k * n)
+                if cost < bestCost { best = candidate; bestCost = cost }
+            }
+            sizes.append(best)
         }
         if sizes.count < 2 { sizes.append(max(1, n / 2)) }
         var levels: [[Float]] = []
@@ -67,15 +76,17 @@ public enum ToneLevelMaker {
     static func resample(_ loop: [Float], to frames: Int, fail: (String) -> ToneLoadError) throws -> [Float] {
         let n = loop.count
         let ratio = Double(frames) / Double(n)
-        // Whole loops of context on each side, more than the filter reaches (~150 input
-        // frames at ratio ≥ 1, ~150/ratio below): the output's first frame then falls on
-        // the input's first (context · ratio = whole loops · frames).
-        let loops = (Int(2048 / min(ratio, 1)) + n - 1) / n
-        let context = loops * n
+        // Context on each side, from the loop's own continuation, more than the filter
+        // reaches (~150 input frames at ratio ≥ 1, ~150/ratio below), and a whole
+        // multiple of n/gcd(n, frames) input frames, so that it lasts a whole number of
+        // output frames: the output's first frame then falls exactly on the input's
+        // first (no fractional time shift between levels).
+        let unit = n / gcd(n, frames)
+        let context = (Int(2048 / min(ratio, 1)) + unit - 1) / unit * unit
         var extended = [Float](repeating: 0, count: n + 2 * context)
-        for i in 0..<extended.count { extended[i] = loop[i % n] }
-        let start = loops * frames
-        var output = [Float](repeating: 0, count: (2 * loops + 1) * frames + 16)
+        for i in 0..<extended.count { extended[i] = loop[(i - context % n + n) % n] }
+        let start = context / unit * (frames / gcd(n, frames))
+        var output = [Float](repeating: 0, count: Int((Double(extended.count) * ratio).rounded(.up)) + 16)
         var generated = 0
         let status = extended.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { out in
@@ -99,4 +110,6 @@ public enum ToneLevelMaker {
         if result.contains(where: { !$0.isFinite }) { throw fail("libsamplerate produced a non-finite sample") }
         return result
     }
+
+    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 }
