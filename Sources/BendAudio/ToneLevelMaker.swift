@@ -5,8 +5,8 @@ import CSampleRate
 /// never on the render thread.
 ///
 /// A tone of n frames (one loop at the output rate) gives level k as two periodic
-/// conversions with `SRC_SINC_BEST_QUALITY`: n → m_k frames (low-passes the loop below
-/// m_k/2 cycles per loop, i.e. below the output's Nyquist frequency × m_k/n), then
+/// conversions with `SRC_SINC_BEST_QUALITY`: m_{k−1} → m_k frames (low-passes the loop
+/// below m_k/2 cycles per loop, i.e. below the output's Nyquist frequency × m_k/n), then
 /// m_k → 4n frames (the 4× oversampled table). Level 0 skips the first step (m_0 = n);
 /// each next m is the last divided by 2^(1/4) and rounded, until n/m reaches
 /// `EngineLimits.maximumRatio`. Level k is alias-free up to ratio n/m_k: its stop band
@@ -21,8 +21,8 @@ import CSampleRate
 /// Crossfade zones: libsamplerate's pass band is flat (within 0.05 dB) up to 94 % of the
 /// lower rate's Nyquist frequency, so level k + 1 keeps every harmonic below
 /// `passband` × the output's Nyquist frequency (18 kHz at 48 kHz with 0.75) from ratio
-/// `passband` / 0.94 × n/m_{k+1} on; the zone from level k to k + 1 starts there (0.5 %
-/// higher) and ends at n/m_k. Harmonics in the tone's own top 6 % (above 22.6 kHz in a
+/// `passband` / 0.94 × n/m_{k+1} on; the zone from level k to k + 1 ends at n/m_k and
+/// starts 2 % below (or where level k + 1's pass band begins, when that is lower). Harmonics in the tone's own top 6 % (above 22.6 kHz in a
 /// 48 kHz tone) are lost by the first conversion.
 public enum ToneLevelMaker {
     /// Output harmonics kept within ±0.5 dB, as a fraction of the output's Nyquist
@@ -49,24 +49,28 @@ public enum ToneLevelMaker {
             // length per conversion, not three times it.
             var best = target, bestCost = Int.max
             for candidate in max(1, Int(Double(target) * 0.985))...target {
-                let cost = n / gcd(n, candidate) + candidate / gcd(candidate, k * n)
+                let cost = m / gcd(m, candidate) + candidate / gcd(candidate, k * n)
                 if cost < bestCost { best = candidate; bestCost = cost }
             }
             sizes.append(best)
         }
         if sizes.count < 2 { sizes.append(max(1, n / 2)) }
         var levels: [[Float]] = []
+        var narrowed = samples
         for m in sizes {
-            let narrowed = m == n ? samples : try resample(samples, to: m, fail: fail)
+            // Each level narrowed from the last (a cascade: the filter's cost is the
+            // input's length, which shrinks), then oversampled to 4n.
+            if m != narrowed.count { narrowed = try resample(narrowed, to: m, fail: fail) }
             levels.append(try resample(narrowed, to: k * n, fail: fail))
         }
         let aliasFree = sizes.map { Double(n) / Double($0) }
         var starts: [Double] = []
         for z in 0..<(sizes.count - 1) {
+            // 2 % wide (a voice in a zone reads two levels: narrow zones keep that rare),
+            // or wider when level k + 1's pass band needs it; at least 1 % wide (tiny
+            // loops' last levels, whose sizes step by more than 2^(1/4)).
             let wanted = passband / converterPassband * aliasFree[z + 1] * 1.005
-            let lowest = z == 0 ? 0 : aliasFree[z - 1]
-            // A zone too narrow for the pass band (tiny loops' last levels): keep it 2 % wide.
-            starts.append(max(min(wanted, aliasFree[z] * 0.98), lowest + (aliasFree[z] - lowest) / 2))
+            starts.append(min(max(wanted, aliasFree[z] * 0.98), aliasFree[z] * 0.99))
         }
         return ToneLevels(samples: levels, aliasFreeRatio: aliasFree, crossfadeStart: starts)
     }
