@@ -1,3 +1,4 @@
+import Foundation
 import BendEngine
 import BendControl
 
@@ -49,6 +50,12 @@ struct SoundOptions {
     var pitchMapName = "linear"
     var octaves = 2.0
     var octavesGiven = false
+    /// How voices read the tone (`--interp`).
+    var interpolation = Interpolation.bandLimited
+    /// The mix bus limiter (`--limiter`).
+    var limiter = true
+    /// Master gain, dB (`-g`).
+    var gainDB = 0.0
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
@@ -56,6 +63,9 @@ struct SoundOptions {
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
         OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
+        OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
+        OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.3 dBFS, 1 ms look-ahead (default on)"),
+        OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
     ]
 
     /// Applies one parsed option; returns false when it is not a sound option.
@@ -72,6 +82,13 @@ struct SoundOptions {
         case "octaves":
             octaves = try OptionValues.number(value, option: name, in: 0.1...8)
             octavesGiven = true
+        case "interp": interpolation = try OptionValues.interpolation(value, option: name)
+        case "limiter":
+            guard value == "on" || value == "off" else {
+                throw AppError.usage("option '--limiter': expected 'on' or 'off', got '\(value ?? "")'")
+            }
+            limiter = value == "on"
+        case "gain": gainDB = try OptionValues.number(value, option: name, in: -60...24)
         default: return false
         }
         return true
@@ -86,5 +103,12 @@ struct SoundOptions {
 
     var pitchMap: PitchMap {
         pitchMapName == "exp" ? .exponential(octaves: octaves) : .linear
+    }
+
+    /// Sets the mixer's interpolation, limiter and master gain from these options.
+    func configure(_ configuration: inout MixerConfiguration) {
+        configuration.interpolation = interpolation
+        configuration.limiter = limiter
+        configuration.gain = Float(pow(10, gainDB / 20))
     }
 }

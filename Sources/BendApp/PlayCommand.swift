@@ -129,8 +129,9 @@ enum PlayCommand {
             tone = try ToneSource.load(o.sound, rate: Double(rate))  // resampled to the granted rate
         }
         defer { tone.table.deallocate() }
-        let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices),
-                                    tone: tone.table, live: true)
+        var configuration = MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices)
+        o.sound.configure(&configuration)
+        let instrument = Instrument(configuration: configuration, tone: tone.table, live: true)
         let mixer = instrument.mixer
 
         var touchRecorder: TouchScriptRecorder?

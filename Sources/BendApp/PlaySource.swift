@@ -53,6 +53,7 @@ final class TerminalSource: PlaySource, @unchecked Sendable {
         }
         let input = TerminalInput(inputFD: keyboard?.padFD ?? STDIN_FILENO, pitchMap: context.pitchMap, status: { s in
             s.peak = Double(mixer.peak)
+            s.limiterGain = Double(mixer.limiterGain)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
             s.device = prompt?.line ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description

@@ -23,7 +23,9 @@ enum ToneSource {
             }
             for note in loaded.notes { printErr("note: tone '\(path)': \(note)") }
             if loaded.samples.allSatisfy({ $0 == 0 }) { printErr("note: tone '\(path)': every sample is 0; touches will be silent") }
-            return Loaded(path: path, table: ToneTable(samples: loaded.samples, rate: rate))
+            // The band-limited tables, only for the mode that reads them.
+            let levels = sound.interpolation == .bandLimited ? try ToneLevelMaker.make(loaded.samples, path: path) : nil
+            return Loaded(path: path, table: ToneTable(samples: loaded.samples, rate: rate, levels: levels))
         } catch let e as AppError {
             throw e
         } catch {
