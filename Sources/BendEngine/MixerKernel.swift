@@ -48,15 +48,22 @@ extension Mixer {
         let low = min(first, last), high = max(first, last)
         let (k, pure) = levels.level(low: low, high: high)
         if pure {
-            mixVoice(v, into: mix, count: count, read: .level, level: k)
+            mixVoice(v, into: mix, count: count, read: .level, levelIndex: k)
         } else {
             let top = levels.level(low: high, high: high).level
-            mixVoice(v, into: mix, count: count, read: .blend, level: k, lastZone: min(top, levels.count &- 2))
+            mixVoiceBlend(v, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
         }
     }
 
+    /// `mixVoiceBandLimited` for a span that touches crossfade zones `firstZone…lastZone`:
+    /// two levels per lane. - Thread: render.
+    @_noLocks @inline(never)
+    func mixVoiceBlend(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
+        mixVoice(v, into: mix, count: count, read: .blend, levelIndex: firstZone, lastZone: lastZone)
+    }
+
     /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
-    /// loop is compiled once for each. `level`: the level read (`.level`), or the first
+    /// loop is compiled once for each. `levelIndex`: the level read (`.level`), or the first
     /// crossfade zone the span may touch (`.blend`, up to `lastZone`).
     ///
     /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
@@ -67,7 +74,7 @@ extension Mixer {
     /// and Float expressions as the closed form, so the output does not depend on where
     /// a glide ends.
     @_noLocks @inline(__always)
-    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, level: Int = 0, lastZone: Int = 0) {
+    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, levelIndex: Int = 0, lastZone: Int = 0) {
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
         let incTarget = voices.incTarget[v]
@@ -83,7 +90,13 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
-        let block = VoiceBlock(tone: tone, read: read, level: level, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
+        let rows: UnsafeRawPointer
+        switch read {
+        case .cubic, .linear: rows = UnsafeRawPointer(tone.cubicRows)
+        case .level: rows = UnsafeRawPointer(tone.levels.unsafelyUnwrapped.rows + levelIndex &* tone.levels.unsafelyUnwrapped.stride)
+        case .blend: rows = UnsafeRawPointer(tone.levels.unsafelyUnwrapped.rows)
+        }
+        let block = VoiceBlock(tone: tone, rows: rows, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
                                mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
         var n0: Int32 = 0
@@ -113,7 +126,7 @@ extension Mixer {
                 // The edge fade is 1 throughout unless the glide starts or ends below
                 // silenceRatio (the increment is monotonic over a glide).
                 let level = unfaded ? gain : gain * lanewiseMin(SIMD8<Float>(inc) * fadeScale, one)
-                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
                 base = block.advance(base, by: blockSum)
                 offset &+= offsetStep
                 inc &+= incStep8
@@ -128,7 +141,7 @@ extension Mixer {
         // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
         if r > 0 && n0 &+ 8 <= end {
             base = clampedBlock(block, at: n0, frames: 8, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep)
+                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
             r &-= 8
             n0 &+= 8
             frameNumber += 8
@@ -142,7 +155,7 @@ extension Mixer {
             let blockSum = 8 &* Int64(incTarget)
             let inc = SIMD8<Int32>(repeating: incTarget)
             repeat {
-                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
                 base = block.advance(base, by: blockSum)
                 n0 &+= 8
                 frameNumber += 8
@@ -154,7 +167,7 @@ extension Mixer {
         //    frames, which a later span mixes).
         if n0 < end {
             base = clampedBlock(block, at: n0, frames: end &- n0, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep)
+                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
         }
 
         voices.phase[v] = base
@@ -168,7 +181,7 @@ extension Mixer {
     /// returns the phase after them.
     @_noLocks @inline(__always)
     func clampedBlock(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
-                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float) -> Int64 {
+                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: TableRead) -> Int64 {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let rLanes = SIMD8<Int32>(repeating: r)
         let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
@@ -180,7 +193,7 @@ extension Mixer {
         let fadeScale = 1 / Float(1 << Mixer.fractionBits) / EngineLimits.silenceRatio
         let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
         let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
-        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc)
+        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
         // The phase advance over `frames` frames: the same sum with j = frames.
         let mf = Int64(min(frames, max(r, 0)))
         let sum = Int64(frames) &* Int64(incTarget) &- (mf &* Int64(r) &- ((mf &* (mf &- 1)) >> 1)) &* Int64(incStep)

@@ -2,7 +2,8 @@
 /// made at load (BendAudio's `ToneLevelMaker`, with libsamplerate): level k is the tone
 /// oversampled `oversampling` times and low-passed so that it cannot alias at pitch
 /// ratios up to `aliasFreeRatio[k]`. Level 0 is the whole tone (alias-free up to ratio
-/// 1); each next level is narrower, up to at least `EngineLimits.maximumRatio`.
+/// 1); each next level is narrower. A ratio above the last level's limit reads the last
+/// level alone.
 ///
 /// Between level k and k + 1 lies a crossfade zone of ratios,
 /// `crossfadeStart[k]…aliasFreeRatio[k]`: a voice whose ratio is inside it reads both
@@ -72,11 +73,21 @@ struct LevelTable {
         for (level, samples) in levels.samples.enumerated() {
             precondition(samples.count == tableLength, "a level holds \(samples.count) frames; expected \(tableLength)")
             let out = (rows + level * stride).bindMemory(to: Float.self, capacity: 4 * rowCount)
+            // The compensated loop, repeated: extended[i] is table frame (i − 1) mod length.
             let flat = LevelTable.compensated(samples)
-            for i in 0..<rowCount {
-                @inline(__always) func y(_ j: Int) -> Double { flat[((i + j) % tableLength + tableLength) % tableLength] }
-                let c = LevelTable.optimal4x(y(-1), y(0), y(1), y(2))
-                out[4 * i] = Float(c.a0); out[4 * i + 1] = Float(c.a1); out[4 * i + 2] = Float(c.a2); out[4 * i + 3] = Float(c.a3)
+            var extended = [Double](repeating: 0, count: rowCount + 3)
+            extended.withUnsafeMutableBufferPointer { e in
+                flat.withUnsafeBufferPointer { f in
+                    var j = tableLength - 1
+                    for i in 0..<e.count {
+                        e[i] = f[j]
+                        j = j + 1 == tableLength ? 0 : j + 1
+                    }
+                    for i in 0..<rowCount {
+                        let c = LevelTable.optimal4x(e[i], e[i + 1], e[i + 2], e[i + 3])
+                        out[4 * i] = Float(c.a0); out[4 * i + 1] = Float(c.a1); out[4 * i + 2] = Float(c.a2); out[4 * i + 3] = Float(c.a3)
+                    }
+                }
             }
         }
         let unit = Double(1 << Mixer.fractionBits)
@@ -122,9 +133,15 @@ struct LevelTable {
     static func compensated(_ samples: [Float]) -> [Double] {
         let n = samples.count
         let a = droopCompensation
-        return (0..<n).map { i in
-            (1 + 2 * a) * Double(samples[i]) - a * (Double(samples[(i + n - 1) % n]) + Double(samples[(i + 1) % n]))
+        var out = [Double](repeating: 0, count: n)
+        samples.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { o in
+                for i in 0..<n {
+                    o[i] = (1 + 2 * a) * Double(s[i]) - a * (Double(s[i == 0 ? n - 1 : i - 1]) + Double(s[i + 1 == n ? 0 : i + 1]))
+                }
+            }
         }
+        return out
     }
 
     /// Olli Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input

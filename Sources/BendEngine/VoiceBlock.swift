@@ -20,7 +20,6 @@ struct VoiceBlock {
     /// Cubic rows, or for `.level` the level's rows, for `.blend` level 0's rows.
     let rows: UnsafeRawPointer
     let linearPairs: UnsafePointer<Double>
-    let read: TableRead
     let mix: UnsafeMutablePointer<Float>
     let rampStep: SIMD8<Float>
     let ramp0: SIMD8<Float>
@@ -28,45 +27,28 @@ struct VoiceBlock {
     /// The envelope is 1 over the whole span (ramp ≥ 1 and not falling): skipped.
     let sustained: Bool
     /// `.blend`: the crossfade zones the span may touch, `firstZone…lastZone` (every
-    /// zone below `firstZone` lies wholly below the span's increments), the bytes from
-    /// one level's rows to the next, the highest level pair's lower level, and the zones.
+    /// zone below `firstZone` lies wholly below the span's increments), the levels
+    /// (`LevelTable`: rows, zones).
     let firstZone: Int
     let lastZone: Int
-    let levelStride: Int
-    let topPair: Int32
-    let zoneStart: UnsafePointer<Int32>
-    let zoneEnd: UnsafePointer<Int32>
-    let zoneInverse: UnsafePointer<Float>
+    let levels: LevelTable?
 
+    /// `rows`: the cubic rows, or the rows of the level read (`.level`), or level 0's
+    /// (`.blend`). (How the tone is read is not kept here: it is each call's constant
+    /// `read`, so the compiler builds one loop per mode.)
     @_noLocks @inline(__always)
-    init(tone: ToneTable, read: TableRead, level: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
+    init(tone: ToneTable, rows: UnsafeRawPointer, firstZone: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
          rampStep: Float, ramp0: Float, loop: Int64) {
         linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
-        self.read = read
+        self.rows = rows
         self.mix = mix
         self.rampStep = SIMD8(repeating: rampStep)
         self.ramp0 = SIMD8(repeating: ramp0)
         self.loop = loop
         self.sustained = sustained
-        firstZone = level
+        self.firstZone = firstZone
         self.lastZone = lastZone
-        switch read {
-        case .linear, .cubic:
-            rows = UnsafeRawPointer(tone.cubicRows)
-            levelStride = 0; topPair = 0
-            // Never read by these two: any valid pointer.
-            zoneStart = UnsafeRawPointer(tone.cubicRows).assumingMemoryBound(to: Int32.self)
-            zoneEnd = zoneStart
-            zoneInverse = UnsafePointer(tone.cubicRows)
-        case .level, .blend:
-            let levels = tone.levels.unsafelyUnwrapped
-            rows = UnsafeRawPointer(levels.rows + (read == .level ? level &* levels.stride : 0))
-            levelStride = levels.stride
-            topPair = Int32(levels.count - 2)
-            zoneStart = UnsafePointer(levels.zoneStart)
-            zoneEnd = UnsafePointer(levels.zoneEnd)
-            zoneInverse = UnsafePointer(levels.zoneInverse)
-        }
+        levels = tone.levels
     }
 
     /// Adds frames n0 ..< n0+8 of the voice into the mix.
@@ -76,8 +58,10 @@ struct VoiceBlock {
     ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
     ///   - level: each lane's gain × edge fade.
     ///   - inc: each lane's increment (read by `.blend` only).
+    ///   - read: how the tone is read; a constant at each call site.
     @_noLocks @inline(__always)
-    func mix(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>, inc: SIMD8<Int32>) {
+    func mix(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>, inc: SIMD8<Int32>,
+             read: TableRead) {
         let bits = Mixer.fractionBits
         let y: SIMD8<Float>
         switch read {
@@ -112,32 +96,9 @@ struct VoiceBlock {
             let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << shift))
             let baseRows = rows + 16 &* Int(truncatingIfNeeded: base >> Int64(shift))
             let o = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 4
-            if read == .level {
-                y = polynomial(baseRows, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]), Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
-            } else {
-                // Each lane's place among the levels: W = Σ_z clamp((inc − zoneStart_z) /
-                // (zoneEnd_z − zoneStart_z), 0, 1); the lane reads level k = (zones it
-                // has passed) and k + 1, blended by W − k.
-                var place = SIMD8<Float>(repeating: Float(firstZone))
-                var k = SIMD8<Int32>(repeating: Int32(firstZone))
-                var z = firstZone
-                while z <= lastZone {
-                    let d = SIMD8<Float>(inc &- SIMD8<Int32>(repeating: zoneStart[z])) * zoneInverse[z]
-                    place += lanewiseMin(lanewiseMax(d, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
-                    k &+= SIMD8<Int32>(repeating: 0).replacing(with: 1, where: inc .>= SIMD8<Int32>(repeating: zoneEnd[z]))
-                    z &+= 1
-                }
-                k = lanewiseMin(k, SIMD8<Int32>(repeating: topPair))
-                let weight = lanewiseMin(lanewiseMax(place - SIMD8<Float>(k), SIMD8<Float>()), SIMD8<Float>(repeating: 1))
-                let s = levelStride
-                let b0 = Int(o[0]) &+ Int(k[0]) &* s, b1 = Int(o[1]) &+ Int(k[1]) &* s
-                let b2 = Int(o[2]) &+ Int(k[2]) &* s, b3 = Int(o[3]) &+ Int(k[3]) &* s
-                let b4 = Int(o[4]) &+ Int(k[4]) &* s, b5 = Int(o[5]) &+ Int(k[5]) &* s
-                let b6 = Int(o[6]) &+ Int(k[6]) &* s, b7 = Int(o[7]) &+ Int(k[7]) &* s
-                let lower = polynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-                let upper = polynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-                y = multiplyAdd(upper - lower, weight, lower)
-            }
+            y = read == .level
+                ? polynomial(baseRows, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]), Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+                : blend(baseRows, o, t: t, inc: inc)
         }
         // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
         // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
@@ -152,6 +113,36 @@ struct VoiceBlock {
         let slot = UnsafeMutableRawPointer(mix + Int(n0))
         let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
         slot.storeBytes(of: sum, as: SIMD8<Float>.self)
+    }
+
+    /// `.blend`'s read: each lane's place among the levels, W = Σ_z clamp((inc −
+    /// zoneStart_z) / (zoneEnd_z − zoneStart_z), 0, 1) over the zones the span may touch
+    /// (those below `firstZone` count 1 each); the lane reads level k = (zones it has
+    /// passed, at most the top pair's lower level) and k + 1 at byte offsets `o` from
+    /// `baseRows` (level 0), blended by W − k. Out of line: only spans that touch a
+    /// crossfade zone come here.
+    @_noLocks @inline(never)
+    func blend(_ baseRows: UnsafeRawPointer, _ o: SIMD8<UInt32>, t: SIMD8<Float>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let levels = self.levels.unsafelyUnwrapped
+        var place = SIMD8<Float>(repeating: Float(firstZone))
+        var k = SIMD8<Int32>(repeating: Int32(firstZone))
+        var z = firstZone
+        while z <= lastZone {
+            let d = SIMD8<Float>(inc &- SIMD8<Int32>(repeating: levels.zoneStart[z])) * levels.zoneInverse[z]
+            place += lanewiseMin(lanewiseMax(d, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
+            k &+= SIMD8<Int32>(repeating: 0).replacing(with: 1, where: inc .>= SIMD8<Int32>(repeating: levels.zoneEnd[z]))
+            z &+= 1
+        }
+        k = lanewiseMin(k, SIMD8<Int32>(repeating: Int32(levels.count &- 2)))
+        let weight = lanewiseMin(lanewiseMax(place - SIMD8<Float>(k), SIMD8<Float>()), SIMD8<Float>(repeating: 1))
+        let s = levels.stride
+        let b0 = Int(o[0]) &+ Int(k[0]) &* s, b1 = Int(o[1]) &+ Int(k[1]) &* s
+        let b2 = Int(o[2]) &+ Int(k[2]) &* s, b3 = Int(o[3]) &+ Int(k[3]) &* s
+        let b4 = Int(o[4]) &+ Int(k[4]) &* s, b5 = Int(o[5]) &+ Int(k[5]) &* s
+        let b6 = Int(o[6]) &+ Int(k[6]) &* s, b7 = Int(o[7]) &+ Int(k[7]) &* s
+        let lower = polynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        let upper = polynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        return multiplyAdd(upper - lower, weight, lower)
     }
 
     /// The polynomial rows of the 8 lanes (byte offsets `o0…o7` from `rows`, 16-byte
