@@ -60,7 +60,7 @@ test: deps lint $(PYOSC)
 	$(SWIFT) test
 
 lint:
-	@scripts/check-layers.sh
+	@python3 scripts/check-layers.py
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,11 +1,20 @@
 // swift-tools-version:6.0
 // bendsynth: a real-time looping-tone synth for Linux.
-// Layers (imports flow downward only; `make lint` checks it):
-//   bendsynth (main) → BendApp → BendInput → BendControl → BendEngine
-//                              → BendEvdev → BendControl, BendSystem, CEvdev
-//                              → BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
-//                              → BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
-//                              → BendBench → BendAudio, BendControl, BendEvdev, BendOSC, BendPeers
+// Layers: each target imports only the targets on its line, all of them lower down
+// (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
+// every import against the declared dependencies, and that imports only point down).
+//   bendsynth (main) → BendApp
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendBench, CGetopt, CALSA
+//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers
+//   audio out and the input sources (one layer; none sees another):
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CSndFile, CSampleRate
+//   BendInput → BendControl, BendSystem
+//   BendEvdev → BendControl, BendSystem, CEvdev
+//   BendOSC → BendControl, BendSystem, CLO
+//   BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
+//   BendControl → BendEngine, BendSystem
+//   BendSystem → CFloatEnv, CSystem
+//   BendEngine → —
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -77,13 +86,13 @@ let package = Package(
         .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
-        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendTestSupport"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
-        .testTarget(name: "BendInputTests", dependencies: ["BendInput"], path: "Tests/BendInputTests", swiftSettings: testSettings),
-        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendPeers", "BendControl", "BendAudio", "BendTestSupport", "CEvdev"],
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
+        .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
+        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendEngine", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
-        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInput", "BendPeers", "BendOSC", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
+        .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
     ]
 )

@@ -1,3 +1,4 @@
+import BendControl
 import BendEvdev
 
 /// Options for input devices (`play --evdev`) and how their coordinates and tilt map
@@ -47,5 +48,13 @@ struct EvdevOptions {
         default: return false
         }
         return true
+    }
+}
+
+extension EvdevSource {
+    /// The devices of `options`; notes go to stderr.
+    convenience init(options: EvdevOptions, forward: (@Sendable (ControlEvent) -> Void)? = nil) {
+        self.init(devices: options.devices, mapping: options.mapping, grab: options.grab, forward: forward,
+                  note: { printErr("bendsynth: \($0)") })
     }
 }

@@ -1,7 +1,9 @@
 import BendAudio
 import BendControl
 import BendEngine
+import BendEvdev
 import BendInput
+import BendPeers
 import BendSystem
 import CALSA
 import Dispatch
@@ -85,7 +87,7 @@ enum PlayCommand {
         }
         try o.sound.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
-        var sources: [PlaySource] = []
+        var sources: [InputSource] = []
         if let path = o.script { sources.append(try ScriptSource(path: path)) }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
@@ -115,7 +117,7 @@ enum PlayCommand {
         try play(o, sources: sources)
     }
 
-    static func play(_ o: Options, sources: [PlaySource]) throws {
+    static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
         if let a = o.record, let b = o.recordTouches, URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized {
             throw AppError.usage("play: --record and --record-touches name the same file '\(a)'")
@@ -166,8 +168,8 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = PlayContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
-        var started: [PlaySource] = []
+        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        var started: [InputSource] = []
         do {
             for (source, port) in zip(sources, ports) {
                 let endsPlay = source.endsPlay

@@ -139,7 +139,7 @@ enum RemoteCommand {
             monitored.withLock { $0 = source }
             if let why = gone.withLock({ $0 }) { source.instrumentLeft(why) }
             // Devices sound here (their own port) and go to the instrument too.
-            let devices: [PlaySource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { forward($0, to: session) })]
+            let devices: [InputSource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { session.forward($0) })]
             try PlayCommand.play(local, sources: [source] + devices)
             if script != nil, source.gone.withLock({ $0 }) == nil {
                 session.disconnectFromAllPeers()
@@ -150,7 +150,7 @@ enum RemoteCommand {
             if let why = source.gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
             return
         }
-        let send: @Sendable (ControlEvent) -> Void = { forward($0, to: session) }
+        let send: @Sendable (ControlEvent) -> Void = { session.forward($0) }
         let devices = try startDevices(o.evdev, session: session)
         defer { devices?.stop() }
         if let script {
@@ -193,23 +193,7 @@ enum RemoteCommand {
         guard !options.devices.isEmpty || !readers.isEmpty else { return nil }
         let source = EvdevSource(options: options)
         source.extraReaders = readers
-        try source.startLoop { events in for e in events { forward(e, to: session) } }
+        try source.startLoop { events in for e in events { session.forward(e) } }
         return source
-    }
-
-    /// Sends one pad event to the instrument: downs and ups reliably, moves and tilt
-    /// unreliably (the newest wins); coordinates clamped to the protocol's ranges.
-    /// - Thread: any.
-    static func forward(_ event: ControlEvent, to session: PeerSession) {
-        let now = MonotonicClock.nanos()
-        switch event {
-        case let .touch(id, phase, x, y):
-            let code: TouchPhaseCode = phase == .down ? .down : phase == .move ? .move : .up
-            let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
-            session.send(.touch(id: id, phase: code, x: clamp(x), y: clamp(y), timestamp: now),
-                         mode: phase == .move ? .unreliable : .reliable)
-        case let .tilt(v):
-            session.send(.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: now), mode: .unreliable)
-        }
     }
 }

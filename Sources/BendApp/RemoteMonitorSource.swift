@@ -1,7 +1,6 @@
 import BendControl
 import BendPeers
 import BendSystem
-import Foundation
 import Glibc
 import Synchronization
 
@@ -9,7 +8,7 @@ import Synchronization
 /// every event goes to the local engine through its `ControlPort` (the same path as
 /// `play`) and to the remote instrument through the session. Play ends when the pad
 /// quits, the script is done, or the instrument leaves.
-final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
+final class RemoteMonitorSource: InputSource, @unchecked Sendable {
     let name = "remote pad (monitored)"
     let endsPlay = true
     let session: PeerSession
@@ -18,8 +17,7 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
     /// Why the instrument left, once it did.
     let gone = Mutex<String?>(nil)
     private let stopFlag = Atomic<Bool>(false)
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
+    private var thread: SystemThread?
     /// Peers' messages: on the pad while it is drawn.
     let notices: PadNotices
     private var pad: RemotePad?
@@ -36,23 +34,23 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
         finishOnce.withLock { f in f?(); f = nil }
     }
 
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
+    func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         finishOnce.withLock { $0 = finished }
         let session = self.session
         let both: @Sendable (ControlEvent) -> Void = { event in
             port.send(event)
-            RemoteCommand.forward(event, to: session)
+            session.forward(event)
         }
         let end: @Sendable () -> Void = { [self] in finishOnce.withLock { f in f?(); f = nil } }
         if let script {
-            let t = Thread { [self] in
-                _ = RemoteCommand.sendScript(script, to: both, shouldStop: { stopFlag.load(ordering: .relaxed) })
-                end()
-                done.signal()
+            do {
+                thread = try SystemThread(name: "bendsynth script") { [self] in
+                    _ = RemoteCommand.sendScript(script, to: both, shouldStop: { stopFlag.load(ordering: .relaxed) })
+                    end()
+                }
+            } catch {
+                throw AppError.runtime("remote: cannot start the script: \(error)")
             }
-            t.name = "bendsynth remote script"
-            thread = t
-            t.start()
             return
         }
         let pad = try RemotePad(session: session, peer: peer, pitchMap: context.pitchMap, monitor: context.mixer,
@@ -62,10 +60,10 @@ final class RemoteMonitorSource: PlaySource, @unchecked Sendable {
     }
 
     func stop() {
-        if thread != nil {
+        if let thread {
             stopFlag.store(true, ordering: .relaxed)
-            done.wait()
-            thread = nil
+            thread.join()
+            self.thread = nil
         }
         pad?.stop(); pad = nil
     }

@@ -5,9 +5,10 @@ import BendPeers
 import Foundation
 import Glibc
 
-/// The pad of `remote` (alone or `--monitor`): the terminal through a `RemoteKeyboard`
-/// (`/` types a text message to the instrument) into a `TerminalInput` whose status line
-/// shows the link (round-trip time, the instrument's xruns) and the peers' notices.
+/// The pad of `remote` (alone or `--monitor`): a `TerminalInput` reading standard input
+/// once, its decoded events through a `RemoteKeyboard` (`/` types a text message to the
+/// instrument) on to the pad; its status line shows the link (round-trip time, the
+/// instrument's xruns) and the peers' notices.
 final class RemotePad: @unchecked Sendable {
     private let keyboard: RemoteKeyboard
     private let input: TerminalInput
@@ -19,18 +20,15 @@ final class RemotePad: @unchecked Sendable {
     ///   - gone: why the instrument left, once it did.
     ///   - onEvent: each pad event, on the pad's reader thread.
     ///   - onFinish: once, when the pad ends (q, Ctrl-C, hang-up, `stop`).
-    /// - Throws: `AppError.runtime` when the terminal cannot be used.
+    /// - Throws: nothing now (the terminal is opened by `start`); kept for its callers.
     init(session: PeerSession, peer: PeerInfo, pitchMap: PitchMap = .linear, monitor: Mixer?, notices: PadNotices,
          gone: @escaping @Sendable () -> String?, onEvent: @escaping @Sendable (ControlEvent) -> Void,
          onFinish: @escaping @Sendable () -> Void) throws {
-        let keyboard: RemoteKeyboard
-        do {
-            keyboard = try RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
-        } catch { throw AppError.runtime("cannot use the terminal: \(error)") }
+        let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
         self.keyboard = keyboard
         self.notices = notices
         let place = monitor == nil ? "" : ", monitored here"
-        input = TerminalInput(inputFD: keyboard.padFD, pitchMap: pitchMap, status: { s in
+        input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: pitchMap, status: { s in
             let link = session.linkStatus(of: peer.id)
             let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
             if let mixer = monitor {
@@ -48,17 +46,15 @@ final class RemotePad: @unchecked Sendable {
                 s.device = gone().map { "\(peer.name): disconnected (\($0))" }
                     ?? "\(peer.name): connected, RTT \(rtt)\(place); / types a message"
             }
-        }, onEvent: onEvent, onFinish: { _ in onFinish() })
+        }, filter: { keyboard.filter($0) }, onEvent: onEvent, onFinish: { _ in onFinish() })
     }
 
-    /// Raw mode, the keyboard's and the pad's threads; notices go on the pad from now.
-    /// - Throws: `AppError.runtime` (the keyboard is stopped again).
+    /// Raw mode, the pad's reader and view; notices go on the pad from now.
+    /// - Throws: `AppError.runtime` when the terminal cannot be used.
     func start() throws {
         do {
-            try keyboard.start()
             try input.start()
         } catch {
-            keyboard.stop()
             throw AppError.runtime("cannot use the terminal: \(error)")
         }
         notices.padShown(true)
@@ -68,6 +64,5 @@ final class RemotePad: @unchecked Sendable {
     func stop() {
         notices.padShown(false)
         input.stop()
-        keyboard.stop()
     }
 }

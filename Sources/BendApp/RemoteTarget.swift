@@ -19,7 +19,7 @@ enum RemoteTarget: Equatable {
         if BluetoothAddress.looksLike(text) { return .bluetooth(text) }
         if !text.isEmpty, text.allSatisfy(\.isNumber) { return .tcp(":" + text) }
         if text.contains(":") { return .tcp(text) }
-        if !text.contains(where: \.isWhitespace), (try? IPEndpoint.parse(text)) != nil { return .tcp(text) }
+        if !text.contains(where: \.isWhitespace), (try? PeerAddress.parse(text)) != nil { return .tcp(text) }
         return .name(text)
     }
 

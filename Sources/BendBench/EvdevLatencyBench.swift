@@ -62,7 +62,7 @@ public enum EvdevLatencyBench {
             pending.add(frame, now)
         }, onNote: { _ in })
         loop.add(EvdevReader(rawFD: fds[0], name: name, device: recording.device, mapping: mapping))
-        let loopThread = try SystemThread(name: "bench evdev") { loop.run() }
+        try loop.start()  // its own event loop thread ("bendsynth evdev")
 
         // The writer: each frame of events at its recorded time.
         let writeEnd = fds[1]
@@ -92,7 +92,6 @@ public enum EvdevLatencyBench {
             usleep(20)
         }
         loop.stop()
-        loopThread.join()
         writer.join()
         port.releaseAll()
 

@@ -1,5 +1,4 @@
 import BendEngine
-import Glibc
 
 /// Plays a touch script into a `ControlPort` as a live input source: each event is
 /// stamped at stream frame `startFrame + round(t · rate)`, so it lands on exactly the
@@ -43,25 +42,29 @@ public final class ScriptPlayer: @unchecked Sendable {
         }
     }
 
-    /// Queues the events `prefill` could not (waiting for room in the ring), then waits
-    /// until the stream has passed the last one. Returns early (false) when
-    /// `shouldStop` turns true; then the caller ends the touches (`port.releaseAll()`).
-    /// - Thread: the source's own thread.
-    public func run(shouldStop: () -> Bool) -> Bool {
+    /// Where the script stands after `advance`.
+    public enum Progress: Sendable, Equatable {
+        /// Events are left and the ring is full: try again once the render thread made room.
+        case ringFull
+        /// Every event is queued; the stream is this many frames short of the last one.
+        case waiting(frames: UInt64)
+        /// Every event is queued and the stream has passed the last one.
+        case done
+    }
+
+    /// Queues the events `prefill` could not, as far as the ring has room, and says what
+    /// is left. Never blocks: the caller's loop calls it again (after a millisecond when
+    /// the ring is full; about when the stream passes the last event when waiting).
+    /// - Thread: the source's own thread (after `prefill`).
+    public func advance() -> Progress {
         while next < script.entries.count {
             let entry = script.entries[next]
             let frame = startFrame + UInt64((entry.time * rate).rounded())
-            while !port.trySend(entry.event, atFrame: frame) {
-                if shouldStop() { return false }
-                usleep(1_000)  // the ring is full: the render thread frees a slot per event applied
-            }
+            guard port.trySend(entry.event, atFrame: frame) else { return .ringFull }
             lastFrame = frame
             next += 1
         }
-        while position() <= lastFrame {
-            if shouldStop() { return false }
-            usleep(2_000)
-        }
-        return true
+        let now = position()
+        return now > lastFrame ? .done : .waiting(frames: lastFrame - now + 1)
     }
 }

@@ -4,23 +4,38 @@ import CEvdev
 import Glibc
 import Synchronization
 
-/// The live read loop: one thread polls every open input (and, for `auto`, watches
-/// /dev/input for new nodes through inotify), decodes what arrives and hands each
-/// frame to one callback — so one `ControlPort` gets all devices' events from one
-/// producer thread.
+/// The live read loop: one `EventLoop` ("bendsynth evdev") reads every open input (and,
+/// for `auto`, watches /dev/input for new nodes through inotify), decodes what arrives
+/// and hands each frame to one callback — so one `ControlPort` gets all devices' events
+/// from one producer thread.
 ///
-/// Touch ids from different inputs never collide: each input gets a serial number
-/// (1, 2, …) and its decoder's ids are sent as `serial << 24 | id`. An input that goes
-/// away (ENODEV, end of stream) ends its touches (its ups pass through the callback)
-/// and the loop goes on with the others.
+/// Touch ids from different inputs never collide: each input is an owner in one
+/// `TouchNamespace` (ids from 2²⁴ up, apart from the terminal pad's), so a touch keeps
+/// its id until it ends and no two held touches share one, however many devices come
+/// and go. An input that goes away (ENODEV, end of stream) ends its touches (its ups
+/// pass through the callback) and the loop goes on with the others.
 public final class EvdevPollLoop: @unchecked Sendable {
     /// (touch-id-bearing control events, the input's timestamp in µs, the input's path)
     public typealias FrameHandler = @Sendable (_ events: [ControlEvent], _ micros: Int64, _ path: String) -> Void
 
-    private var readers: [(serial: UInt32, reader: EvdevReader)] = []
-    private var nextSerial: UInt32 = 1
-    private let wake: (read: Int32, write: Int32)
-    private let stopped = Atomic<Bool>(false)
+    /// One touch of one input: the input's serial and its decoder's touch id.
+    struct InputTouch: Hashable, Sendable {
+        var input: UInt64
+        var id: UInt32
+    }
+
+    private struct Input {
+        var serial: UInt64
+        var reader: EvdevReader
+        var handler: EventLoop.Handler?
+    }
+
+    private let loop: EventLoop
+    // Owned by the loop's thread once it runs (by the setup thread before).
+    private var inputs: [Input] = []
+    private var nextSerial: UInt64 = 1
+    private var touchIDs = TouchNamespace<InputTouch>(firstID: TouchNamespace<InputTouch>.apartFromPad)
+    private let openCount = Atomic<Int>(0)
     private let onFrame: FrameHandler
     private let onNote: @Sendable (String) -> Void
     private let mapping: EvdevMapping
@@ -37,12 +52,9 @@ public final class EvdevPollLoop: @unchecked Sendable {
     /// - Parameters:
     ///   - onFrame: called on the loop's thread for every frame that does something.
     ///   - onNote: messages for the player (a device appeared, went away, cannot open).
-    /// - Throws: `SystemError` when the wake pipe cannot be made.
+    /// - Throws: `SystemError` when the loop's eventfd cannot be made.
     public init(mapping: EvdevMapping, grab: Bool, onFrame: @escaping FrameHandler, onNote: @escaping @Sendable (String) -> Void) throws {
-        var fds: [Int32] = [0, 0]
-        try retryingOnInterrupt("pipe") { pipe(&fds) }
-        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        wake = (fds[0], fds[1])
+        loop = try EventLoop(name: "bendsynth evdev")
         self.onFrame = onFrame
         self.onNote = onNote
         self.mapping = mapping
@@ -50,18 +62,20 @@ public final class EvdevPollLoop: @unchecked Sendable {
     }
 
     deinit {
-        close(wake.read)
-        close(wake.write)
+        loop.stop()
         if inotify >= 0 { close(inotify) }
     }
 
-    /// Number of inputs open now.
-    public var count: Int { readers.count }
+    /// Number of inputs open now. - Thread: any.
+    public var count: Int { openCount.load(ordering: .relaxed) }
 
-    /// Adds an open input. - Thread: setup (before `run`) or the loop's thread.
+    /// Adds an open input. - Thread: setup (before `start`) or the loop's thread.
     public func add(_ reader: EvdevReader) {
-        readers.append((nextSerial, reader))
-        nextSerial &+= 1
+        let serial = nextSerial
+        nextSerial += 1
+        let handler = loop.add(fd: reader.fd, events: .readable) { [weak self] _ in self?.read(serial) }
+        inputs.append(Input(serial: serial, reader: reader, handler: handler))
+        openCount.store(inputs.count, ordering: .relaxed)
     }
 
     /// Watches `directory` for new event nodes (hot-plug): each that appears is opened
@@ -71,15 +85,16 @@ public final class EvdevPollLoop: @unchecked Sendable {
     public func watch(directory: String, takeAll: Bool = true, named: Set<String> = []) throws {
         self.takeAll = takeAll
         self.named = named
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw SystemError(call: "inotify_init1") }
-        guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_MOVED_TO)) >= 0 else {
-            let e = SystemError(call: "inotify_add_watch(\(directory))")
+        let fd = try systemCall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        do {
+            try systemCall("inotify_add_watch(\(directory))") { inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_MOVED_TO)) }
+        } catch {
             close(fd)
-            throw e
+            throw error
         }
         inotify = fd
         watched = directory
+        loop.add(fd: fd, events: .readable) { [weak self] _ in self?.readDirectoryChanges() }
     }
 
     /// Opens `path` if `auto` takes it (or `always`: a named device) and it is not
@@ -87,7 +102,7 @@ public final class EvdevPollLoop: @unchecked Sendable {
     /// - Returns: whether it was added.
     @discardableResult
     public func openIfTaken(_ path: String, always: Bool = false) -> Bool {
-        guard !readers.contains(where: { $0.reader.path == path }) else { return false }
+        guard !inputs.contains(where: { $0.reader.path == path }) else { return false }
         do {
             let r = try EvdevReader(path: path, mapping: mapping, grab: grab)
             let kind = r.decoder.kind
@@ -102,57 +117,47 @@ public final class EvdevPollLoop: @unchecked Sendable {
         }
     }
 
-    /// Polls until `stop()`. Inputs that end are dropped (their touches ended); with no
-    /// inputs and no watched directory left, it still waits for `stop()`.
-    /// - Thread: the loop's own thread.
-    public func run() {
-        var fds: [pollfd] = []
-        while !stopped.load(ordering: .acquiring) {
-            fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-            let base = fds.count
-            for (_, r) in readers { fds.append(pollfd(fd: r.fd, events: Int16(POLLIN), revents: 0)) }
-            let n = poll(&fds, nfds_t(fds.count), -1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                onNote("\(SystemError(call: "poll")); input stopped")
-                return
-            }
-            if fds[0].revents != 0 { break }
-            if inotify >= 0 && fds[1].revents != 0 { readDirectoryChanges() }
-            var gone: [Int] = []
-            for i in 0..<(fds.count - base) where fds[base + i].revents != 0 {
-                let (serial, reader) = readers[i]
-                let outcome = reader.readAvailable { micros, events in
-                    onFrame(events.map { EvdevPollLoop.tag($0, serial) }, micros, reader.path)
-                }
-                if case .gone(let why) = outcome {
-                    onNote(why + "; its touches ended")
-                    gone.append(i)
-                }
-            }
-            for i in gone.reversed() { readers.remove(at: i) }
-        }
+    /// Starts the loop's thread. Inputs that end are dropped (their touches ended); with
+    /// no inputs and no watched directory left, it still waits for `stop()`.
+    /// - Throws: `SystemError` naming pthread_create. - Thread: setup, once.
+    public func start() throws {
+        try loop.start()
     }
 
-    /// Makes `run` return. - Thread: any.
+    /// Stops the loop and waits for its thread (at once: it is woken, not polled).
+    /// - Thread: any but the loop's (there it only asks).
     public func stop() {
-        stopped.store(true, ordering: .releasing)
-        var b: UInt8 = 1
-        _ = write(wake.write, &b, 1)
+        loop.stop()
     }
 
-    /// The event with its touch id made unique across inputs.
-    static func tag(_ e: ControlEvent, _ serial: UInt32) -> ControlEvent {
-        guard case let .touch(id, phase, x, y) = e else { return e }
-        return .touch(id: serial << 24 | (id & 0x00ff_ffff), phase: phase, x: x, y: y)
+    // MARK: - The loop's thread
+
+    /// Reads what input `serial` has; drops it when it is gone.
+    private func read(_ serial: UInt64) {
+        guard let index = inputs.firstIndex(where: { $0.serial == serial }) else { return }
+        let reader = inputs[index].reader
+        let outcome = reader.readAvailable { micros, events in
+            var mine: [ControlEvent] = []
+            for e in events { mine += touchIDs.translate(e) { InputTouch(input: serial, id: $0) } }
+            onFrame(mine, micros, reader.path)
+        }
+        guard case .gone(let why) = outcome else { return }
+        // The reader sent ups for its touches; any left (none, normally) end here.
+        let left = touchIDs.endAll { $0.input == serial }
+        if !left.isEmpty {
+            onFrame(left.map { .touch(id: $0, phase: .up, x: 0, y: 0) }, 0, reader.path)
+        }
+        onNote(why + "; its touches ended")
+        if let h = inputs[index].handler { loop.remove(h) }
+        inputs.remove(at: index)
+        openCount.store(inputs.count, ordering: .relaxed)
     }
 
     private func readDirectoryChanges() {
         guard let dir = watched else { return }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
             guard n > 0 else { return }
             var offset = 0
             let header = MemoryLayout<inotify_event>.size

@@ -136,12 +136,15 @@ public final class EvdevReader: @unchecked Sendable {
         let size = MemoryLayout<input_event>.size
         var buffer = [UInt8](repeating: 0, count: size * 64)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { return .more }
-                if errno == ENODEV { return gone("\(path): the device was removed") }
-                return gone("\(path): \(SystemError(call: "read"))")
+            let n: Int
+            do {
+                n = try systemCall("read") { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            } catch where error.code == EAGAIN {
+                return .more
+            } catch where error.code == ENODEV {
+                return gone("\(path): the device was removed")
+            } catch {
+                return gone("\(path): \(error)")
             }
             if n == 0 { return gone("\(path): end of stream") }
             partial += buffer[0..<n]

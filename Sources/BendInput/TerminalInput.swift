@@ -3,10 +3,12 @@ import BendSystem
 import Glibc
 import Synchronization
 
-/// Plays the pad from a terminal: owns the tty while running (raw mode, the modes of
-/// `TerminalScreen.enter`), reads and decodes its bytes on its own thread, turns them
-/// into `ControlEvent`s through a `TerminalPad` and redraws the screen about 30 times a
-/// second (re-reading the window size each frame, so resizes show within a frame).
+/// Plays the pad from a terminal. Three parts, each on its own: a `TerminalSession` owns
+/// the tty while running (raw mode, the modes of `TerminalScreen.enter`, restore); a
+/// `TerminalReader` reads and decodes its bytes on an event loop and turns them into
+/// `ControlEvent`s through a `TerminalPad`; a `TerminalPadView` redraws the screen about
+/// 30 times a second on its own timer and thread (re-reading the window size each frame,
+/// so resizes show within a frame).
 ///
 /// Wiring (the app):
 ///
@@ -22,8 +24,9 @@ import Synchronization
 ///
 /// The reader finishes by itself on `q`/Ctrl-C (`.quit`) and when the terminal goes away
 /// (`.hangUp`: POLLHUP, read 0 or EIO); in every case it first sends an `.up` for each
-/// held touch (`TerminalPad.end()`), then restores the terminal, then calls `onFinish`.
-/// The app should ignore SIGHUP (or handle it) so a hang-up reaches the reader.
+/// held touch (`TerminalPad.end()`), then stops the view, restores the terminal, then
+/// calls `onFinish`. The app should ignore SIGHUP (or handle it) so a hang-up reaches
+/// the reader.
 public final class TerminalInput: @unchecked Sendable {
     /// Why the reader stopped.
     public enum Finish: Sendable, Equatable {
@@ -33,7 +36,7 @@ public final class TerminalInput: @unchecked Sendable {
         case hangUp
         /// `stop()` was called.
         case stopped
-        /// A read or poll failed.
+        /// A read failed.
         case failed(SystemError)
     }
 
@@ -44,19 +47,16 @@ public final class TerminalInput: @unchecked Sendable {
     public let frameInterval: UInt64
     private let decoderTemplate: TerminalDecoder
     private let status: @Sendable (inout PadStatus) -> Void
+    private let filter: (@Sendable (TerminalEvent) -> Bool)?
     private let onEvent: @Sendable (ControlEvent) -> Void
     private let onFinish: @Sendable (Finish) -> Void
-    private let exitBytes = Array(TerminalScreen.exit.utf8)
 
-    private struct State {
-        var thread: pthread_t?
-        var joined = false
-        var wakeRead: Int32 = -1
-        var wakeWrite: Int32 = -1
-        var mode: TerminalMode?
+    private struct Parts {
+        var session: TerminalSession?
+        var reader: TerminalReader?
+        var view: TerminalPadView?
     }
-    private let state = Mutex(State())
-    private let restored = Atomic<Bool>(false)
+    private let parts = Mutex(Parts())
 
     /// - Parameters:
     ///   - inputFD: the terminal to read (not closed here).
@@ -66,12 +66,15 @@ public final class TerminalInput: @unchecked Sendable {
     ///   - decoder: a decoder with the timeouts wanted.
     ///   - status: fills the engine's part of each frame (peak, voices, xruns, device);
     ///     touches, pan (the pad's tilt), pitch map and key mode are filled in before.
-    ///     Called on the reader thread.
+    ///     Called on the view's thread.
+    ///   - filter: sees each decoded event before the pad, on the reader thread; true
+    ///     consumes it (the remote's text line, the invitation prompt's y/n).
     ///   - onEvent: each control event, in order, on the reader thread.
     ///   - onFinish: once, on the reader thread, after the terminal is restored.
     public init(inputFD: Int32 = STDIN_FILENO, outputFD: Int32? = STDOUT_FILENO, pitchMap: PitchMap = .linear,
                 frameInterval: UInt64 = 33_333_333, decoder: TerminalDecoder = TerminalDecoder(),
                 status: @escaping @Sendable (inout PadStatus) -> Void = { _ in },
+                filter: (@Sendable (TerminalEvent) -> Bool)? = nil,
                 onEvent: @escaping @Sendable (ControlEvent) -> Void,
                 onFinish: @escaping @Sendable (Finish) -> Void = { _ in }) {
         self.inputFD = inputFD
@@ -80,65 +83,46 @@ public final class TerminalInput: @unchecked Sendable {
         self.frameInterval = frameInterval
         self.decoderTemplate = decoder
         self.status = status
+        self.filter = filter
         self.onEvent = onEvent
         self.onFinish = onFinish
     }
 
     /// Puts the terminal in raw mode (when `inputFD` is a terminal), writes the enter
-    /// modes and starts the reader thread.
-    /// - Throws: `SystemError` (tcgetattr/tcsetattr, pipe, pthread_create).
+    /// modes and starts the view's and the reader's threads.
+    /// - Throws: `SystemError` (tcgetattr/tcsetattr, eventfd, pthread_create); the
+    ///   terminal is restored first.
     /// - Thread: setup, once.
     public func start() throws {
-        let mode = isatty(inputFD) == 1 ? try TerminalMode.enterRaw(fd: inputFD) : nil
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
-            try? mode?.restore()
-            throw SystemError(call: "pipe")
+        let session = try TerminalSession(inputFD: inputFD, outputFD: outputFD)
+        parts.withLock { $0.session = session }
+        do {
+            let size = session.windowSize
+            let board = PadBoard(geometry: TerminalScreen.layout(columns: size.columns, rows: size.rows))
+            let view = try TerminalPadView(session: session, pitchMap: pitchMap, frameInterval: frameInterval,
+                                           board: board, size: size, status: status)
+            let reader = try TerminalReader(inputFD: inputFD, decoder: decoderTemplate, board: board, filter: filter,
+                                            onEvent: onEvent, onFinish: onFinish)
+            // On the reader's thread as it finishes: no frame after the exit modes.
+            reader.beforeFinish = { view.stop(); session.restore() }
+            try view.start()
+            parts.withLock { $0.view = view }
+            try reader.start()
+            parts.withLock { $0.reader = reader }
+        } catch {
+            parts.withLock { $0.view }?.stop()
+            session.restore()
+            throw error
         }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        }
-        state.withLock {
-            $0.mode = mode
-            $0.wakeRead = fds[0]
-            $0.wakeWrite = fds[1]
-        }
-        if let outputFD { write(outputFD, Array(TerminalScreen.enter.utf8)) }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            let input = Unmanaged<TerminalInput>.fromOpaque(context!).takeRetainedValue()
-            input.run()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<TerminalInput>.fromOpaque(context).release()
-            restore()
-            throw SystemError(call: "pthread_create(terminal reader)", code: rc)
-        }
-        state.withLock { $0.thread = thread }
     }
 
-    /// Stops the reader and waits for it (it sends the ups for held touches, restores the
-    /// terminal and calls `onFinish(.stopped)` unless it had already finished). Safe to
-    /// call more than once; from the reader thread (inside a callback) it only asks.
+    /// Stops the reader and waits for it (it sends the ups for held touches, stops the
+    /// view, restores the terminal and calls `onFinish(.stopped)` unless it had already
+    /// finished). Safe to call more than once; from the reader thread (inside a callback)
+    /// it only asks.
     /// - Thread: any.
     public func stop() {
-        let (thread, wake) = state.withLock { ($0.joined ? nil : $0.thread, $0.wakeWrite) }
-        guard let thread else { return }
-        if wake >= 0 { var b: UInt8 = 1; _ = Glibc.write(wake, &b, 1) }
-        guard pthread_equal(thread, pthread_self()) == 0 else { return }
-        let join = state.withLock { s -> Bool in
-            if s.joined { return false }
-            s.joined = true
-            return true
-        }
-        if join { pthread_join(thread, nil) }
-        state.withLock {
-            if $0.wakeRead >= 0 { close($0.wakeRead); $0.wakeRead = -1 }
-            if $0.wakeWrite >= 0 { close($0.wakeWrite); $0.wakeWrite = -1 }
-        }
+        parts.withLock { $0.reader }?.stop()
     }
 
     /// Writes the exit modes and puts back the terminal's settings; once (later calls do
@@ -146,119 +130,6 @@ public final class TerminalInput: @unchecked Sendable {
     /// emergency path: normally `stop()`, which also ends the reader, does this).
     /// - Thread: any.
     public func restore() {
-        guard !restored.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if let outputFD {
-            exitBytes.withUnsafeBytes { _ = Glibc.write(outputFD, $0.baseAddress, $0.count) }
-        }
-        let mode = state.withLock { $0.mode }
-        try? mode?.restore()
-    }
-
-    // MARK: - The reader thread
-
-    private func run() {
-        var decoder = decoderTemplate
-        var size = windowSize()
-        var pad = TerminalPad(geometry: TerminalScreen.layout(columns: size.columns, rows: size.rows))
-        var lastFrame = ""
-        var drawing = outputFD != nil
-        var nextFrameAt: UInt64 = 0
-        let wake = state.withLock { $0.wakeRead }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-
-        func deliver(_ events: [TerminalEvent]) -> Bool {
-            for event in events {
-                for c in pad.handle(event) { onEvent(c) }
-                if pad.quitRequested { return false }
-            }
-            return true
-        }
-
-        var reason = Finish.stopped
-        loop: while true {
-            var now = MonotonicClock.nanos()
-            if now >= nextFrameAt {
-                let newSize = windowSize()
-                if newSize != size || nextFrameAt == 0 {
-                    size = newSize
-                    pad.geometry = TerminalScreen.layout(columns: size.columns, rows: size.rows)
-                    lastFrame = ""
-                }
-                if drawing, let outputFD {
-                    var s = PadStatus()
-                    s.touches = PadStatus.touches(pad.touches, pitchMap: pitchMap)
-                    s.pan = pad.tilt
-                    s.pitchMap = pitchMap
-                    s.keysHold = pad.reportsKeyReleases
-                    status(&s)
-                    let frame = TerminalScreen.frame(s, columns: size.columns, rows: size.rows)
-                    if frame != lastFrame {
-                        // A new size starts from a clear screen; a failed write (hang-up)
-                        // stops drawing, the read side reports the hang-up.
-                        drawing = write(outputFD, Array(((lastFrame.isEmpty ? "\u{1B}[2J" : "") + frame).utf8))
-                        lastFrame = frame
-                    }
-                }
-                nextFrameAt = now &+ frameInterval
-            }
-            var deadline = nextFrameAt
-            if let d = decoder.nextDeadline { deadline = min(deadline, d) }
-            let timeout = deadline > now ? Int32(min((deadline - now + 999_999) / 1_000_000, 1000)) : 0
-
-            var fds = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            let n = poll(&fds, 2, timeout)
-            if n < 0 {
-                if errno == EINTR { continue }
-                reason = .failed(SystemError(call: "poll(terminal fd \(inputFD))"))
-                break
-            }
-            if fds[1].revents != 0 { reason = .stopped; break }
-            now = MonotonicClock.nanos()
-            let revents = Int32(fds[0].revents)
-            if revents & Int32(POLLIN) != 0 {
-                let count = read(inputFD, &buffer, buffer.count)
-                if count > 0 {
-                    if !deliver(decoder.feed(buffer[0..<count], at: now)) { reason = .quit; break }
-                } else if count == 0 {
-                    reason = .hangUp; break
-                } else if errno == EIO {
-                    reason = .hangUp; break
-                } else if errno != EINTR && errno != EAGAIN {
-                    reason = .failed(SystemError(call: "read(terminal fd \(inputFD))")); break
-                }
-            } else if revents & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
-                reason = .hangUp; break
-            }
-            if !deliver(decoder.tick(at: now)) { reason = .quit; break loop }
-        }
-        for c in pad.end() { onEvent(c) }
-        restore()
-        onFinish(reason)
-    }
-
-    private func windowSize() -> (columns: Int, rows: Int) {
-        for fd in [outputFD ?? inputFD, inputFD] {
-            if let size = try? TerminalMode.windowSize(fd: fd), size.columns > 0, size.rows > 0 { return size }
-        }
-        return (80, 24)
-    }
-
-    /// Writes all of `bytes`; false when the terminal no longer takes output.
-    @discardableResult
-    private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 { offset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN {
-                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&p, 1, 100)
-                continue
-            }
-            return false
-        }
-        return true
+        parts.withLock { $0.session }?.restore()
     }
 }

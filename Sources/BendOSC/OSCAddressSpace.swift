@@ -83,7 +83,7 @@ extension OSCInterpreter {
             if let p = pad.position, isZ ? now &- pad.positionTime <= Self.padPositionFresh : true {
                 downOrMove(owner, x: p.x, y: p.y)
                 pad.pending = false
-            } else if touches[owner] == nil {
+            } else if touches.id(of: owner) == nil {
                 pad.pending = true
             }
         case .some:
@@ -91,7 +91,7 @@ extension OSCInterpreter {
             up(owner)
         case nil:
             // A position alone: moves a sounding touch, or starts a pending one.
-            if touches[owner] != nil || pad.pending, let p = pad.position {
+            if touches.id(of: owner) != nil || pad.pending, let p = pad.position {
                 downOrMove(owner, x: p.x, y: p.y)
                 pad.pending = false
             }

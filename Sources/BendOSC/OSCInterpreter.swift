@@ -22,11 +22,10 @@ public final class OSCInterpreter {
     let log: (String) -> Void
     let voices: () -> Int
 
-    /// Port ids of the touches that are down, by who owns them.
-    var touches: [TouchOwner: UInt32] = [:]
+    /// Port ids of the touches that are down, by who owns them (BendControl's namespace
+    /// helper: ids never collide while held).
+    var touches = TouchNamespace<TouchOwner>()
     var senders: [String: SenderState] = [:]
-    private var usedIDs: Set<UInt32> = []
-    private var nextID: UInt32 = 1
     private var warned: Set<String> = []
 
     /// Counters, for messages and tests.
@@ -52,7 +51,7 @@ public final class OSCInterpreter {
     public var activeTouches: Int { touches.count }
 
     /// Touches held now by one sender.
-    public func activeTouches(of sender: String) -> Int { touches.keys.filter { $0.sender == sender }.count }
+    public func activeTouches(of sender: String) -> Int { touches.count(where: { $0.sender == sender }) }
 
     /// Decodes and handles one datagram (or TCP frame) from `sender` received at
     /// monotonic time `now` (ns). Malformed packets are counted and logged once per
@@ -106,7 +105,7 @@ public final class OSCInterpreter {
 
     /// Ends the touches of one sender and forgets it (a TCP connection closed).
     public func endSender(_ sender: String) {
-        for owner in touches.keys.filter({ $0.sender == sender }).sorted(by: { touches[$0]! < touches[$1]! }) { up(owner) }
+        for id in touches.endAll(where: { $0.sender == sender }) { emit(.touch(id: id, phase: .up, x: 0, y: 0)) }
         senders[sender] = nil
     }
 
@@ -120,7 +119,7 @@ public final class OSCInterpreter {
     /// Starts the touch of `owner` at (x, y) in pad coordinates, or moves it.
     func downOrMove(_ owner: TouchOwner, x: Double, y: Double) {
         let x = min(max(x, 0), 1), y = min(max(y, 0), 1)
-        if let id = touches[owner] {
+        if let id = touches.id(of: owner) {
             emit(.touch(id: id, phase: .move, x: x, y: y))
             return
         }
@@ -128,18 +127,12 @@ public final class OSCInterpreter {
             warnOnce("touches", "osc: more than \(Self.maxTouches) touches at once; ignoring new ones")
             return
         }
-        while usedIDs.contains(nextID) || nextID == 0 { nextID &+= 1 }
-        let id = nextID
-        nextID &+= 1
-        usedIDs.insert(id)
-        touches[owner] = id
-        emit(.touch(id: id, phase: .down, x: x, y: y))
+        emit(.touch(id: touches.begin(owner).id, phase: .down, x: x, y: y))
     }
 
     /// Ends the touch of `owner` if it is down.
     func up(_ owner: TouchOwner) {
-        guard let id = touches.removeValue(forKey: owner) else { return }
-        usedIDs.remove(id)
+        guard let id = touches.end(owner) else { return }
         emit(.touch(id: id, phase: .up, x: 0, y: 0))
     }
 
@@ -165,7 +158,7 @@ public final class OSCInterpreter {
             if let alive = frame.alive, !alive.contains(s.session) { continue }
             let owner = TouchOwner(sender: sender, space: .tuio(frame.source), id: s.session)
             downOrMove(owner, x: s.x, y: 1 - s.y)
-            if touches[owner] != nil { state.sessions.insert(s.session) }
+            if touches.id(of: owner) != nil { state.sessions.insert(s.session) }
         }
         senders[sender]!.tuio[frame.source] = state
     }
@@ -191,8 +184,8 @@ public final class OSCInterpreter {
 }
 
 /// Who a touch belongs to: a sender, a namespace within it, and the id there.
-struct TouchOwner: Hashable {
-    enum Space: Hashable {
+struct TouchOwner: Hashable, Sendable {
+    enum Space: Hashable, Sendable {
         /// `/bendsynth/touch` ids.
         case own
         /// An XY pad number.

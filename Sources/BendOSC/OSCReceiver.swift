@@ -1,34 +1,49 @@
 import BendControl
 import BendSystem
-import Foundation
 import Glibc
 import Synchronization
 
 /// Receives OSC over UDP (or TCP, OSC 1.0 stream framing: a 4-byte big-endian size
-/// before each packet, as liblo sends) on one thread, which owns the `OSCInterpreter`
-/// and so is the control port's single producer. Senders other than loopback and the
-/// allow-list are dropped before their bytes are parsed. Each UDP sender host (IP
-/// address) is one touch namespace, each TCP connection another. Replies (`/bendsynth/voices`)
-/// go back from the listening socket.
+/// before each packet, as liblo sends) on its own event loop ("bendsynth osc"), whose
+/// thread owns the `OSCInterpreter` and so is the control port's single producer.
+/// Senders other than loopback and the allow-list are dropped before their bytes are
+/// parsed. Each UDP sender host (IP address) is one touch namespace, each TCP connection
+/// another. Replies (`/bendsynth/voices`) go back from the listening socket.
 public final class OSCReceiver: @unchecked Sendable {
     public let address: OSCListenAddress
     public let tcp: Bool
-    private let fd: Int32
-    private let stopFlag = Atomic<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let socket: Socket
+    private let loop: EventLoop
     private let interpreter: OSCInterpreter
     private let log: @Sendable (String) -> Void
     /// Datagrams or frames dropped because their sender is not allowed.
     private let refusedCount = Atomic<Int>(0)
     private let touchCount = Atomic<Int>(0)
+    /// Loop thread only: senders already warned about, TCP connections by descriptor,
+    /// the receive buffer.
     private var warnedRefused: Set<String> = []
+    private var connections: [Int32: Connection] = [:]
+    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
+    private let started = Atomic<Bool>(false)
+    /// The listening socket's handler and the expiry timer, removed by `stop` (they hold
+    /// the receiver).
+    private let watched = Mutex<(EventLoop.Handler?, EventLoop.Timer?)>((nil, nil))
 
     /// Largest number of TCP connections at once.
     public static let maxConnections = 16
+    /// How often silent senders are looked for (`OSCInterpreter.expire`), in nanoseconds.
+    static let expiryCheck: UInt64 = 50_000_000
 
-    /// Opens and binds the socket. - Throws: `SystemError` naming the failing call
-    /// (e.g. `bind(127.0.0.1:9000)` with EADDRINUSE). - Thread: setup.
+    private struct Connection {
+        var socket: Socket
+        var handler: EventLoop.Handler
+        var sender: String
+        var buffer: [UInt8] = []
+    }
+
+    /// Opens and binds the socket and starts the loop's thread (idle until `start`).
+    /// - Throws: `SystemError` naming the failing call (e.g. `bind(127.0.0.1:9000)` with
+    ///   EADDRINUSE, `pthread_create(bendsynth osc)`). - Thread: setup.
     /// - Parameters:
     ///   - emit: the control port's `send` (called on the receive thread).
     ///   - voices: voices sounding, for `/bendsynth/voices` replies (any thread).
@@ -39,59 +54,61 @@ public final class OSCReceiver: @unchecked Sendable {
         self.tcp = tcp
         self.log = log
         interpreter = OSCInterpreter(timeout: timeout, emit: emit, log: log, voices: voices)
-        let family = Int32(address.storage.ss_family)
-        let type = Int32(tcp ? SOCK_STREAM.rawValue : SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        fd = try retryingOnInterrupt("socket", { socket(family, type, 0) })
+        let s = try Socket.open(address.address.family, tcp ? .stream : .datagram)
         do {
-            var one: Int32 = 1
-            if tcp { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
-            var storage = address.storage
-            let rc = withUnsafePointer(to: &storage) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
+            if tcp { try s.setOption(SOL_SOCKET, SO_REUSEADDR, Int32(1)) }
+            try s.bind(to: address.address)
+            if tcp {
+                try s.listen(backlog: 8, address.address)
+                try s.setNonBlocking(true)   // an accept never blocks the loop
             }
-            if rc != 0 { throw SystemError(call: "bind(\(OSCListenAddress.describe(address.storage)))") }
-            if tcp { try retryingOnInterrupt("listen", { listen(fd, 8) }) }
+            loop = try EventLoop(name: "bendsynth osc")
+            try loop.start()
         } catch {
-            close(fd)
+            s.close()
             throw error
         }
+        socket = s
     }
 
-    deinit { close(fd) }
+    deinit {
+        loop.stop()
+        socket.close()
+        chunk.deallocate()
+    }
 
     /// The bound address, "ip:port" (the real port when 0 was asked). - Thread: any.
-    public var boundDescription: String {
-        var s = sockaddr_storage()
-        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &s) { p in p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return OSCListenAddress.describe(s)
-    }
+    public var boundDescription: String { (try? socket.localAddress().description) ?? address.text }
 
     /// Packets dropped because their sender is neither loopback nor allowed. - Thread: any.
     public var refused: Int { refusedCount.load(ordering: .relaxed) }
     /// Touches held by OSC senders now. - Thread: any.
     public var activeTouches: Int { touchCount.load(ordering: .relaxed) }
 
-    /// Starts the receive thread. - Thread: setup.
+    /// Starts receiving on the loop's thread. - Thread: setup, once.
     public func start() {
-        let t = Thread { [self] in
-            if tcp { runTCP() } else { runUDP() }
-            interpreter.endAll()
-            touchCount.store(0, ordering: .relaxed)
-            done.signal()
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let handler = loop.add(fd: socket.fd, events: .readable) { [self] _ in
+            if tcp { acceptAll() } else { receiveAll() }
+            tick()
         }
-        t.name = "bendsynth osc"
-        thread = t
-        t.start()
+        let timer = interpreter.timeout > 0 ? loop.schedule(after: Self.expiryCheck, repeating: Self.expiryCheck) { [self] in tick() } : nil
+        watched.withLock { $0 = (handler, timer) }
     }
 
-    /// Stops the thread and waits for it; every OSC touch has ended when this returns.
+    /// Stops the loop (wakes and joins it); every OSC touch has ended when this returns.
     /// - Thread: setup (the thread that started it).
     public func stop() {
-        guard thread != nil else { return }
-        stopFlag.store(true, ordering: .relaxed)
-        done.wait()
-        thread = nil
+        guard !loop.hasEnded else { return }
+        loop.execute { [self] in
+            for c in connections.values { close(c) }
+            interpreter.endAll()
+            touchCount.store(0, ordering: .relaxed)
+        }
+        loop.stop()
+        let (handler, timer) = watched.withLock { w in defer { w = (nil, nil) }; return w }
+        if let handler { loop.remove(handler) }
+        if let timer { loop.cancel(timer) }
     }
 
     /// Handles one packet received now from `sender`; sends replies through `reply`.
@@ -100,9 +117,9 @@ public final class OSCReceiver: @unchecked Sendable {
         touchCount.store(interpreter.activeTouches, ordering: .relaxed)
     }
 
-    private func refuse(_ from: sockaddr_storage) {
+    private func refuse(_ from: SocketAddress?) {
         refusedCount.add(1, ordering: .relaxed)
-        let host = OSCListenAddress.host(of: from)
+        let host = from?.bracketedHost ?? "?"
         if warnedRefused.count < 64, warnedRefused.insert(host).inserted {
             log("osc: ignoring \(host): not in --osc-allow (logged once per address)")
         }
@@ -113,88 +130,56 @@ public final class OSCReceiver: @unchecked Sendable {
         touchCount.store(interpreter.activeTouches, ordering: .relaxed)
     }
 
-    private func runUDP() {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
-        defer { buffer.deallocate() }
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while !stopFlag.load(ordering: .relaxed) {
-            if poll(&pfd, 1, 50) > 0 {
-                while true {
-                    var from = sockaddr_storage()
-                    var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                    let n = withUnsafeMutablePointer(to: &from) { p in
-                        p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, &len)
-                        }
-                    }
-                    if n < 0 { break }  // EAGAIN: drained (other errors: ICMP noise, retried at the next poll)
-                    guard address.allows(from) else { refuse(from); continue }
-                    // The host is the namespace: one-shot senders (oscsend) use a new port
-                    // each time, and a release must find the touch its sender started.
-                    let sender = OSCListenAddress.host(of: from)
-                    deliver(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), from: sender) { r in
-                        _ = r.withUnsafeBytes { b in
-                            withUnsafePointer(to: &from) { p in
-                                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, len) }
-                            }
-                        }
-                    }
-                }
+    /// UDP: every pending datagram. - Thread: the loop.
+    private func receiveAll() {
+        // nil: drained (EAGAIN); an error (ICMP noise) too, retried when readable again.
+        while let (n, sender) = try? socket.receiveFrom(into: chunk, flags: Int32(MSG_DONTWAIT)) {
+            guard let from = sender, address.allows(from) else { refuse(sender); continue }
+            // The host is the namespace: one-shot senders (oscsend) use a new port
+            // each time, and a release must find the touch its sender started.
+            deliver(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), from: from.bracketedHost) { r in
+                _ = try? r.withUnsafeBytes { try socket.send($0, to: from, flags: Int32(MSG_DONTWAIT)) }
             }
-            tick()
         }
     }
 
-    private struct Connection {
-        var fd: Int32
-        var sender: String
-        var buffer: [UInt8] = []
-    }
-
-    private func runTCP() {
-        var connections: [Connection] = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
-        defer {
-            chunk.deallocate()
-            for c in connections { close(c.fd) }
-        }
-        while !stopFlag.load(ordering: .relaxed) {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] + connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            if poll(&fds, nfds_t(fds.count), 50) > 0 {
-                var closed: [Int] = []
-                for (i, p) in fds.enumerated().dropFirst() where p.revents != 0 {
-                    let n = read(p.fd, chunk.baseAddress, chunk.count)
-                    if n <= 0 { closed.append(i - 1); continue }
-                    connections[i - 1].buffer += UnsafeRawBufferPointer(rebasing: chunk[0..<n])
-                    if !drainFrames(&connections[i - 1]) { closed.append(i - 1) }
-                }
-                for i in closed.reversed() {
-                    let c = connections.remove(at: i)
-                    close(c.fd)
-                    interpreter.endSender(c.sender)  // a source that disappears ends its touches
-                    touchCount.store(interpreter.activeTouches, ordering: .relaxed)
-                }
-                if fds[0].revents != 0 { accept(into: &connections) }
+    /// TCP: every pending connection, each read on the loop. - Thread: the loop.
+    private func acceptAll() {
+        while case let (c, from)?? = try? socket.accept() {
+            guard let from, address.allows(from) else { refuse(from); c.close(); continue }
+            guard connections.count < Self.maxConnections else {
+                log("osc: more than \(Self.maxConnections) TCP connections; closing the new one from \(from)")
+                c.close()
+                continue
             }
-            tick()
+            let fd = c.fd
+            let handler = loop.add(fd: fd, events: .readable) { [self] _ in read(fd) }
+            connections[fd] = Connection(socket: c, handler: handler, sender: from.description)
         }
     }
 
-    private func accept(into connections: inout [Connection]) {
-        var from = sockaddr_storage()
-        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let c = withUnsafeMutablePointer(to: &from) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &len) }
+    /// One read of a TCP connection: frames handled, or the connection closed (end of
+    /// stream, an error, a frame too large). - Thread: the loop.
+    private func read(_ fd: Int32) {
+        guard var c = connections[fd] else { return }
+        let n: Int?
+        do { n = try c.socket.receive(into: chunk) } catch { n = 0 }
+        guard let n else { return }   // nothing after all
+        if n > 0 {
+            c.buffer += UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+            let ok = drainFrames(&c)
+            connections[fd] = c
+            if ok { return }
         }
-        guard c >= 0 else { return }
-        _ = fcntl(c, F_SETFD, FD_CLOEXEC)
-        guard address.allows(from) else { refuse(from); close(c); return }
-        guard connections.count < Self.maxConnections else {
-            log("osc: more than \(Self.maxConnections) TCP connections; closing the new one from \(OSCListenAddress.describe(from))")
-            close(c)
-            return
-        }
-        connections.append(Connection(fd: c, sender: OSCListenAddress.describe(from)))
+        close(c)
+        interpreter.endSender(c.sender)  // a source that disappears ends its touches
+        touchCount.store(interpreter.activeTouches, ordering: .relaxed)
+    }
+
+    private func close(_ c: Connection) {
+        loop.remove(c.handler)
+        c.socket.close()
+        connections[c.socket.fd] = nil
     }
 
     /// Handles every whole frame in the connection's buffer; false when the stream is
@@ -209,12 +194,12 @@ public final class OSCReceiver: @unchecked Sendable {
                 return false
             }
             guard c.buffer.count - offset - 4 >= size else { break }
-            let fdCopy = c.fd
+            let socket = c.socket
             c.buffer.withUnsafeBytes { b in
                 deliver(UnsafeRawBufferPointer(rebasing: b[(offset + 4)..<(offset + 4 + size)]), from: c.sender) { r in
                     let n = UInt32(r.count)
                     let framed = [UInt8(n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)] + r
-                    _ = framed.withUnsafeBytes { send(fdCopy, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                    _ = try? framed.withUnsafeBytes { try socket.send($0, flags: Int32(MSG_DONTWAIT)) }
                 }
             }
             offset += 4 + size

@@ -1,4 +1,5 @@
 import CBluetooth
+import BendSystem
 import Glibc
 
 /// Bluetooth discovery for bendsynth: an SDP service record for our service UUID on the
@@ -29,12 +30,12 @@ public enum BluetoothDiscovery {
         let dev = hci_get_route(nil)
         guard dev >= 0 else { throw PeerError.noBluetooth("hci_get_route found no adapter") }
         let sock = hci_open_dev(dev)
-        guard sock >= 0 else { throw Sockets.fail("hci_open_dev(hci\(dev))") }
+        guard sock >= 0 else { throw PeerError.system(SystemError(call: "hci_open_dev(hci\(dev))")) }
         defer { close(sock) }
         var info: UnsafeMutablePointer<inquiry_info>?
         let units = Int32(min(max((seconds / 1.28).rounded(), 1), 30))
         let count = hci_inquiry(dev, units, 255, nil, &info, Int(IREQ_CACHE_FLUSH))
-        guard count >= 0 else { throw Sockets.fail("hci_inquiry(hci\(dev))") }
+        guard count >= 0 else { throw PeerError.system(SystemError(call: "hci_inquiry(hci\(dev))")) }
         defer { free(info) }
         var found: [Found] = []
         for i in 0..<Int(count) {
@@ -99,9 +100,9 @@ public final class BluetoothServiceRecord: @unchecked Sendable {
         if let why = RFCOMMTransport.unavailableReason() { throw PeerError.noBluetooth(why) }
         var any = bendsynth_bdaddr_any(), local = bendsynth_bdaddr_local()
         guard let s = sdp_connect(&any, &local, UInt32(SDP_RETRY_IF_BUSY)) else {
-            throw Sockets.fail("sdp_connect(local SDP server; is bluetoothd running?)")
+            throw PeerError.system(SystemError(call: "sdp_connect(local SDP server; is bluetoothd running?)"))
         }
-        guard let r = sdp_record_alloc() else { sdp_close(s); throw PeerError.system("sdp_record_alloc: out of memory") }
+        guard let r = sdp_record_alloc() else { sdp_close(s); throw PeerError.system(SystemError(call: "sdp_record_alloc", code: ENOMEM)) }
         // The lists keep pointers to their items: the UUIDs live on the heap until registered.
         let uuids = UnsafeMutablePointer<CBluetooth.uuid_t>.allocate(capacity: 4)
         uuids.initialize(repeating: CBluetooth.uuid_t(), count: 4)
@@ -134,7 +135,7 @@ public final class BluetoothServiceRecord: @unchecked Sendable {
         guard rc == 0 else {
             sdp_record_free(r); sdp_close(s)
             errno = e
-            throw Sockets.fail("sdp_record_register(bendsynth service, channel \(channel))")
+            throw PeerError.system(SystemError(call: "sdp_record_register(bendsynth service, channel \(channel))"))
         }
         session = s
         record = r

@@ -15,16 +15,7 @@ struct ByteWriter {
 
     /// UTF-8, cut to at most `max` bytes at a character boundary.
     mutating func string(_ s: String, max: Int, lengthBytes: Int) {
-        var utf8 = Array(s.utf8)
-        if utf8.count > max {
-            var cut = ""
-            for c in s {
-                if cut.utf8.count + String(c).utf8.count > max { break }
-                cut.append(c)
-            }
-            utf8 = Array(cut.utf8)
-        }
-        bytes(utf8, lengthBytes: lengthBytes)
+        bytes(Array(utf8Prefix(s, maxBytes: max).utf8), lengthBytes: lengthBytes)
     }
 }
 
@@ -75,4 +66,15 @@ struct ByteReader {
         guard let s = String(validating: b, as: UTF8.self) else { throw error("\(field) is not valid UTF-8") }
         return s
     }
+}
+
+/// The longest whole-character prefix of `s` that fits in `maxBytes` UTF-8 bytes.
+func utf8Prefix(_ s: String, maxBytes: Int) -> String {
+    guard s.utf8.count > maxBytes else { return s }
+    var cut = ""
+    for c in s {
+        if cut.utf8.count + String(c).utf8.count > maxBytes { break }
+        cut.append(c)
+    }
+    return cut
 }

@@ -1,3 +1,5 @@
+import BendControl
+
 /// Encodes and decodes frames: a 2-byte big-endian body length, then the body (a type
 /// byte and the payload; integers big-endian, floats IEEE 754 binary32 big-endian,
 /// strings a 1- or 2-byte length then UTF-8). Pure: no I/O, no state.
@@ -20,11 +22,11 @@ public enum FrameCodec {
         case let .decline(reason, detail), let .bye(reason, detail):
             w.u8(reason.rawValue); w.string(detail, max: PeerProtocol.maxDetailBytes, lengthBytes: 1)
         case let .touch(id, phase, x, y, timestamp):
-            w.u32(id); w.u8(phase.rawValue); w.u32(x.bitPattern); w.u32(y.bitPattern); w.u64(timestamp)
+            w.u32(id); w.u8(phase.wireCode); w.u32(x.bitPattern); w.u32(y.bitPattern); w.u64(timestamp)
         case let .tilt(value, timestamp):
             w.u32(value.bitPattern); w.u64(timestamp)
         case let .text(s):
-            w.string(s, max: PeerProtocol.maxTextBytes, lengthBytes: 2)
+            w.string(s, max: PeerProtocol.textFieldBytes, lengthBytes: 2)
         case let .ping(sequence, sent):
             w.u32(sequence); w.u64(sent)
         case let .pong(sequence, echoed, xruns, voices):
@@ -76,7 +78,7 @@ public enum FrameCodec {
         case .touch:
             let id = try r.u32("touch id")
             let p = try r.u8("phase")
-            guard let phase = TouchPhaseCode(rawValue: p) else { throw r.error("phase = \(p), expected 0 (down), 1 (move) or 2 (up)") }
+            guard let phase = TouchPhase(wireCode: p) else { throw r.error("phase = \(p), expected 0 (down), 1 (move) or 2 (up)") }
             let x = try r.unit("x"), y = try r.unit("y")
             m = .touch(id: id, phase: phase, x: x, y: y, timestamp: try r.u64("timestamp"))
         case .tilt:
@@ -84,7 +86,7 @@ public enum FrameCodec {
             guard v.isFinite, (-1...1).contains(v) else { throw r.error("tilt = \(v), expected −1…1") }
             m = .tilt(value: v, timestamp: try r.u64("timestamp"))
         case .text:
-            m = .text(try r.string("text", max: PeerProtocol.maxTextBytes, lengthBytes: 2))
+            m = .text(try r.string("text", max: PeerProtocol.textFieldBytes, lengthBytes: 2))
         case .ping:
             m = .ping(sequence: try r.u32("sequence"), sent: try r.u64("sent"))
         case .pong:
@@ -124,5 +126,25 @@ public struct FrameStreamDecoder: Sendable {
         }
         buffer.removeFirst(start)
         return out
+    }
+}
+
+/// A touch phase on the wire (docs/PROTOCOL.md, TOUCH): 0 down, 1 move, 2 up.
+extension TouchPhase {
+    var wireCode: UInt8 {
+        switch self {
+        case .down: 0
+        case .move: 1
+        case .up: 2
+        }
+    }
+
+    init?(wireCode: UInt8) {
+        switch wireCode {
+        case 0: self = .down
+        case 1: self = .move
+        case 2: self = .up
+        default: return nil
+        }
     }
 }

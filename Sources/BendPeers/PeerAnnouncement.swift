@@ -1,5 +1,5 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
-import Dispatch
 import Glibc
 
 /// LAN discovery without Avahi: an instrument sends a UDP datagram once a second to
@@ -35,49 +35,44 @@ public struct PeerAnnouncement: Sendable, Equatable {
     }
 }
 
-/// Sends an announcement every second until stopped.
-/// - Thread: start/stop from setup; the timer runs on a Dispatch queue.
+/// Sends an announcement every second until stopped, from its own event loop's timer.
+/// - Thread: init/stop from setup; the timer runs on the announcer's loop.
 public final class PeerAnnouncer: @unchecked Sendable {
-    private let fd: Int32
-    private let timer: DispatchSourceTimer
-    private let targets: [IPEndpoint]
+    private let socket: Socket
+    private let loop: EventLoop
 
     /// - Parameter broadcast: the instrument listens off loopback: multicast on the
     ///   default interface and also to 255.255.255.255; false: multicast through `lo` only.
     /// Send failures (no route for multicast in a bare namespace) are ignored: the
     /// loopback copy still goes.
+    /// - Throws: `PeerError.system` naming the failing call.
     public init(_ announcement: PeerAnnouncement, broadcast: Bool, port: UInt16 = PeerAnnouncement.port) throws {
-        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_DGRAM)") }
-        Sockets.setInt(fd, SOL_SOCKET, SO_BROADCAST, 1)
-        Sockets.setInt(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, 1)
-        Sockets.setInt(fd, Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
-        var interface = in_addr(s_addr: broadcast ? 0 : inet_addr("127.0.0.1"))  // 0: the default
-        setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &interface, socklen_t(MemoryLayout<in_addr>.size))
-        var t = [IPEndpoint(address: inet_addr(PeerAnnouncement.multicastGroup), port: port),
-                 IPEndpoint(address: inet_addr("127.0.0.1"), port: port)]
-        if broadcast { t.append(IPEndpoint(address: 0xffff_ffff, port: port)) }
-        targets = t
-        let bytes = Array(announcement.text.utf8)
-        let fd = self.fd, targets = t
-        timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        timer.schedule(deadline: .now(), repeating: 1.0)
-        timer.setEventHandler {
-            for ep in targets {
-                var sa = ep.sockaddr
-                _ = withUnsafePointer(to: &sa) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, bytes, bytes.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
+        do {
+            socket = try Socket.open(.ipv4, .datagram)
+            loop = try EventLoop(name: "bendsynth announce")
+        } catch {
+            throw PeerError.system(error)
+        }
+        try? socket.setOption(SOL_SOCKET, SO_BROADCAST, Int32(1))
+        try? socket.setOption(Int32(IPPROTO_IP), IP_MULTICAST_TTL, Int32(1))
+        try? socket.setOption(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, Int32(1))
+        try? socket.setOption(Int32(IPPROTO_IP), IP_MULTICAST_IF, in_addr(s_addr: broadcast ? 0 : inet_addr("127.0.0.1")))  // 0: the default
+        var targets = [SocketAddress(ipv4: inet_addr(PeerAnnouncement.multicastGroup), port: port),
+                       SocketAddress(ipv4: inet_addr("127.0.0.1"), port: port)]
+        if broadcast { targets.append(SocketAddress(ipv4: 0xffff_ffff, port: port)) }
+        let bytes = Array(announcement.text.utf8), socket = self.socket, sendTo = targets
+        loop.schedule(after: 0, repeating: 1_000_000_000) {
+            for target in sendTo {
+                _ = try? bytes.withUnsafeBytes { b in try socket.send(b, to: target, flags: Int32(MSG_DONTWAIT)) }
             }
         }
-        timer.resume()
+        do { try loop.start() } catch { socket.close(); throw PeerError.system(error) }
     }
 
-    public func stop() { timer.cancel() }
+    /// Stops announcing and waits for the loop to end.
+    public func stop() { loop.stop() }
 
-    deinit { timer.cancel(); close(fd) }
+    deinit { loop.stop(); socket.close() }
 }
 
 /// Listens for announcements for a while and returns the instruments heard, in the
@@ -85,18 +80,15 @@ public final class PeerAnnouncer: @unchecked Sendable {
 /// - Throws: `PeerError.system` when the discovery port cannot be bound.
 /// - Thread: any (blocks `seconds`).
 public func discoverInstruments(seconds: Double, port: UInt16 = PeerAnnouncement.port) throws -> [PeerAnnouncement] {
-    let fd = try openAnnouncementListener(port: port)
-    defer { close(fd) }
+    let socket = try openAnnouncementListener(port: port)
+    defer { socket.close() }
     var found: [PeerAnnouncement] = []
-    let deadline = MonotonicNanos.now() + UInt64(seconds * 1e9)
+    let deadline = MonotonicClock.nanos() + UInt64(seconds * 1e9)
     var buffer = [UInt8](repeating: 0, count: 512)
-    while MonotonicNanos.now() < deadline {
-        guard Sockets.wait(fd, events: Int16(POLLIN), timeout: Double(deadline - min(deadline, MonotonicNanos.now())) / 1e9) else { continue }
-        var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let n = buffer.withUnsafeMutableBytes { b in
-            withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len) } }
-        }
-        guard n > 0, let a = PeerAnnouncement.parse(buffer[0..<n], host: IPEndpoint(sa).host) else { continue }
+    while MonotonicClock.nanos() < deadline {
+        let left = Double(deadline - min(deadline, MonotonicClock.nanos())) / 1e9
+        guard (try? IOWait.wait(fd: socket.fd, for: .readable, timeout: left)).map({ !$0.isEmpty }) == true else { continue }
+        guard case let (a?, _) = receiveAnnouncement(socket, &buffer) else { continue }
         if !found.contains(where: { $0.host == a.host && $0.tcpPort == a.tcpPort }) { found.append(a) }
     }
     return found

@@ -1,10 +1,11 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 import Synchronization
 
-/// One stream to one peer. The session's I/O thread owns `phase`, the decoder and the
-/// timers; senders on other threads use `write`, which holds the lock that `shut`
-/// takes, so a descriptor is never written after it is closed.
+/// One stream to one peer. The session's I/O thread (`PeerLinks`) owns `phase`, the
+/// decoder and the timers; senders on other threads use `write`, which holds the lock
+/// that `shut` takes, so a descriptor is never written after it is closed.
 final class PeerConnection: @unchecked Sendable {
     enum Phase { case awaitingChallenge, awaitingHello, awaitingDecision, awaitingAccept, connected, closed }
 
@@ -16,6 +17,8 @@ final class PeerConnection: @unchecked Sendable {
     /// Announced to the owner (a `.connecting` was sent), so a `.disconnected` follows.
     var announced = false
     var nonce: [UInt8] = []
+    /// Server: HELLO must prove the shared key (the listener is not loopback, or always).
+    var requireKey = false
     var handshakeDeadline: UInt64
     /// Seconds the handshake may take (for messages).
     let handshakeTimeout: Double
@@ -36,8 +39,10 @@ final class PeerConnection: @unchecked Sendable {
     var acceptFrame: PeerMessage?
 
     struct Shared {
-        var fd: Int32
-        var udp: IPEndpoint?
+        /// Open until `shut`.
+        var open = true
+        /// The peer's datagram address (its IP, the UDP port from HELLO/ACCEPT).
+        var udp: SocketAddress?
         var remoteToken: UInt32 = 0
         /// A write failed or timed out (a frame may be half sent): the I/O thread closes it.
         var broken = false
@@ -47,21 +52,23 @@ final class PeerConnection: @unchecked Sendable {
         var queue = BestEffortQueue()
     }
     let shared: Mutex<Shared>
-    let fd: Int32
+    let socket: Socket
+    /// The event loop's handler of the stream, while it is watched.
+    var handler: EventLoop.Handler?
 
-    init(fd: Int32, outgoing: Bool, remote: String, handshakeTimeout: Double) {
-        self.fd = fd
+    init(socket: Socket, outgoing: Bool, remote: String, handshakeTimeout: Double) {
+        self.socket = socket
         self.outgoing = outgoing
         self.remoteAddress = remote
         self.phase = outgoing ? .awaitingChallenge : .awaitingHello
         self.info = PeerInfo(id: PeerID(0), name: "", address: remote)
-        let now = MonotonicNanos.now()
+        let now = MonotonicClock.nanos()
         self.handshakeDeadline = now + UInt64(handshakeTimeout * 1e9)
         self.handshakeTimeout = handshakeTimeout
         self.lastHeard = now
         self.localToken = randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) } | 1
-        self.shared = Mutex(Shared(fd: fd))
-        Sockets.setSendTimeout(fd, seconds: 0.5)
+        self.shared = Mutex(Shared())
+        try? socket.setSendTimeout(seconds: 0.5)
     }
 
     /// Writes one whole frame on the stream. False when the stream is closed or broken.
@@ -69,10 +76,10 @@ final class PeerConnection: @unchecked Sendable {
     func write(_ message: PeerMessage) -> Bool {
         let frame = FrameCodec.encode(message)
         return shared.withLock { s in
-            guard s.fd >= 0, !s.broken else { return false }
+            guard s.open, !s.broken else { return false }
             // A touch's DOWN or UP goes after none of its older queued moves.
             if case let .touch(id, phase, _, _, _) = message, phase != .move { s.queue.removeMoves(of: id) }
-            if Sockets.sendAll(s.fd, frame) { return true }
+            if sendAll(frame) { return true }
             s.broken = true
             return false
         }
@@ -83,7 +90,7 @@ final class PeerConnection: @unchecked Sendable {
     /// - Thread: any.
     func enqueueUnreliable(_ message: PeerMessage) -> Bool {
         shared.withLock { s in
-            guard s.fd >= 0, !s.broken else { return false }
+            guard s.open, !s.broken else { return false }
             return s.queue.enqueue(message) != .dropped
         }
     }
@@ -95,10 +102,26 @@ final class PeerConnection: @unchecked Sendable {
     /// - Thread: the session's I/O thread.
     func flushQueue() {
         shared.withLock { s in
-            guard s.fd >= 0, !s.broken else { return }
+            guard s.open, !s.broken else { return }
             while let m = s.queue.dequeue() {
-                if !Sockets.sendAll(s.fd, FrameCodec.encode(m)) { s.broken = true; return }
+                if !sendAll(FrameCodec.encode(m)) { s.broken = true; return }
             }
+        }
+    }
+
+    /// What one read of the stream gave.
+    enum Received { case bytes(Int), closed, failed(String), nothing }
+
+    /// Reads what is pending into `buffer` (the stream was readable).
+    /// - Thread: the session's I/O thread.
+    func receive(_ buffer: inout [UInt8]) -> Received {
+        do {
+            guard let n = try buffer.withUnsafeMutableBytes({ b in try socket.receive(into: b) }) else { return .nothing }
+            return n == 0 ? .closed : .bytes(n)
+        } catch let e as SystemError {
+            return .failed(String(cString: strerror(e.code)))
+        } catch {
+            return .failed("\(error)")
         }
     }
 
@@ -106,17 +129,28 @@ final class PeerConnection: @unchecked Sendable {
     func writeNow(_ message: PeerMessage) {
         let frame = FrameCodec.encode(message)
         shared.withLock { s in
-            guard s.fd >= 0 else { return }
-            _ = frame.withUnsafeBytes { send(s.fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            guard s.open else { return }
+            _ = try? frame.withUnsafeBytes { b in try socket.send(b, flags: Int32(MSG_DONTWAIT)) }
         }
     }
 
-    /// Closes the descriptor (once).
+    /// Writes all of `bytes` on the (blocking, 0.5 s send timeout) stream; false on any
+    /// failure. Called under `shared`'s lock.
+    private func sendAll(_ bytes: [UInt8]) -> Bool {
+        do {
+            try bytes.withUnsafeBytes { b in try socket.sendAll(b) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Closes the descriptor (once); its loop handler must be removed first.
     /// - Thread: the session's I/O thread.
     func shut() {
         phase = .closed
         shared.withLock { s in
-            if s.fd >= 0 { close(s.fd); s.fd = -1 }
+            if s.open { socket.close(); s.open = false }
         }
     }
 }

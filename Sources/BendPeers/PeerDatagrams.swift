@@ -1,43 +1,65 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
+import Synchronization
 
-/// The session's UDP side: unreliable sends arrive as datagrams of one frame each,
-/// behind the receiver's token (docs/PROTOCOL.md, "After ACCEPT").
-extension PeerSession {
-    /// - Thread: setup (under `setup`).
-    func openUDP(_ ep: IPEndpoint) throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Sockets.fail("socket(AF_INET, SOCK_DGRAM)") }
-        do { try Sockets.bind(fd, ep) } catch { close(fd); throw error }
-        udp = fd
-        udpPort = Sockets.localEndpoint(fd).port
+/// The session's UDP side: unreliable sends go as datagrams of one frame each, behind
+/// the receiver's token (docs/PROTOCOL.md, "After ACCEPT"). Owns the socket; which
+/// connection a datagram belongs to is the links' business (`PeerLinks.datagram`).
+/// - Thread: `open` at setup (under the session's setup lock), `send` from any thread,
+///   `receive` on the session's I/O thread, `close` once that thread ended.
+final class PeerDatagrams: @unchecked Sendable {
+    /// The socket, nil until opened and after `close`.
+    private let socket = Mutex<Socket?>(nil)
+    /// The bound port (host order), 0 until opened.
+    private let boundPort = Atomic<UInt16>(0)
+
+    /// The open socket, nil when there is none. - Thread: any.
+    var current: Socket? { socket.withLock { $0 } }
+    /// The port peers send to, 0 when there is no socket (HELLO/ACCEPT carry it). - Thread: any.
+    var port: UInt16 { boundPort.load(ordering: .acquiring) }
+
+    /// Opens the socket on `address` (port 0: any free one), once; later calls return nil.
+    /// - Returns: the new socket, for the caller to watch.
+    /// - Throws: `PeerError.system` naming the failing call.
+    func open(_ address: SocketAddress) throws(PeerError) -> Socket? {
+        guard current == nil else { return nil }
+        let s: Socket
+        do {
+            s = try Socket.datagram(boundTo: address)
+            boundPort.store(try s.localAddress().port, ordering: .releasing)
+        } catch {
+            throw PeerError.system(error)
+        }
+        socket.withLock { $0 = s }
+        return s
     }
 
-    /// Reads every pending datagram. - Thread: I/O thread.
-    func readDatagrams(_ buffer: inout [UInt8]) {
+    /// Sends `message` to `address` behind `token`, without blocking.
+    /// - Returns: false when there is no socket or the datagram did not go whole.
+    func send(_ message: PeerMessage, token: UInt32, to address: SocketAddress) -> Bool {
+        guard let s = current else { return false }
+        let datagram = [UInt8(token >> 24), UInt8(token >> 16 & 255), UInt8(token >> 8 & 255), UInt8(token & 255)] + FrameCodec.encode(message)
+        let n = try? datagram.withUnsafeBytes { b in try s.send(b, to: address, flags: Int32(MSG_DONTWAIT)) }
+        return n == datagram.count
+    }
+
+    /// Reads every pending datagram: `deliver` gets each one's token, sender and frame
+    /// body (what follows the token). Datagrams shorter than a token, or from a sender
+    /// that is not IP, are skipped.
+    func receive(_ buffer: inout [UInt8], _ deliver: (_ token: UInt32, _ from: SocketAddress, _ body: ArraySlice<UInt8>) -> Void) {
+        guard let s = current else { return }
         while true {
-            var sa = sockaddr_in(), len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = buffer.withUnsafeMutableBytes { b in
-                withUnsafeMutablePointer(to: &sa) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len) }
-                }
-            }
-            guard n >= 0 else { return }
-            guard n >= 4 else { continue }
+            // Nothing pending, or an error (ICMP noise): the loop calls again when readable.
+            guard let (n, from) = try? buffer.withUnsafeMutableBytes({ b in try s.receiveFrom(into: b, flags: Int32(MSG_DONTWAIT)) }) else { return }
+            guard n >= 4, let from else { continue }
             let token = buffer[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard let c = connections.first(where: { $0.localToken == token && $0.phase == .connected }) else { continue }
-            let from = IPEndpoint(sa)
-            var d = FrameStreamDecoder()
-            guard c.shared.withLock({ $0.udp?.address == from.address }),
-                  let ms = try? d.feed(buffer[4..<n]), ms.count == 1, d.pending == 0 else {
-                c.shared.withLock { $0.status.droppedDatagrams += 1 }
-                continue
-            }
-            c.lastHeard = MonotonicNanos.now()
-            switch ms[0] {
-            case .touch, .tilt: onReceive(ms[0], c.info)
-            default: c.shared.withLock { $0.status.droppedDatagrams += 1 }
-            }
+            deliver(token, from, buffer[4..<n])
         }
+    }
+
+    /// Closes the socket (once); its loop handler must be removed first.
+    func close() {
+        socket.withLock { s in s?.close(); s = nil }
     }
 }

@@ -1,7 +1,9 @@
+import BendSystem
+
 /// Failures of the peer session API.
 public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A socket or system call failed: the call and its error text.
-    case system(String)
+    /// A socket or system call failed: the call and its errno.
+    case system(SystemError)
     /// A bad address: what was given and what was expected.
     case address(String)
     /// The other side declined (or closed) the invitation.
@@ -17,7 +19,8 @@ public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .system(let s), .address(let s), .timeout(let s), .key(let s): s
+        case .system(let e): e.description
+        case .address(let s), .timeout(let s), .key(let s): s
         case .declined(let r, let d): d.isEmpty ? "declined: \(r)" : "declined: \(r) (\(d))"
         case .noBluetooth(let s): "no Bluetooth adapter (\(s))"
         case .stopped: "the peer session is stopped"

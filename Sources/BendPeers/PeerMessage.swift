@@ -1,3 +1,5 @@
+import BendControl
+
 /// One message of the bendsynth peer protocol (docs/PROTOCOL.md), decoded.
 ///
 /// Coordinates are the pad's: x, y in 0…1; tilt −1…+1. Timestamps are the sender's
@@ -13,10 +15,11 @@ public enum PeerMessage: Sendable, Equatable {
     /// Either way: the invitation was declined; the stream closes after it.
     case decline(reason: CloseReason, detail: String)
     /// A touch of the sender (ids are the sender's own: a separate namespace per peer).
-    case touch(id: UInt32, phase: TouchPhaseCode, x: Float, y: Float, timestamp: UInt64)
+    case touch(id: UInt32, phase: TouchPhase, x: Float, y: Float, timestamp: UInt64)
     /// The sender's tilt, −1…+1.
     case tilt(value: Float, timestamp: UInt64)
-    /// A short UTF-8 message for the other player (at most `PeerProtocol.maxTextBytes`).
+    /// A short UTF-8 message for the other player (shown up to `PeerProtocol.maxTextBytes`;
+    /// at most `PeerProtocol.textFieldBytes` on the wire).
     case text(String)
     /// Heartbeat request; `sent` is echoed in PONG for the round-trip time.
     case ping(sequence: UInt32, sent: UInt64)
@@ -83,11 +86,6 @@ public enum FrameType: UInt8, Sendable {
     case bye = 48
 }
 
-/// A touch phase on the wire.
-public enum TouchPhaseCode: UInt8, Sendable {
-    case down = 0, move = 1, up = 2
-}
-
 /// What a session is: an instrument (`server`), a controller (`client`) or both.
 public enum PeerRole: UInt8, Sendable {
     case server = 0, client = 1, peer = 2
@@ -136,8 +134,14 @@ public enum PeerProtocol {
     public static let maxFrameBytes = 512
     /// Longest display name in UTF-8 bytes.
     public static let maxNameBytes = 64
-    /// Longest TEXT message in UTF-8 bytes.
-    public static let maxTextBytes = 280
+    /// Longest TEXT in UTF-8 bytes that a player sees: the remote's text line takes no
+    /// more, and an instrument shows no more (a longer one is shown cut, with a note).
+    /// The one text limit of the program; the wire allows a longer field
+    /// (`textFieldBytes`), so peers that send more are cut on screen, not closed.
+    public static let maxTextBytes = 200
+    /// The TEXT field's bound on the wire in UTF-8 bytes (docs/PROTOCOL.md, str16 ≤ 280):
+    /// the codec cuts longer texts there when encoding and rejects longer ones when decoding.
+    public static let textFieldBytes = 280
     /// Longest DECLINE/BYE detail in UTF-8 bytes.
     public static let maxDetailBytes = 200
     /// CHALLENGE nonce and HMAC-SHA256 length in bytes.

@@ -1,3 +1,4 @@
+import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 import Synchronization
@@ -5,6 +6,11 @@ import Synchronization
 /// A bendsynth peer session: listens for and/or makes connections over a transport,
 /// runs the handshake (docs/PROTOCOL.md), heartbeats, and hands received messages and
 /// state changes to its owner — all on one I/O thread, so events arrive in order.
+///
+/// Three parts with their own state: the links to peers (`PeerLinks`: connections,
+/// handshake, invitations, heartbeats), the UDP side (`PeerDatagrams`) and discovery
+/// (`PeerDiscovery`). The session owns the I/O thread — an `EventLoop` that watches every
+/// socket and runs the timers; other threads reach it with `execute` — and the listener.
 ///
 /// Set the handlers before `listen`/`connect`. Call `stop()` when done.
 public final class PeerSession: @unchecked Sendable {
@@ -43,48 +49,54 @@ public final class PeerSession: @unchecked Sendable {
     public let instance: UInt64
 
     /// State changes, in order. - Thread: called on the I/O thread.
-    public var onStateChange: @Sendable (PeerStateChange) -> Void = { _ in }
+    public var onStateChange: @Sendable (PeerStateChange) -> Void {
+        get { links.onStateChange } set { links.onStateChange = newValue }
+    }
     /// TOUCH, TILT and TEXT from a connected peer. - Thread: called on the I/O thread.
-    public var onReceive: @Sendable (PeerMessage, PeerInfo) -> Void = { _, _ in }
+    public var onReceive: @Sendable (PeerMessage, PeerInfo) -> Void {
+        get { links.onReceive } set { links.onReceive = newValue }
+    }
     /// Decides invitations that passed the version and key checks. - Thread: I/O thread.
-    public var invitationPolicy: @Sendable (PeerInfo) -> InvitationDecision = { _ in .accept }
+    public var invitationPolicy: @Sendable (PeerInfo) -> InvitationDecision {
+        get { links.invitationPolicy } set { links.invitationPolicy = newValue }
+    }
     /// This instrument's figures for PONG. - Thread: called on the I/O thread.
-    public var status: @Sendable () -> (xruns: UInt32, voices: UInt16) = { (0, 0) }
+    public var status: @Sendable () -> (xruns: UInt32, voices: UInt16) {
+        get { links.status } set { links.status = newValue }
+    }
 
-    private var listener: Int32 = -1
-    var requireKey = false
-    var udp: Int32 = -1
-    var udpPort: UInt16 = 0
-    /// Self-pipe: other threads write a byte to wake the poll loop.
-    private let wake: Int32
-    private let wakeWriter: Int32
-    private var thread: pthread_t?
-    let stopping = Atomic<Bool>(false)
-    let commands = Mutex<[Command]>([])
-    /// Serialises opening the UDP socket and starting the I/O thread.
-    let setup = Mutex(())
-    /// Discovery (`browse`): the announcement socket, what it heard, a copy for other threads.
-    var browser: Int32 = -1
-    var tracker = AnnouncementTracker()
-    let heardInstruments = Mutex<[PeerAnnouncement]>([])
-    /// Invitations waiting for the player (`InvitationDecision.ask`), for other threads.
-    let pending = Mutex<[PeerInfo]>([])
-    var connections: [PeerConnection] = []
-    let connected = Mutex<[PeerID: PeerConnection]>([:])
-    enum Command { case adopt(PeerConnection), disconnectAll, answer(PeerID, InvitationDecision), browse(Int32, Double) }
+    private let links: PeerLinks
+    private let datagrams = PeerDatagrams()
+    private let discovery = PeerDiscovery()
+    /// The I/O thread: every stream, the listener, the datagram socket, discovery and the
+    /// timers are watched here, one at a time.
+    private let loop: EventLoop
+    /// What the session itself has on the loop (the links and discovery keep their own).
+    private struct Watched {
+        var started = false
+        var listener: (socket: Socket, handler: EventLoop.Handler)?
+        var datagrams: EventLoop.Handler?
+        var timer: EventLoop.Timer?
+    }
+    /// Under this lock: starting the loop, opening the UDP socket, adding the listener,
+    /// handing a connection or discovery to the loop; `stop` takes it before it stops
+    /// the loop, so none of these is half done then.
+    private let watched = Mutex(Watched())
+    private let stopping = Atomic<Bool>(false)
+
+    /// How often the links' timers (heartbeats, handshake deadlines) are looked at, in ns.
+    static let tickInterval: UInt64 = 50_000_000
 
     public init(configuration: Configuration, transport: PeerTransport = TCPTransport()) {
         self.configuration = configuration
         self.transport = transport
-        self.instance = randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } | 1
-        var p: [Int32] = [-1, -1]
-        if pipe(&p) != 0 { fatalError("pipe: \(String(cString: strerror(errno)))") }
-        for fd in p { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        self.wake = p[0]
-        self.wakeWriter = p[1]
+        let instance = randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } | 1
+        self.instance = instance
+        do { loop = try EventLoop(name: "bendsynth peers") } catch { fatalError("\(error)") }  // no descriptors left at setup
+        self.links = PeerLinks(configuration: configuration, instance: instance, datagrams: datagrams, loop: loop)
     }
 
-    deinit { stop(); close(wake); close(wakeWriter) }
+    deinit { stop() }
 
     /// Starts accepting connections on `address` (transport syntax; TCP: `HOST[:PORT]`,
     /// port 0 picks one). Returns the bound address.
@@ -93,16 +105,24 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: setup, once.
     @discardableResult
     public func listen(on address: String) throws -> String {
-        let (fd, bound) = try transport.listen(on: address)
-        requireKey = configuration.alwaysRequireKey || transport.requiresKey(listeningOn: bound)
+        let (socket, bound) = try transport.listen(on: address)
+        let requireKey = configuration.alwaysRequireKey || transport.requiresKey(listeningOn: bound)
         if requireKey && configuration.key == nil {
-            close(fd)
+            socket.close()
             throw PeerError.key("listening on \(bound) (not loopback) needs a shared key")
         }
-        try setup.withLock { _ in
-            listener = fd
-            if transport.carriesDatagrams, udp < 0, let ep = try? IPEndpoint.parse(bound) { try openUDP(IPEndpoint(address: ep.address, port: 0)) }
-            try startThread()
+        do {
+            do { try socket.setNonBlocking(true) } catch { throw PeerError.system(error) }   // an accept never blocks the loop
+            try start { w throws(PeerError) in
+                if transport.carriesDatagrams, let ep = try? PeerAddress.parse(bound) { try openDatagrams(ep.with(port: 0), &w) }
+                let handler = loop.add(fd: socket.fd, events: .readable) { [self] _ in
+                    while let (s, remote) = transport.accept(socket) { links.accepted(s, remote: remote, requireKey: requireKey) }
+                }
+                w.listener = (socket, handler)
+            }
+        } catch {
+            socket.close()
+            throw error
         }
         return bound
     }
@@ -113,16 +133,16 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any but the I/O thread (it blocks up to `timeout` seconds).
     public func connect(to address: String, timeout: Double = 3) throws -> PeerInfo {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
-        try setup.withLock { _ in
-            if transport.carriesDatagrams && udp < 0 { try openUDP(IPEndpoint(address: 0, port: 0)) }
-            try startThread()
+        try start { w throws(PeerError) in
+            if transport.carriesDatagrams { try openDatagrams(SocketAddress(ipv4: 0, port: 0), &w) }
         }
-        let fd = try transport.connect(to: address, timeout: timeout)
-        let c = PeerConnection(fd: fd, outgoing: true, remote: address, handshakeTimeout: timeout)
+        let socket = try transport.connect(to: address, timeout: timeout)
+        let c = PeerConnection(socket: socket, outgoing: true, remote: address, handshakeTimeout: timeout)
         let completion = ConnectCompletion()
         c.completion = completion
-        commands.withLock { $0.append(.adopt(c)) }
-        poke()
+        // Under the lock `stop` passes before it stops the loop: this work runs (and a
+        // stop closes the connection: "session stopped"), or `.stopped` is thrown here.
+        do { try start { _ in loop.execute { [links] in links.adopt(c) } } } catch { socket.close(); throw error }
         return try completion.wait().get()
     }
 
@@ -131,44 +151,17 @@ public final class PeerSession: @unchecked Sendable {
     /// - Thread: any.
     @discardableResult
     public func send(_ message: PeerMessage, to selection: PeerSelection = .all, mode: SendMode = .reliable) -> Int {
-        let targets: [PeerConnection] = connected.withLock { peers in
-            switch selection {
-            case .all: Array(peers.values)
-            case .peers(let ids): ids.compactMap { peers[$0] }
-            }
-        }
-        var sent = 0
-        for c in targets {
-            if mode == .unreliable, udp >= 0, let (ep, token) = c.shared.withLock({ s in s.udp.map { ($0, s.remoteToken) } }) {
-                let frame = FrameCodec.encode(message)
-                let datagram = [UInt8(token >> 24), UInt8(token >> 16 & 255), UInt8(token >> 8 & 255), UInt8(token & 255)] + frame
-                var sa = ep.sockaddr
-                let n = withUnsafePointer(to: &sa) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(udp, datagram, datagram.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-                if n == datagram.count { sent += 1 }
-            } else if mode == .unreliable {
-                if c.enqueueUnreliable(message) { sent += 1 }
-                poke()
-            } else if c.write(message) {
-                sent += 1
-            } else {
-                poke()
-            }
-        }
-        return sent
+        links.send(message, to: selection, mode: mode)
     }
 
     /// The peers connected now.
     /// - Thread: any.
-    public var connectedPeers: [PeerInfo] { connected.withLock { $0.values.map(\.info) } }
+    public var connectedPeers: [PeerInfo] { links.connectedPeers }
 
     /// Round trip and the remote's status, while `id` is connected.
     /// - Thread: any.
     public func linkStatus(of id: PeerID) -> PeerLinkStatus? {
-        connected.withLock { $0[id] }?.shared.withLock { s in
+        links.connection(id)?.shared.withLock { s in
             var status = s.status
             status.replacedUnreliable = s.queue.replaced
             status.droppedUnreliable = s.queue.dropped
@@ -176,215 +169,91 @@ public final class PeerSession: @unchecked Sendable {
         }
     }
 
+    /// The connection to `id` while it is connected (tests). - Thread: any.
+    func connection(_ id: PeerID) -> PeerConnection? { links.connection(id) }
+
     /// Sends BYE to every peer and closes them; each gets a `.disconnected` event.
     /// - Thread: any.
-    public func disconnectFromAllPeers() {
-        commands.withLock { $0.append(.disconnectAll) }
-        poke()
+    public func disconnectFromAllPeers() { loop.execute { [links] in links.closeAll("disconnected by this side") } }
+
+    /// Answers an invitation that is waiting for the player (`.ask`): `.accept` admits the
+    /// peer (if there is still room), `.decline(reason)` declines it with that reason.
+    /// Does nothing when no invitation from `id` waits (answered, timed out, gone).
+    /// `.ask` is treated as no answer.
+    /// - Thread: any.
+    public func answerInvitation(from id: PeerID, _ decision: InvitationDecision) {
+        loop.execute { [links] in links.answer(decision, to: id) }
     }
+
+    /// The invitations waiting for the player's answer now.
+    /// - Thread: any.
+    public var pendingInvitations: [PeerInfo] { links.pendingInvitations }
+
+    /// Starts hearing instruments' UDP announcements on `port`: each newly heard one
+    /// reaches `onStateChange` as `.available`, each silent for `expiry` seconds as
+    /// `.unavailable`, in order with the session's other events (same I/O thread).
+    /// - Throws: `PeerError.system` when the port cannot be bound.
+    /// - Thread: setup, once.
+    public func browse(port: UInt16 = PeerAnnouncement.port, expiry: Double = 3.5) throws {
+        guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
+        let socket = try openAnnouncementListener(port: port)
+        let changes = links   // discovery's changes reach the owner in order with the links'
+        do {
+            try start { _ in
+                if !discovery.start(socket, expiry: expiry, on: loop, report: { for c in $0 { changes.onStateChange(c) } }) { socket.close() }
+            }
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    /// The instruments heard now (after `browse`).
+    /// - Thread: any.
+    public var availableInstruments: [PeerAnnouncement] { discovery.available }
 
     /// Closes every peer (BYE), the listener and the I/O thread; waits for it.
     /// - Thread: any but the I/O thread.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        poke()
-        if let t = thread { pthread_join(t, nil); thread = nil }
-        for c in connections where c.phase != .closed { closeConnection(c, .normal, "session stopped", bye: true) }
-        connections.removeAll()
-        if listener >= 0 { close(listener); listener = -1 }
-        if udp >= 0 { close(udp); udp = -1 }
-        if browser >= 0 { close(browser); browser = -1 }
-        for case let .browse(fd, _) in commands.withLock({ q -> [Command] in defer { q.removeAll() }; return q }) { close(fd) }
+        let w = watched.withLock { $0 }   // after any `start` section that began before
+        loop.stop()   // wakes the loop, runs the work queued before, joins its thread
+        if let t = w.timer { loop.cancel(t) }
+        links.closeAll("session stopped")
+        if let l = w.listener { loop.remove(l.handler); l.socket.close() }
+        if let h = w.datagrams { loop.remove(h) }
+        datagrams.close()
+        discovery.stop(on: loop)
     }
 
-    // MARK: - I/O thread
+    // MARK: - Setting up the loop
 
-    func poke() { var one: UInt8 = 1; _ = Glibc.write(wakeWriter, &one, 1) }
-
-    func startThread() throws {
-        guard thread == nil else { return }
-        let box = Unmanaged.passRetained(self)
-        var t = pthread_t()
-        let rc = pthread_create(&t, nil, { arg in
-            let s = Unmanaged<PeerSession>.fromOpaque(arg!).takeRetainedValue()
-            s.run()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else { box.release(); errno = rc; throw Sockets.fail("pthread_create(peer session)") }
-        thread = t
-    }
-
-    private func run() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !stopping.load(ordering: .relaxed) {
-            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            if listener >= 0 { fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
-            if udp >= 0 { fds.append(pollfd(fd: udp, events: Int16(POLLIN), revents: 0)) }
-            let browsing = browser >= 0   // a `.browse` command below takes effect next round
-            if browsing { fds.append(pollfd(fd: browser, events: Int16(POLLIN), revents: 0)) }
-            let open = connections.filter { $0.phase != .closed }
-            for c in open { fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.hasQueued ? Int16(POLLOUT) : 0), revents: 0)) }
-            let rc = poll(&fds, nfds_t(fds.count), 50)
-            if rc < 0 && errno != EINTR { break }
-            if stopping.load(ordering: .relaxed) { break }
-            var i = 0
-            if fds[i].revents != 0 { var v = [UInt8](repeating: 0, count: 64); while read(wake, &v, 64) > 0 {} }
-            for cmd in commands.withLock({ q -> [Command] in defer { q.removeAll() }; return q }) {
-                switch cmd {
-                case .adopt(let c):
-                    connections.append(c)
-                    c.announced = true
-                    onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "connecting to \(c.remoteAddress)"))
-                case .disconnectAll:
-                    for c in connections where c.phase != .closed { closeConnection(c, .normal, "disconnected by this side", bye: true) }
-                case let .answer(id, decision):
-                    applyAnswer(decision, to: id)
-                case let .browse(fd, expiry):
-                    if browser >= 0 { close(fd) } else { browser = fd; tracker.expiry = expiry }
-                }
-            }
-            i += 1
-            if listener >= 0 {
-                if fds[i].revents != 0, let (fd, remote) = transport.accept(listener) {
-                    let c = PeerConnection(fd: fd, outgoing: false, remote: remote, handshakeTimeout: configuration.handshakeTimeout)
-                    c.nonce = randomBytes(PeerProtocol.nonceBytes)
-                    connections.append(c)
-                    sendHandshake(.challenge(version: PeerProtocol.version, authRequired: requireKey, nonce: c.nonce), on: c)
-                }
-                i += 1
-            }
-            // Datagrams after the streams: a reliable down read in the same round comes
-            // before the unreliable moves that follow it.
-            var datagramsReady = false
-            if udp >= 0 {
-                datagramsReady = fds[i].revents != 0
-                i += 1
-            }
-            var announcementsReady = false
-            if browsing {
-                announcementsReady = fds[i].revents != 0
-                i += 1
-            }
-            for c in open {
-                defer { i += 1 }
-                if fds[i].revents & Int16(POLLOUT) != 0, c.phase != .closed { c.flushQueue() }
-                guard fds[i].revents & ~Int16(POLLOUT) != 0, c.phase != .closed else { continue }
-                let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-                if n == 0 { closeConnection(c, .connectionLost, "closed by peer", bye: false); continue }
-                if n < 0 {
-                    if errno == EINTR || errno == EAGAIN { continue }
-                    closeConnection(c, .connectionLost, String(cString: strerror(errno)), bye: false)
-                    continue
-                }
-                c.lastHeard = MonotonicNanos.now()
-                do {
-                    for m in try c.decoder.feed(buffer[0..<n]) {
-                        guard c.phase != .closed else { break }
-                        handle(m, from: c)
-                    }
-                } catch {
-                    closeConnection(c, error.reason, error.detail, bye: true)
-                }
-            }
-            if datagramsReady { readDatagrams(&buffer) }
-            serviceBrowser(readable: announcementsReady, &buffer)
-            tick()
-            connections.removeAll { $0.phase == .closed }
+    /// Under the setup lock: runs `body` (which adds what it watches), then starts the
+    /// loop with the links' timer, once.
+    /// - Throws: `PeerError.stopped` after `stop`, `.system` when the thread cannot start.
+    private func start(_ body: (inout Watched) throws(PeerError) -> Void) throws(PeerError) {
+        try watched.withLock { (w: inout Watched) throws(PeerError) in
+            guard !stopping.load(ordering: .acquiring) else { throw PeerError.stopped }
+            try body(&w)
+            guard !w.started else { return }
+            w.timer = loop.schedule(after: Self.tickInterval, repeating: Self.tickInterval) { [links] in links.tick() }
+            do throws(SystemError) { try loop.start() } catch { throw PeerError.system(error) }
+            w.started = true
         }
     }
 
-    private func tick() {
-        let now = MonotonicNanos.now()
-        for c in connections where c.phase != .closed {
-            if c.shared.withLock({ $0.broken }) {
-                closeConnection(c, .connectionLost, "sending failed or timed out", bye: false)
-                continue
-            }
-            if c.phase != .connected {
-                if c.phase == .awaitingDecision, now > c.handshakeDeadline {
-                    decline(c, .declinedByPolicy, "no answer from the player within \(configuration.invitationTimeout) s")
-                } else if now > c.handshakeDeadline {
-                    let tries = c.handshakeSends > 1 ? " (\(String(describing: c.handshakeFrame?.type ?? .hello).uppercased()) sent \(c.handshakeSends) times)" : ""
-                    closeConnection(c, .handshakeTimeout, "no handshake within \(c.handshakeTimeout) s\(tries)", bye: true)
-                } else {
-                    resendHandshakeIfDue(c, now: now)
-                }
-                continue
-            }
-            if Double(now - c.lastHeard) > configuration.heartbeatTimeout * 1e9 {
-                closeConnection(c, .heartbeatTimeout, "nothing heard for \(configuration.heartbeatTimeout) s", bye: true)
-                continue
-            }
-            if Double(now - c.lastPing) >= configuration.heartbeatInterval * 1e9 {
-                c.lastPing = now
-                c.pingSequence &+= 1
-                _ = c.write(.ping(sequence: c.pingSequence, sent: now))
+    /// Opens the UDP socket on `address` (once) and reads it on the loop: each time it is
+    /// readable, its datagrams are read as the loop's next work, after the streams found
+    /// ready in the same turn (a reliable DOWN read then comes before the unreliable
+    /// moves that follow it).
+    private func openDatagrams(_ address: SocketAddress, _ w: inout Watched) throws(PeerError) {
+        guard let socket = try datagrams.open(address) else { return }
+        let datagrams = self.datagrams, links = self.links
+        w.datagrams = loop.add(fd: socket.fd, events: .readable) { [loop] _ in
+            loop.execute {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                datagrams.receive(&buffer) { links.datagram(token: $0, from: $1, body: $2) }
             }
         }
-    }
-
-    func handle(_ m: PeerMessage, from c: PeerConnection) {
-        switch (c.phase, m) {
-        case let (.awaitingHello, .hello(h)):
-            answerHello(h, from: c)
-        case let (.awaitingChallenge, .challenge(version, authRequired, nonce)):
-            guard version == PeerProtocol.version else {
-                return closeConnection(c, .versionMismatch, "server speaks version \(version), this is \(PeerProtocol.version)", bye: true)
-            }
-            let auth = authRequired ? (configuration.key?.authenticator(for: nonce) ?? []) : []
-            c.phase = .awaitingAccept
-            c.nonce = nonce
-            sendHandshake(.hello(Hello(role: configuration.role, instance: instance, udpPort: udpPort, udpToken: c.localToken, name: configuration.displayName, auth: auth)), on: c)
-        case let (.awaitingAccept, .accept(a)):
-            c.info = PeerInfo(id: PeerID(a.instance), name: a.name, address: c.remoteAddress)
-            becomeConnected(c, udpPort: a.udpPort, token: a.udpToken)
-            c.completion?.finish(.success(c.info))
-        case let (.awaitingAccept, .decline(reason, detail)), let (.awaitingChallenge, .decline(reason, detail)):
-            closeConnection(c, reason, detail, bye: false)
-        case (.connected, .touch), (.connected, .tilt), (.connected, .text):
-            onReceive(m, c.info)
-        case let (.connected, .ping(sequence, sent)):
-            let s = status()
-            _ = c.write(.pong(sequence: sequence, echoed: sent, xruns: s.xruns, voices: s.voices))
-        case let (.connected, .pong(_, echoed, xruns, voices)):
-            let rtt = Double(MonotonicNanos.now() &- echoed) / 1e9
-            c.shared.withLock { $0.status.roundTrip = rtt; $0.status.remoteXruns = xruns; $0.status.remoteVoices = voices }
-        case let (.awaitingDecision, .hello(h)) where h == c.acceptedHello:
-            break   // a resent HELLO while the player decides
-        case let (.connected, .hello(h)) where !c.outgoing && h == c.acceptedHello:
-            if let a = c.acceptFrame { _ = c.write(a) }   // our ACCEPT was lost: the same answer again
-        case let (.connected, .accept(a)) where c.outgoing && PeerID(a.instance) == c.info.id:
-            break   // an answer to a resent HELLO
-        case let (.awaitingAccept, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce,
-             let (.connected, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce:
-            break   // a resent CHALLENGE: our HELLO (resent on its own timer) answers it
-        case let (_, .bye(reason, detail)):
-            closeConnection(c, reason, detail.isEmpty ? "peer said bye" : detail, bye: false)
-        default:
-            closeConnection(c, .outOfOrder, "\(m.type) frame while \(c.phase)", bye: true)
-        }
-    }
-
-    func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
-        c.phase = .connected
-        c.lastHeard = MonotonicNanos.now()
-        if udpPort != 0, udp >= 0, let host = Sockets.remoteEndpoint(c.fd) {
-            c.shared.withLock { $0.udp = IPEndpoint(address: host.address, port: udpPort); $0.remoteToken = token }
-        }
-        connected.withLock { $0[c.info.id] = c }
-        onStateChange(PeerStateChange(peer: c.info, state: .connected, reason: nil, detail: ""))
-    }
-
-    func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool) {
-        guard c.phase != .closed else { return }
-        if bye { c.writeNow(.bye(reason: reason, detail: detail)) }
-        let wasConnected = c.phase == .connected, wasPending = c.phase == .awaitingDecision
-        c.shut()
-        if wasPending { notePending() }
-        if wasConnected { connected.withLock { if $0[c.info.id] === c { $0[c.info.id] = nil } } }
-        if c.announced {
-            onStateChange(PeerStateChange(peer: c.info, state: .disconnected, reason: reason, detail: detail))
-        }
-        c.completion?.finish(.failure(reason == .handshakeTimeout ? .timeout(detail) : .declined(reason, detail)))
     }
 }

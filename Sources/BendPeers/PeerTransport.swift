@@ -1,6 +1,9 @@
+import BendSystem
+
 /// A reliable byte-stream transport the session runs its frames over (TCP, RFCOMM).
-/// Every method returns plain file descriptors the session polls, reads and writes;
-/// descriptors are blocking (the session reads only when poll says readable).
+/// Every method returns sockets (BendSystem's `Socket`) the session watches on its event
+/// loop, reads and writes; streams are blocking (the session reads only when the loop
+/// says readable).
 /// - Thread: any (the session calls `accept` on its I/O thread, `connect` on the caller's).
 public protocol PeerTransport: Sendable {
     /// For messages: "TCP", "Bluetooth RFCOMM".
@@ -8,12 +11,12 @@ public protocol PeerTransport: Sendable {
     /// Opens a listening socket on `address` (the transport's syntax).
     /// Returns the descriptor and the address actually bound (port filled in).
     /// - Throws: `PeerError` naming the failing call.
-    func listen(on address: String) throws -> (fd: Int32, bound: String)
+    func listen(on address: String) throws -> (socket: Socket, bound: String)
     /// Accepts one connection. Returns nil when none is pending.
-    func accept(_ listener: Int32) -> (fd: Int32, remote: String)?
+    func accept(_ listener: Socket) -> (socket: Socket, remote: String)?
     /// Connects within `timeout` seconds.
     /// - Throws: `PeerError.timeout`, `.system`, `.address`, `.noBluetooth`.
-    func connect(to address: String, timeout: Double) throws -> Int32
+    func connect(to address: String, timeout: Double) throws -> Socket
     /// True when connections from `remote` must prove the shared key.
     func requiresKey(listeningOn bound: String) -> Bool
     /// True when the session may send unreliable frames as UDP datagrams to the peer's

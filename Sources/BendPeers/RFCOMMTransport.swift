@@ -1,3 +1,4 @@
+import BendSystem
 import CBluetooth
 import Glibc
 
@@ -20,42 +21,51 @@ public struct RFCOMMTransport: PeerTransport {
     /// (`hci_get_route` < 0).
     /// - Thread: any.
     public static func unavailableReason() -> String? {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
-        if fd < 0 {
-            let e = errno
-            if e == EAFNOSUPPORT { return "this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(e)))" }
-            return "socket(AF_BLUETOOTH, RFCOMM): \(String(cString: strerror(e)))"
+        do {
+            try Socket.open(domain: AF_BLUETOOTH, type: Int32(SOCK_STREAM.rawValue), protocol: BTPROTO_RFCOMM, name: "socket(AF_BLUETOOTH, RFCOMM)").close()
+        } catch {
+            if error.code == EAFNOSUPPORT { return "this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(error.code)))" }
+            return error.description
         }
-        close(fd)
         let dev = hci_get_route(nil)
         if dev < 0 { return "hci_get_route found no adapter: \(String(cString: strerror(errno)))" }
         return nil
     }
 
-    public func listen(on address: String) throws -> (fd: Int32, bound: String) {
+    public func listen(on address: String) throws -> (socket: Socket, bound: String) {
         if let why = Self.unavailableReason() { throw PeerError.noBluetooth(why) }
         guard let channel = address.isEmpty ? Self.defaultChannel : UInt8(address), (1...30).contains(channel) else {
             throw PeerError.address("RFCOMM channel '\(address)': expected 1…30")
         }
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), BTPROTO_RFCOMM)
-        guard fd >= 0 else { throw Sockets.fail("socket(AF_BLUETOOTH, RFCOMM)") }
-        var sa = sockaddr_rc()
-        sa.rc_family = sa_family_t(AF_BLUETOOTH)
-        sa.rc_bdaddr = bendsynth_bdaddr_any()
-        sa.rc_channel = channel
-        let rc = withUnsafePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_rc>.size)) }
+        do {
+            let s = try Socket.open(domain: AF_BLUETOOTH, type: Int32(SOCK_STREAM.rawValue), protocol: BTPROTO_RFCOMM, name: "socket(AF_BLUETOOTH, RFCOMM)")
+            var sa = sockaddr_rc()
+            sa.rc_family = sa_family_t(AF_BLUETOOTH)
+            sa.rc_bdaddr = bendsynth_bdaddr_any()
+            sa.rc_channel = channel
+            do {
+                try withUnsafePointer(to: &sa) { (p: UnsafePointer<sockaddr_rc>) throws(SystemError) in
+                    try systemCall("bind/listen(RFCOMM channel \(channel))") {
+                        bind(s.fd, UnsafeRawPointer(p).assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_rc>.size))
+                    }
+                }
+                try systemCall("bind/listen(RFCOMM channel \(channel))") { Glibc.listen(s.fd, 8) }
+            } catch {
+                s.close()
+                throw error
+            }
+            return (s, "channel \(channel)")
+        } catch let e as SystemError {
+            throw PeerError.system(e)
         }
-        guard rc == 0, Glibc.listen(fd, 8) == 0 else { let e = Sockets.fail("bind/listen(RFCOMM channel \(channel))"); close(fd); throw e }
-        return (fd, "channel \(channel)")
     }
 
-    public func accept(_ listener: Int32) -> (fd: Int32, remote: String)? {
-        guard let (fd, sa) = Sockets.accept(listener, sockaddr_rc()) else { return nil }
-        return (fd, Self.string(sa.rc_bdaddr))
+    public func accept(_ listener: Socket) -> (socket: Socket, remote: String)? {
+        guard let (s, sa, _) = try? listener.acceptRaw(sockaddr_rc()) else { return nil }
+        return (s, Self.string(sa.rc_bdaddr))
     }
 
-    public func connect(to address: String, timeout: Double) throws -> Int32 {
+    public func connect(to address: String, timeout: Double) throws -> Socket {
         let parts = address.split(separator: "@", maxSplits: 1).map(String.init)
         guard let host = parts.first, BluetoothAddress.looksLike(host) else {
             throw PeerError.address("'\(address)': expected a Bluetooth address XX:XX:XX:XX:XX:XX[@CHANNEL]")
@@ -63,15 +73,24 @@ public struct RFCOMMTransport: PeerTransport {
         let channel = parts.count > 1 ? UInt8(parts[1]) : Self.defaultChannel
         guard let channel, (1...30).contains(channel) else { throw PeerError.address("'\(address)': channel expected 1…30") }
         if let why = Self.unavailableReason() { throw PeerError.noBluetooth(why) }
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), BTPROTO_RFCOMM)
-        guard fd >= 0 else { throw Sockets.fail("socket(AF_BLUETOOTH, RFCOMM)") }
+        let s: Socket
+        do {
+            s = try Socket.open(domain: AF_BLUETOOTH, type: Int32(SOCK_STREAM.rawValue), protocol: BTPROTO_RFCOMM, nonBlocking: true,
+                                name: "socket(AF_BLUETOOTH, RFCOMM)")
+        } catch {
+            throw PeerError.system(error)
+        }
         var sa = sockaddr_rc()
         sa.rc_family = sa_family_t(AF_BLUETOOTH)
         _ = str2ba(host, &sa.rc_bdaddr)
         sa.rc_channel = channel
-        try Sockets.connect(fd, to: sa, address, timeout: timeout, inProgress: [EINPROGRESS, EAGAIN])
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return fd
+        do {
+            try s.connect(to: sa, name: "connect(\(address))", timeout: timeout, inProgress: [EINPROGRESS, EAGAIN])
+        } catch {
+            s.close()
+            throw PeerError.connecting(error, timeout: timeout)
+        }
+        return s
     }
 
     /// Bluetooth pairing is the link's authentication; invitations over RFCOMM are

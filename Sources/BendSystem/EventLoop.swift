@@ -20,7 +20,9 @@ import Synchronization
 ///
 /// A handler or timer removed or cancelled before its turn does not run, even when its
 /// descriptor was found ready in the same turn. Work queued before `stop()` runs before
-/// the loop ends; work queued after it ended is dropped.
+/// the loop ends; work queued after it ended is dropped. When the loop ends it lets go
+/// of every handler, timer and queued work (so closures that hold their owner do not keep
+/// it alive).
 public final class EventLoop: @unchecked Sendable {
     /// A descriptor handler, for `remove` and `setEvents`.
     public struct Handler: Hashable, Sendable { let id: UInt64 }
@@ -61,7 +63,8 @@ public final class EventLoop: @unchecked Sendable {
     /// - Thread: setup.
     public init(name: String) throws(SystemError) {
         self.name = name
-        wakeFD = try systemCall("eventfd(\(name))") { bend_eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK)) }
+        // EFD_CLOEXEC and EFD_NONBLOCK are O_CLOEXEC and O_NONBLOCK (eventfd(2)).
+        wakeFD = try systemCall("eventfd(\(name))") { bend_eventfd(0, O_CLOEXEC | O_NONBLOCK) }
     }
 
     deinit { close(wakeFD) }
@@ -184,8 +187,16 @@ public final class EventLoop: @unchecked Sendable {
                 return (w, s.stopping)
             }
             for w in work { w() }
-            if work.isEmpty && stopping { break }
-            if !work.isEmpty { continue }  // work may queue work or stop: look again first
+            if work.isEmpty && stopping {
+                // Handlers and timers often hold their owner: let go of them now, so an
+                // owner that holds the loop is freed once it stopped.
+                state.withLock { s in
+                    s.watches.removeAll()
+                    s.alarms.removeAll()
+                    s.work.removeAll()
+                }
+                break
+            }
 
             // 2. Due timers, earliest first; each is checked again just before it runs.
             runDueTimers()

@@ -1,4 +1,3 @@
-import CSystem
 import Glibc
 
 /// A socket descriptor (not owned: `close()` it once, as with swift-system's
@@ -152,12 +151,13 @@ public struct Socket: Sendable, Hashable, CustomStringConvertible {
         let result = withUnsafeMutablePointer(to: &sa) { p in
             Result { () throws(SystemError) -> Int32 in
                 try systemCall("accept(fd \(fd))") {
-                    bend_accept4(fd, UnsafeMutableRawPointer(p).assumingMemoryBound(to: sockaddr.self), &len, Int32(SOCK_CLOEXEC.rawValue))
+                    Glibc.accept(fd, UnsafeMutableRawPointer(p).assumingMemoryBound(to: sockaddr.self), &len)
                 }
             }
         }
         switch result {
         case .success(let c):
+            _ = fcntl(c, F_SETFD, FD_CLOEXEC)  // accept4 is GNU-only to Swift: see Sources/CSystem/shim.h
             return (Socket(fd: c), sa, len)
         case .failure(let e) where e.code == EAGAIN || e.code == EWOULDBLOCK || e.code == ECONNABORTED:
             return nil

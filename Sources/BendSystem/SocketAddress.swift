@@ -1,4 +1,3 @@
-import CSystem
 import Glibc
 
 /// An IPv4 or IPv6 address and port, as the kernel takes it (`sockaddr_in` or

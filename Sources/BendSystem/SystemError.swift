@@ -72,9 +72,3 @@ public func systemCallReturningError(_ call: @autoclosure () -> String, _ body: 
     let rc = body()
     if rc != 0 { throw SystemError(call: call(), code: rc) }
 }
-
-/// The former name of `systemCall`, kept while callers move over.
-@discardableResult
-public func retryingOnInterrupt<T: FixedWidthInteger & SignedInteger>(_ call: @autoclosure () -> String, _ body: () -> T) throws(SystemError) -> T {
-    try systemCall(call(), body)
-}

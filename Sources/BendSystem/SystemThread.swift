@@ -146,6 +146,3 @@ public final class SystemThread: @unchecked Sendable {
         if !joined.load(ordering: .acquiring) { pthread_detach(thread) }
     }
 }
-
-/// The former name of `SystemThread` (the render threads'), kept while callers move over.
-public typealias RealtimeThread = SystemThread

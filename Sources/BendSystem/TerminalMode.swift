@@ -16,7 +16,7 @@ public struct TerminalMode: Sendable {
     ///   terminal).
     public static func enterRaw(fd: Int32) throws -> TerminalMode {
         var settings = termios()
-        try retryingOnInterrupt("tcgetattr(fd \(fd))") { tcgetattr(fd, &settings) }
+        try systemCall("tcgetattr(fd \(fd))") { tcgetattr(fd, &settings) }
         let mode = TerminalMode(fd: fd, saved: settings)
         settings.c_iflag &= ~tcflag_t(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON)
         settings.c_lflag &= ~tcflag_t(ECHO | ECHONL | ICANON | ISIG | IEXTEN)
@@ -26,7 +26,7 @@ public struct TerminalMode: Sendable {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        try retryingOnInterrupt("tcsetattr(fd \(fd), raw)") { tcsetattr(fd, TCSANOW, &settings) }
+        try systemCall("tcsetattr(fd \(fd), raw)") { tcsetattr(fd, TCSANOW, &settings) }
         return mode
     }
 
@@ -34,14 +34,14 @@ public struct TerminalMode: Sendable {
     /// - Throws: `SystemError` naming `tcsetattr` (EIO once the terminal hung up).
     public func restore() throws {
         var settings = saved
-        try retryingOnInterrupt("tcsetattr(fd \(fd), restore)") { tcsetattr(fd, TCSANOW, &settings) }
+        try systemCall("tcsetattr(fd \(fd), restore)") { tcsetattr(fd, TCSANOW, &settings) }
     }
 
     /// Size of the terminal on `fd` in character cells (TIOCGWINSZ).
     /// - Throws: `SystemError` naming `ioctl(TIOCGWINSZ)`.
     public static func windowSize(fd: Int32) throws -> (columns: Int, rows: Int) {
         var size = winsize()
-        try retryingOnInterrupt("ioctl(fd \(fd), TIOCGWINSZ)") { ioctl(fd, UInt(TIOCGWINSZ), &size) }
+        try systemCall("ioctl(fd \(fd), TIOCGWINSZ)") { ioctl(fd, UInt(TIOCGWINSZ), &size) }
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
@@ -49,6 +49,6 @@ public struct TerminalMode: Sendable {
     /// - Throws: `SystemError` naming `ioctl(TIOCSWINSZ)`.
     public static func setWindowSize(fd: Int32, columns: Int, rows: Int) throws {
         var size = winsize(ws_row: UInt16(clamping: rows), ws_col: UInt16(clamping: columns), ws_xpixel: 0, ws_ypixel: 0)
-        try retryingOnInterrupt("ioctl(fd \(fd), TIOCSWINSZ)") { ioctl(fd, UInt(TIOCSWINSZ), &size) }
+        try systemCall("ioctl(fd \(fd), TIOCSWINSZ)") { ioctl(fd, UInt(TIOCSWINSZ), &size) }
     }
 }

@@ -1,35 +1,35 @@
 /* The runtime's (BendSystem's) view of glibc calls Swift's Glibc module does not show.
  *
- * glibc declares ppoll, accept4 and pthread_setname_np only under the _GNU_SOURCE
- * feature macro, and Swift's Glibc module is built without it; <sys/eventfd.h> is not
- * part of that module at all. The prototypes below are glibc's own (ppoll(2),
- * accept4(2), pthread_setname_np(3)); redeclaring them is harmless where a header
- * already did. They can go when Swift's Glibc module exports the GNU extensions. */
+ * glibc declares ppoll, pthread_setname_np (and, in <sys/eventfd.h>, which Swift's Glibc
+ * module leaves out, eventfd) only under the _GNU_SOURCE feature macro, and that module
+ * is built without it. The prototypes below are glibc's own (ppoll(2),
+ * pthread_setname_np(3), eventfd(2)), with the types spelt as glibc defines them on
+ * Linux (nfds_t and pthread_t are unsigned long). They can go when Swift's Glibc module
+ * exports the GNU extensions.
+ *
+ * This header includes no system header on purpose: a header parsed here as well as in
+ * Glibc would have its names (struct timespec, POLLIN, …) claimed by this module in some
+ * compile orders and vanish from files that import only Glibc — the intermittent "cannot
+ * find 'SOCK_STREAM'" of Sources/CBluetooth/shim.h. So the wrappers take untyped pointers. */
 #ifndef BEND_CSYSTEM_H
 #define BEND_CSYSTEM_H
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <time.h>
 
-extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
-extern int accept4(int fd, struct sockaddr *addr, socklen_t *length, int flags);
-extern int pthread_setname_np(pthread_t thread, const char *name);
+struct pollfd;
+struct timespec;
 
-/* ppoll(2): poll with a nanosecond timeout (NULL: wait forever), no signal mask change. */
-static inline int bend_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout) {
-    return ppoll(fds, nfds, timeout, NULL);
-}
-/* accept4(2): accept with SOCK_CLOEXEC/SOCK_NONBLOCK set atomically. */
-static inline int bend_accept4(int fd, struct sockaddr *addr, socklen_t *length, int flags) {
-    return accept4(fd, addr, length, flags);
+extern int ppoll(struct pollfd *fds, unsigned long nfds, const struct timespec *timeout, const void *sigmask);
+extern int pthread_setname_np(unsigned long thread, const char *name);
+extern int eventfd(unsigned int initial, int flags);
+
+/* ppoll(2): poll `nfds` `struct pollfd`s with a `struct timespec` timeout (NULL: wait
+ * forever), the signal mask unchanged. */
+static inline int bend_ppoll(void *fds, unsigned long nfds, const void *timeout) {
+    return ppoll((struct pollfd *)fds, nfds, (const struct timespec *)timeout, 0);
 }
 /* pthread_setname_np(3): at most 15 bytes and a NUL, else ERANGE. */
-static inline int bend_pthread_setname_np(pthread_t thread, const char *name) {
+static inline int bend_pthread_setname_np(unsigned long thread, const char *name) {
     return pthread_setname_np(thread, name);
 }
-/* eventfd(2), from <sys/eventfd.h>. */
+/* eventfd(2); its flags EFD_CLOEXEC and EFD_NONBLOCK are O_CLOEXEC and O_NONBLOCK. */
 static inline int bend_eventfd(unsigned int initial, int flags) { return eventfd(initial, flags); }
 #endif

@@ -1,4 +1,5 @@
 @testable import BendApp
+import BendInput
 import BendPeers
 import Synchronization
 import XCTest
@@ -16,11 +17,9 @@ final class InvitationPromptTests: XCTestCase {
             }
             answers.withLock { $0.append(text) }
         }
-        let k = try RemoteKeyboard(onText: { _ in XCTFail("no text lines in play") }, textLine: false, intercept: { prompt.key($0) })
-        defer { k.stop() }
-        var out: [UInt8] = []
-        for b in Array("yn/a".utf8) { k.filter(b, into: &out) }
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), "yn/a", "nothing waits: every key reaches the pad, / opens no line")
+        let k = RemoteKeyboard(onText: { _ in XCTFail("no text lines in play") }, textLine: false, intercept: { prompt.key($0) })
+        XCTAssertEqual(decodeTerminal("yn/a").filter { !k.filter($0) }, decodeTerminal("yn/a"),
+                       "nothing waits: every key reaches the pad, / opens no line")
         XCTAssertNil(prompt.line)
 
         let phone = PeerInfo(id: PeerID(0xa1), name: "phone", address: "00:1A:7D:DA:71:13")
@@ -29,18 +28,14 @@ final class InvitationPromptTests: XCTestCase {
         prompt.offer(tablet)
         prompt.offer(phone)   // a resent HELLO does not ask twice
         XCTAssertEqual(prompt.line, "Bluetooth: 'phone' (00:1A:7D:DA:71:13) asks to play: y accepts, n declines")
-        out = []
-        for b in Array("aYxN z".utf8) { k.filter(b, into: &out) }
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), "ax z")
+        XCTAssertEqual(decodeTerminal("aYxN z").filter { !k.filter($0) }, decodeTerminal("ax z"))
         XCTAssertEqual(answers.withLock { $0 }, ["a1 accept", "b2 decline: the instrument's player declined"])
         XCTAssertNil(prompt.line)
 
         prompt.offer(phone)
         prompt.withdraw(phone.id)   // connected or gone meanwhile
         XCTAssertNil(prompt.line)
-        out = []
-        k.filter(UInt8(ascii: "y"), into: &out)
-        XCTAssertEqual(out, [UInt8(ascii: "y")])
+        XCTAssertEqual(decodeTerminal("y").filter { !k.filter($0) }, decodeTerminal("y"))
     }
 
     func testAdmissionAsksThePlayerOnlyForUnlistedPeers() throws {

@@ -42,7 +42,7 @@ final class PadNoticesTests: XCTestCase {
         defer { mixer.deallocate() }
         let output = PacedOutput(rate: 48_000, periodFrames: 256)
         let port = ControlPort(mixer: mixer, pitchMap: .linear, clock: nil)
-        try source.start(port: port, context: PlayContext(mixer: mixer, output: output, pitchMap: .linear, rate: 48_000)) {}
+        try source.start(port: port, context: InputContext(mixer: mixer, output: output, pitchMap: .linear, rate: 48_000)) {}
         defer { source.stop() }
         let address = try XCTUnwrap(source.boundAddress)
 

@@ -1,3 +1,4 @@
+import BendControl
 import BendPeers
 import BendTestSupport
 import Foundation
@@ -37,7 +38,7 @@ final class PeerLoadTests: XCTestCase {
                     if wait > 0 { usleep(UInt32(wait * 1e6)) }
                     let k = n % perTouch, id = UInt32(n / perTouch)
                     let x = Float(i + 1) / Float(controllers + 2)
-                    let phase: TouchPhaseCode = k == 0 ? .down : k == perTouch - 1 ? .up : .move
+                    let phase: TouchPhase = k == 0 ? .down : k == perTouch - 1 ? .up : .move
                     sent += s.send(.touch(id: id, phase: phase, x: x, y: 0.5, timestamp: 0), mode: .reliable)
                 }
                 sentTotal.add(sent, ordering: .relaxed)

@@ -100,9 +100,9 @@ final class RemoteEvdevTests: XCTestCase {
         let port = ControlPort(mixer: mixer, pitchMap: .linear, clock: nil, observers: [Observer { e in
             if case let .touch(_, phase, x, _) = e { local.withLock { $0.append(phase == .up ? "up" : "\(phase) \(String(format: "%.2f", x))") } }
         }])
-        let source = EvdevSource(options: EvdevOptions(), forward: { RemoteCommand.forward($0, to: remote) })
+        let source = EvdevSource(options: EvdevOptions(), forward: { remote.forward($0) })
         source.extraReaders = [reader]
-        try source.start(port: port, context: PlayContext(mixer: mixer, output: PacedOutput(rate: 48_000, periodFrames: 256), pitchMap: .linear, rate: 48_000)) {}
+        try source.start(port: port, context: InputContext(mixer: mixer, output: PacedOutput(rate: 48_000, periodFrames: 256), pitchMap: .linear, rate: 48_000)) {}
         defer { source.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)

@@ -46,7 +46,7 @@ final class RemoteTargetTests: XCTestCase {
         }
         defer { server.stop() }
         let bound = try server.listen(on: "127.0.0.1:0")
-        let ep = try IPEndpoint.parse(bound)
+        let ep = try PeerAddress.parse(bound)
         let announcer = try PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: false, name: name), broadcast: false)
         defer { announcer.stop() }
         let dir = try BinaryRunner.temporaryDirectory()

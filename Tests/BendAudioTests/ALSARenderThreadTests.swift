@@ -4,15 +4,15 @@ import Glibc
 import Synchronization
 import XCTest
 
-/// The render thread's start: `RealtimeThread` (BendSystem has no test target of its own).
+/// The render thread's start: `SystemThread` (BendSystem has no test target of its own).
 final class ALSARenderThreadTests: XCTestCase {
     /// The policy and priority the body saw on its own thread, from its first instruction.
-    private func schedulingSeenByBody(priority: Int32?) throws -> (thread: RealtimeThread, policy: Int32, priority: Int32) {
+    private func schedulingSeenByBody(priority: Int32?) throws -> (thread: SystemThread, policy: Int32, priority: Int32) {
         let seen = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
         defer { seen.deallocate() }
         seen.initialize(repeating: -1, count: 2)
         let address = Int(bitPattern: seen)
-        let t = try RealtimeThread(priority: priority, lockMemory: false) {
+        let t = try SystemThread(priority: priority, lockMemory: false) {
             let out = UnsafeMutablePointer<Int32>(bitPattern: address)!
             var policy: Int32 = -1
             var param = sched_param()

@@ -12,16 +12,14 @@ final class HotPlugTests: XCTestCase {
         let notes = NotesBox()
         let loop = try EvdevPollLoop(mapping: EvdevMapping(), grab: false, onFrame: { _, _, _ in }, onNote: { notes.add($0) })
         try loop.watch(directory: dir)
-        let thread = Thread { loop.run() }
-        thread.start()
+        try loop.start()
         for name in ["mouse0", "event7"] { close(open(dir + "/" + name, O_CREAT | O_WRONLY, 0o644)) }
         let deadline = Date().addingTimeInterval(5)
         while notes.all.isEmpty && Date() < deadline { usleep(1_000) }
         usleep(50_000)  // a chmod (IN_ATTRIB) must not repeat the note
         chmod(dir + "/event7", 0o600)
         usleep(50_000)
-        loop.stop()
-        while thread.isExecuting { usleep(1_000) }
+        loop.stop()  // joins
         XCTAssertEqual(notes.all, ["cannot use input device '\(dir)/event7': libevdev_new_from_fd: Inappropriate ioctl for device; not an evdev input node (expected /dev/input/eventN)"])
         XCTAssertEqual(loop.count, 0)
     }

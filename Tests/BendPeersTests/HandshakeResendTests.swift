@@ -37,7 +37,7 @@ final class HandshakeResendTests: XCTestCase {
 
     func testClientResendsHelloUntilAcceptedAndIgnoresARepeatedChallenge() throws {
         let (listener, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
-        defer { close(listener) }
+        defer { listener.close() }
         let (client, cr) = session("remote", role: .client, resend: 0.2)
         defer { client.stop() }
         let result = connectInBackground(client, bound, timeout: 5)
@@ -57,7 +57,7 @@ final class HandshakeResendTests: XCTestCase {
 
     func testClientGivesUpAfterTheTimeoutSayingHowOftenItSentHello() throws {
         let (listener, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
-        defer { close(listener) }
+        defer { listener.close() }
         let (client, _) = session("remote", role: .client, resend: 0.2)
         defer { client.stop() }
         let result = connectInBackground(client, bound, timeout: 1)

@@ -1,4 +1,5 @@
 @testable import BendPeers
+import BendSystem
 import Glibc
 import XCTest
 
@@ -16,8 +17,8 @@ final class MulticastDiscoveryTests: XCTestCase {
         let announcer = try PeerAnnouncer(PeerAnnouncement(tcpPort: 4321, authRequired: false, name: "shared"), broadcast: false, port: port)
         defer { announcer.stop() }
         let expected = [PeerAnnouncement(tcpPort: 4321, authRequired: false, name: "shared", host: "127.0.0.1")]
-        let deadline = MonotonicNanos.now() + 5_000_000_000
-        while MonotonicNanos.now() < deadline, a.availableInstruments != expected || b.availableInstruments != expected {
+        let deadline = MonotonicClock.nanos() + 5_000_000_000
+        while MonotonicClock.nanos() < deadline, a.availableInstruments != expected || b.availableInstruments != expected {
             usleep(10_000)
         }
         XCTAssertEqual(a.availableInstruments, expected, "listener A")
@@ -28,16 +29,17 @@ final class MulticastDiscoveryTests: XCTestCase {
     /// the group hears the announcer through `lo`.
     func testAnnouncementArrivesOnTheMulticastGroup() throws {
         let port: UInt16 = 48_200 + UInt16(getpid() % 90)
-        let fd = try openAnnouncementListener(port: port)
-        defer { close(fd) }
+        let socket = try openAnnouncementListener(port: port)
+        let fd = socket.fd
+        defer { socket.close() }
         // Receive only datagrams addressed to the group: IP_PKTINFO tells the destination.
-        Sockets.setInt(fd, Int32(IPPROTO_IP), IP_PKTINFO, 1)
+        try socket.setOption(Int32(IPPROTO_IP), IP_PKTINFO, Int32(1))
         let announcer = try PeerAnnouncer(PeerAnnouncement(tcpPort: 99, authRequired: true, name: "group"), broadcast: false, port: port)
         defer { announcer.stop() }
         var destinations: Set<String> = []
-        let deadline = MonotonicNanos.now() + 3_000_000_000
-        while MonotonicNanos.now() < deadline, destinations.count < 2 {
-            guard Sockets.wait(fd, events: Int16(POLLIN), timeout: 0.5) else { continue }
+        let deadline = MonotonicClock.nanos() + 3_000_000_000
+        while MonotonicClock.nanos() < deadline, destinations.count < 2 {
+            guard readable(fd, 0.5) else { continue }
             var buffer = [UInt8](repeating: 0, count: 256)
             var control = [UInt8](repeating: 0, count: 256)
             let n = buffer.withUnsafeMutableBytes { data in

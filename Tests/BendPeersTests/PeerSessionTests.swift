@@ -1,4 +1,5 @@
 @testable import BendPeers
+import BendSystem
 import Foundation
 import Glibc
 import XCTest
@@ -6,9 +7,10 @@ import XCTest
 final class PeerSessionTests: XCTestCase {
     func testConnectToAPortNobodyListensOnNamesTheCallAndTheAddress() throws {
         let (fd, bound) = try TCPTransport().listen(on: "127.0.0.1:0")
-        close(fd)   // the port was just free: nothing listens there now
+        fd.close()   // the port was just free: nothing listens there now
         XCTAssertThrowsError(try TCPTransport().connect(to: bound, timeout: 1)) {
-            XCTAssertEqual($0 as? PeerError, .system("connect(\(bound)): Connection refused"))
+            XCTAssertEqual($0 as? PeerError, .system(SystemError(call: "connect(\(bound))", code: ECONNREFUSED)))
+            XCTAssertEqual("\($0)", "connect(\(bound)): Connection refused")
         }
     }
 
@@ -25,8 +27,8 @@ final class PeerSessionTests: XCTestCase {
         XCTAssertEqual(sr.states.last?.peer.id, PeerID(client.instance))
         XCTAssertEqual(sr.states.last?.peer.name, "pad")
         // Over TCP each side sends its unreliable frames by UDP to the other's address.
-        XCTAssertEqual(client.connected.withLock { $0[peer.id] }?.shared.withLock { $0.udp?.host }, "127.0.0.1")
-        XCTAssertEqual(server.connected.withLock { $0[PeerID(client.instance)] }?.shared.withLock { $0.udp?.host }, "127.0.0.1")
+        XCTAssertEqual(client.connection(peer.id)?.shared.withLock { $0.udp?.host }, "127.0.0.1")
+        XCTAssertEqual(server.connection(PeerID(client.instance))?.shared.withLock { $0.udp?.host }, "127.0.0.1")
 
         XCTAssertEqual(client.send(.touch(id: 4, phase: .down, x: 0.5, y: 0.75, timestamp: 1), mode: .reliable), 1)
         XCTAssertEqual(client.send(.touch(id: 4, phase: .move, x: 0.25, y: 0.75, timestamp: 2), mode: .unreliable), 1)

@@ -1,4 +1,5 @@
 @testable import BendPeers
+import BendSystem
 import Foundation
 import Glibc
 import XCTest
@@ -62,23 +63,23 @@ final class RawPeer {
     let fd: Int32
     var decoder = FrameStreamDecoder()
 
-    init(_ address: String) throws { fd = try TCPTransport().connect(to: address, timeout: 2) }
+    init(_ address: String) throws { fd = try TCPTransport().connect(to: address, timeout: 2).fd }
     /// The next connection to `listener`, accepted (the test plays the server).
-    init(acceptingOn listener: Int32) throws {
-        XCTAssertTrue(Sockets.wait(listener, events: Int16(POLLIN), timeout: 5), "no connection")
-        fd = try XCTUnwrap(TCPTransport().accept(listener)).fd
+    init(acceptingOn listener: Socket) throws {
+        XCTAssertTrue(readable(listener.fd, 5), "no connection")
+        fd = try XCTUnwrap(TCPTransport().accept(listener)).socket.fd
     }
     deinit { close(fd) }
 
-    func send(_ m: PeerMessage) { _ = Sockets.sendAll(fd, FrameCodec.encode(m)) }
-    func sendRaw(_ bytes: [UInt8]) { _ = Sockets.sendAll(fd, bytes) }
+    func send(_ m: PeerMessage) { sendAll(fd, FrameCodec.encode(m)) }
+    func sendRaw(_ bytes: [UInt8]) { sendAll(fd, bytes) }
 
     /// The next frame, or nil at end of stream / after `seconds`. Throws a FrameError.
     func next(_ seconds: Double = 3) throws -> PeerMessage? {
         var pending: [PeerMessage] = []
         let deadline = Date().addingTimeInterval(seconds)
         while pending.isEmpty && Date() < deadline {
-            guard Sockets.wait(fd, events: Int16(POLLIN), timeout: 0.05) else { continue }
+            guard readable(fd, 0.05) else { continue }
             var b = [UInt8](repeating: 0, count: 1)   // one byte at a time: never read past a frame
             let n = recv(fd, &b, 1, 0)
             if n <= 0 { return nil }
@@ -94,4 +95,14 @@ final class RawPeer {
         send(.hello(Hello(role: .client, instance: instance, udpPort: 0, udpToken: 0, name: name, auth: auth)))
         return try next()
     }
+}
+
+/// True when `fd` becomes readable within `seconds`.
+func readable(_ fd: Int32, _ seconds: Double) -> Bool {
+    !((try? IOWait.wait(fd: fd, for: .readable, timeout: seconds)) ?? []).isEmpty
+}
+
+/// Writes all of `bytes` on the blocking socket `fd`, ignoring failures.
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+    _ = try? bytes.withUnsafeBytes { try Socket(fd: fd).sendAll($0) }
 }

@@ -38,43 +38,10 @@ struct OSCOptions {
             return nil
         }
         do {
-            return OSCSource(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout)
+            return OSCSource(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout,
+                             log: { printErr("bendsynth: \($0)") })
         } catch {
             throw AppError.usage("play: \(error)")
         }
     }
-}
-
-/// OSC and TUIO senders (`play --osc`): one receive thread, the port's one producer.
-final class OSCSource: PlaySource, @unchecked Sendable {
-    let name: String
-    let endsPlay = false
-    let address: OSCListenAddress
-    let tcp: Bool
-    let timeout: Double
-    private var receiver: OSCReceiver?
-
-    init(address: OSCListenAddress, tcp: Bool, timeout: Double) {
-        self.address = address
-        self.tcp = tcp
-        self.timeout = timeout
-        name = "OSC \(tcp ? "tcp" : "udp") \(address.text)"
-    }
-
-    func start(port: ControlPort, context: PlayContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer
-        let receiver: OSCReceiver
-        do {
-            receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, emit: { port.send($0) },
-                                       log: { printErr("bendsynth: \($0)") }, voices: { mixer.activeVoices })
-        } catch {
-            throw AppError.runtime("cannot receive OSC on '\(address.text)': \(error)")
-        }
-        receiver.start()
-        self.receiver = receiver
-        printErr("bendsynth: OSC listening on \(tcp ? "tcp" : "udp") \(receiver.boundDescription)"
-                 + (timeout > 0 ? String(format: ", touches end after %g s of silence", timeout) : ""))
-    }
-
-    func stop() { receiver?.stop() }
 }

@@ -1,0 +1,61 @@
+import BendControl
+import Glibc
+import Synchronization
+
+/// The pad in the terminal as an input source of `play`: a `TerminalInput` on standard
+/// input and output whose status line shows the instrument (peak, voices, xruns, the
+/// output's line). Play ends as it ends (`q`, Ctrl-C, hang-up).
+public final class TerminalSource: InputSource, @unchecked Sendable {
+    public let name = "terminal"
+    public let endsPlay = true
+    private var input: TerminalInput?
+    private let failure = Mutex<String?>(nil)
+    private let filter: (@Sendable (TerminalEvent) -> Bool)?
+    private let deviceLine: (@Sendable () -> String?)?
+    private let notice: (@Sendable () -> String?)?
+    private let shown: (@Sendable (Bool) -> Void)?
+
+    /// - Parameters:
+    ///   - filter: sees each decoded event before the pad; true consumes it (`play
+    ///     --bluetooth`: y/n answer invitations).
+    ///   - deviceLine: a line shown instead of the output's, when it returns one (the
+    ///     invitation question).
+    ///   - notice: the notice to show now (peers' messages), if any.
+    ///   - shown: told when the pad starts (`true`) and stops (`false`) being drawn.
+    public init(filter: (@Sendable (TerminalEvent) -> Bool)? = nil, deviceLine: (@Sendable () -> String?)? = nil,
+                notice: (@Sendable () -> String?)? = nil, shown: (@Sendable (Bool) -> Void)? = nil) {
+        self.filter = filter
+        self.deviceLine = deviceLine
+        self.notice = notice
+        self.shown = shown
+    }
+
+    /// Why the terminal failed (a read error), if it did. - Thread: any.
+    public var failureDescription: String? { failure.withLock { $0 } }
+
+    /// - Throws: `InputSourceError(.runtime)` "cannot use the terminal: …".
+    public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
+        let mixer = context.mixer, output = context.output, deviceLine = self.deviceLine, notice = self.notice
+        let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, status: { s in
+            s.peak = Double(mixer.peak)
+            s.limiterGain = Double(mixer.limiterGain)
+            s.voices = mixer.activeVoices
+            s.xruns = output.xruns
+            s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
+            s.notice = notice?()
+        }, filter: filter, onEvent: { port.send($0) }, onFinish: { [weak self] reason in
+            if case .failed(let e) = reason { self?.failure.withLock { $0 = "\(e)" } }
+            finished()
+        })
+        do { try input.start() } catch {
+            throw InputSourceError(.runtime, "cannot use the terminal: \(error)")
+        }
+        self.input = input
+        shown?(true)
+    }
+
+    public func stop() {
+        shown?(false)
+        input?.stop()
+    }
+}

@@ -1,0 +1,174 @@
+import BendControl
+import BendSystem
+import Glibc
+import Synchronization
+
+/// Where an instrument's lines about its peers go (a peer's TEXT with the sender's
+/// name, a peer coming or leaving, a limit hit): the pad's status area while it is
+/// drawn, stderr otherwise. - Thread: `post` from any thread.
+public protocol PeerNotices: AnyObject, Sendable {
+    func post(_ text: String)
+}
+
+/// The instrument's player, asked about Bluetooth invitations (`InvitationDecision.ask`).
+/// - Thread: `offer` and `withdraw` on the session's I/O thread; `connect` at setup.
+public protocol InvitationAsker: AnyObject, Sendable {
+    /// An invitation now waits for the player.
+    func offer(_ peer: PeerInfo)
+    /// The invitation was settled elsewhere (connected, declined, gone).
+    func withdraw(_ id: PeerID)
+    /// Where the player's answers go (the session's `answerInvitation`).
+    func connect(_ answer: @escaping @Sendable (PeerID, InvitationDecision) -> Void)
+}
+
+/// `play --listen` / `play --bluetooth`: other machines' touches over the peer protocol,
+/// as an input source. A `PeerSession` (its own event loop: the port's one producer)
+/// listens; a `PeerTouchTranslator` gives each peer's touch ids their own namespace and
+/// holds each peer to `PeerLimits`; when a peer goes — BYE, closed socket, heartbeat
+/// timeout, a bad frame — every touch it holds ends.
+public final class PeerSource: InputSource, @unchecked Sendable {
+    public let name: String
+    public let endsPlay = false
+    /// What the session listens on (transport syntax).
+    public let listenAddress: String
+    public let key: SharedKey?
+    public let limits: PeerLimits
+    /// TCP (`--listen`) or Bluetooth RFCOMM (`--bluetooth`).
+    public let transport: PeerTransport
+    /// Who may play over Bluetooth; nil for TCP (the shared key decides there).
+    public let admission: BluetoothAdmission?
+    /// Over Bluetooth with the terminal: the player answers invitations at the pad.
+    public let prompt: (any InvitationAsker)?
+    private var session: PeerSession?
+    /// Peers' touches → this port's: only the session's I/O thread (the port's one
+    /// producer) uses it.
+    private var translator: PeerTouchTranslator
+    private let bound = Mutex<String?>(nil)
+    private var announcer: PeerAnnouncer?
+    /// Off loopback, where avahi-daemon runs: the `_bendsynth._tcp` DNS-SD record.
+    private var avahi: AvahiPublisher?
+    /// Over Bluetooth: our SDP record, so `peers --bluetooth` finds this instrument.
+    private var serviceRecord: BluetoothServiceRecord?
+    /// Where lines for the player go (TEXT, peers coming and going); nil: `log`. Set
+    /// before `start`.
+    public var notices: (any PeerNotices)?
+    /// Where setup lines go (listening, a missing SDP record): stderr in the app. Set
+    /// before `start`.
+    public var log: @Sendable (String) -> Void = { _ in }
+
+    /// Listens on TCP `address`; `key` is demanded off loopback.
+    public init(listening address: SocketAddress, key: SharedKey?, limits: PeerLimits = PeerLimits()) {
+        listenAddress = address.description
+        name = "peers on \(address)"
+        self.key = key
+        self.limits = limits
+        translator = PeerTouchTranslator(limits: limits)
+        transport = TCPTransport()
+        admission = nil
+        prompt = nil
+    }
+
+    /// Listens on RFCOMM `channel` (empty: the default, 7); who may play is decided by
+    /// `admission` (with `prompt`, others are asked about at the pad).
+    public init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: (any InvitationAsker)?, limits: PeerLimits = PeerLimits()) {
+        var admission = admission
+        admission.askPlayer = prompt != nil
+        self.prompt = prompt
+        listenAddress = channel
+        name = "peers over Bluetooth"
+        key = nil
+        self.limits = limits
+        translator = PeerTouchTranslator(limits: limits)
+        transport = RFCOMMTransport()
+        self.admission = admission
+    }
+
+    /// The address actually listened on (port filled in), after `start`. - Thread: any.
+    public var boundAddress: String? { bound.withLock { $0 } }
+
+    /// Listens, announces (UDP, DNS-SD off loopback, SDP over Bluetooth) and plays the
+    /// peers' touches into `port`.
+    /// - Throws: `InputSourceError` (runtime: exit 1) ("cannot listen for peers: …").
+    public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
+        var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
+        config.key = key
+        let session = PeerSession(configuration: config, transport: transport)
+        if let admission {
+            let prompt = self.prompt
+            session.invitationPolicy = { peer in
+                let d = admission.decide(peer)
+                if case .ask = d { prompt?.offer(peer) }
+                return d
+            }
+            prompt?.connect { [weak session] id, decision in session?.answerInvitation(from: id, decision) }
+        }
+        let mixer = context.mixer, output = context.output
+        session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: mixer.activeVoices)) }
+        session.onStateChange = { [self] change in
+            if change.state == .connected || change.state == .disconnected { prompt?.withdraw(change.peer.id) }
+            switch change.state {
+            case .connected:
+                notice("\(change.peer) connected")
+            case .disconnected:
+                releaseTouches(of: change.peer.id, port: port)
+                notice("\(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(change.detail))")")
+            default: break
+            }
+        }
+        session.onReceive = { [self] message, peer in receive(message, from: peer, port: port) }
+        do {
+            let address = try session.listen(on: listenAddress)
+            bound.withLock { $0 = address }
+            if admission != nil {
+                log("listening for Bluetooth peers on RFCOMM \(address)")
+                do { serviceRecord = try BluetoothServiceRecord(channel: RFCOMMTransport.defaultChannel, name: config.displayName) } catch {
+                    log("note: others cannot find this instrument by SDP search (they can still connect to its address): \(error)")
+                }
+            } else {
+                log("listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
+            }
+            if admission == nil, let ep = try? PeerAddress.parse(address) {
+                announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
+                                               broadcast: !ep.isLoopback)
+                // DNS-SD too where avahi-daemon runs (off loopback only); silently none otherwise.
+                if !ep.isLoopback {
+                    avahi = try? AvahiPublisher(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName))
+                }
+            }
+        } catch {
+            throw InputSourceError(.runtime, "cannot listen for peers: \(error)")
+        }
+        self.session = session
+    }
+
+    public func stop() {
+        announcer?.stop()
+        announcer = nil
+        avahi?.stop()
+        avahi = nil
+        serviceRecord = nil
+        session?.stop()   // every peer's disconnect releases its touches
+        session = nil
+    }
+
+    /// - Thread: the session's I/O thread.
+    private func receive(_ message: PeerMessage, from peer: PeerInfo, port: ControlPort) {
+        translator.receive(message, from: peer, at: MonotonicClock.nanos(), emit: { port.send($0) }, notice: { notice($0) })
+    }
+
+    /// A line for the player: on `notices`, else `log`.
+    private func notice(_ text: String) {
+        if let notices { notices.post(text) } else { log(text) }
+    }
+
+    /// - Thread: the session's I/O thread.
+    private func releaseTouches(of peer: PeerID, port: ControlPort) {
+        translator.release(peer, emit: { port.send($0) })
+    }
+
+    private func hostName() -> String {
+        var b = [UInt8](repeating: 0, count: 256)
+        guard gethostname(&b, b.count) == 0 else { return "?" }
+        return String(decoding: b.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// `bendsynth remote` in a real terminal (tmux) on loopback: standard input is read once,
+/// through the pad's decoder, and `/` opens a text line only as a typed key.
+final class TmuxRemoteTests: XCTestCase {
+    let tmux = Tmux("bendsynth-remote-test")
+
+    func testTextLineFromTheDecodedKeysAndThePadStillPlays() throws {
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let instrument = try PeerEndToEndTests.Instrument(dir: dir, listen: { "127.0.0.1:\($0)" })
+        defer { _ = instrument.stop() }
+        XCTAssertTrue(instrument.waitFor("listening for peers"), instrument.stderr)
+        let log = dir.appendingPathComponent("remote.err").path
+        let (columns, rows) = (100, 30)
+        let command = "\(BinaryRunner.executable.path) remote 127.0.0.1:\(instrument.port) --name tester 2>\(log); echo exit=$? >>\(log)"
+        try tmux(["new-session", "-d", "-s", "remote", "-x", "\(columns)", "-y", "\(rows)", command])
+        defer { try? tmux(["kill-server"]) }
+        func screen() throws -> String { try tmux.screen("remote") }
+        try waitUntil("the remote pad") { try screen().contains("connected, RTT") }
+
+        // A `/` inside a paste is pasted text, not the key: no line opens.
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[200~a/b\u{1B}[201~"])
+        // The mouse still plays (a voice at the instrument) while no line is open.
+        let pad = TerminalScreenLayout.geometry(columns: columns, rows: rows)
+        let cell = pad.cell(x: 0.5, y: 1)
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)M"])
+        try waitUntil("a voice") { try screen().contains("voices 1") }
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)m"])
+        try waitUntil("the release") { try screen().contains("voices 0") }
+        let shown = try screen()
+        XCTAssertFalse(shown.contains("message:"), shown)
+
+        // `/` opens a line; Escape cancels it; a second line is sent with Enter.
+        try tmux(["send-keys", "-t", "remote", "-l", "/hi"])
+        try waitUntil("the text line") { try screen().contains("message: hi_") }
+        try tmux(["send-keys", "-t", "remote", "Escape"])
+        try waitUntil("the line cancelled") { try screen().contains("/ types a message") }
+        try tmux(["send-keys", "-t", "remote", "-l", "/hello"])
+        try waitUntil("the second line") { try screen().contains("message: hello_") }
+        try tmux(["send-keys", "-t", "remote", "Enter"])
+        XCTAssertTrue(instrument.waitFor("message from tester: hello"), instrument.stderr)
+        XCTAssertFalse(instrument.stderr.contains("message from tester: hi"), "the cancelled line was not sent")
+
+        try tmux(["send-keys", "-t", "remote", "q"])
+        try waitUntil("remote to exit") { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("exit=") ?? false }
+        let stderr = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertTrue(stderr.contains("exit=0"), stderr)
+    }
+}
