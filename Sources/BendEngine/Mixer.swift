@@ -129,9 +129,6 @@ public struct Mixer: @unchecked Sendable {
         var s = State()
         s.freeCount = configuration.voices
         s.interpolation = configuration.interpolation
-        if case .bandLimited = configuration.interpolation {
-            precondition(tone.hasLevels, "band-limited interpolation needs a tone table made with levels")
-        }
         s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), longest))
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), longest))
         s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))

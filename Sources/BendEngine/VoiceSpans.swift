@@ -36,7 +36,13 @@ extension Mixer {
             }
             switch state.pointee.interpolation {
             case .cubic: mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
-            case .bandLimited: mixVoiceBandLimited(v, into: mono + Int(from), count: Int(stop &- from))
+            case .bandLimited:
+                // Until the tone's levels are installed (`ToneTable.install`), cubic.
+                if tone.hasLevels {
+                    mixVoiceBandLimited(v, into: mono + Int(from), count: Int(stop &- from))
+                } else {
+                    mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
+                }
             case .linear: mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
             }
             voices.mixedTo[v] = stop
