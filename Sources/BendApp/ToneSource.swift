@@ -20,7 +20,7 @@ enum ToneSource {
     ///   tone is shorter than `minimumFrames` at the output rate.
     /// - Parameter levelsNow: with `--interp bandlimited`, make the band-limited levels
     ///   here (offline commands); false leaves them to `makeLevelsInBackground` (play:
-    ///   about 0.6 s for a 1 s tone, which start-up need not wait for).
+    ///   about 0.8 s of a core for a 1 s tone, which start-up need not wait for).
     static func load(_ sound: SoundOptions, rate: Double, levelsNow: Bool = true) throws -> Loaded {
         let path = try sound.tone ?? DefaultTone.path()
         do {
