@@ -7,11 +7,12 @@ RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
-# liblo (+ pkg-config to find them).
+# liblo, libjack (jackd2's; + pkg-config to find them).
 # Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests),
-# liblo-tools (oscsend), python3-venv (python-osc from PyPI, below).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev
-DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon
+# liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
+# dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so).
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev
+DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -29,7 +30,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint bench bench-deps bench-icount clean
+.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus
 
 all: build
 
@@ -47,6 +48,15 @@ $(DEB_STAMP):
 PYOSC = $(BUILD_DIR)/pyosc/bin/python3
 $(PYOSC): | deps
 	python3 -m venv $(BUILD_DIR)/pyosc && $(BUILD_DIR)/pyosc/bin/pip install -q python-osc
+
+# mido (PyPI) in a venv: writes the MIDI file corpus the MIDI tests read (committed in
+# Tests/BendMIDITests/Fixtures; `make midi-corpus` makes it again).
+MIDO = $(BUILD_DIR)/mido/bin/python3
+$(MIDO): | deps
+	python3 -m venv $(BUILD_DIR)/mido && $(BUILD_DIR)/mido/bin/pip install -q mido==1.3.3
+
+midi-corpus: $(MIDO)
+	$(MIDO) scripts/make-midi-corpus.py Tests/BendMIDITests/Fixtures
 
 build: deps
 	$(SWIFT) build -c release $(SWIFT_CPU)

@@ -1,10 +1,12 @@
 #!/bin/bash
-# `make bench`, real-time part: `bendsynth play` on a paced ALSA device — jackd's dummy
-# driver (48 kHz, 64-frame periods, not real-time scheduled) through the ALSA `jack`
-# PCM of libasound2-plugins (/usr/share/alsa/alsa.conf.d/50-jack.conf) — holding
-# TOUCHES moving touches for SECONDS with --voices 1024. Prints xruns, the render
-# thread's load per period, the output latency, the event → frame latency (OSC touches
-# sent during the run) and the start-up time (median of 10 runs). Printed, never asserted.
+# `make bench`, real-time part: `bendsynth play` on jackd's dummy driver (48 kHz,
+# 64-frame periods, not real-time scheduled), twice: through the ALSA `jack` PCM of
+# libasound2-plugins (/usr/share/alsa/alsa.conf.d/50-jack.conf), and as a native JACK
+# client (-a jack: the process callback is the render thread) — each holding TOUCHES
+# moving touches for SECONDS with --voices 1024. Prints xruns, the render thread's load
+# per period, heap allocations and mutex locks on it, the output latency, the event →
+# frame latency (OSC touches sent during the run) and the start-up time (median of 10
+# runs). Printed, never asserted.
 # When jackd cannot run, the load figures come from the clock-paced output instead
 # (-d nonexistent --record), and say so.
 # usage: Benchmarks/realtime.sh BENDSYNTH [SECONDS] [TOUCHES]
@@ -20,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-DEVICE=(-d jack); LABEL="ALSA 'jack' PCM → jackd dummy driver (48 kHz, 64-frame periods)"
+DEVICE=(-d jack --period 64); LABEL="ALSA 'jack' PCM → jackd dummy driver (48 kHz, 64-frame periods)"
 if command -v jackd >/dev/null; then
   jackd --no-realtime -d dummy -r 48000 -p 64 >"$DIR/jackd.log" 2>&1 &
   JACK_PID=$!
@@ -34,46 +36,55 @@ else
   echo "jackd is not installed (Debian jackd2)"
 fi
 if [ -z "$JACK_PID" ]; then
-  DEVICE=(-d nonexistent --record "$DIR/take.wav")
+  DEVICE=(-d nonexistent --period 64 --record "$DIR/take.wav")
   LABEL="FALLBACK: no jackd — clock-paced output (-d nonexistent --record), not a device"
 fi
 
-echo "Real time: bendsynth play ${DEVICE[*]} --period 64 --voices 1024, $TOUCHES moving touches for $SECS s"
-echo "  output: $LABEL"
+run() {  # LABEL, XRUN NOTE, play's output options...
+  local label=$1 xnote=$2; shift 2
+  local out=("$@")
+  echo "Real time: bendsynth play ${out[*]} --voices 1024, $TOUCHES moving touches for $SECS s"
+  echo "  output: $label"
+  # Start-up: `play` started → first period written (wall clock), 10 runs.
+  for _ in $(seq 10); do
+    t0=$EPOCHREALTIME
+    "$BIN" play --no-terminal "${out[@]}" --voices 1024 --script "$DIR/short.jsonl" --load-stats 2>&1 |
+      awk -v t0="$t0" '/first period written at/ { printf "%.1f\n", ($6 - t0) * 1000 }'
+  done | sort -n >"$DIR/startup"
+  echo "  start-up (play started → first period written), 10 runs: median $(sed -n 5p "$DIR/startup") ms (min $(head -1 "$DIR/startup"), max $(tail -1 "$DIR/startup") ms; goal < 150 ms)"
+  local before
+  before=$(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true)
+  LD_PRELOAD="$DIR/render_watch.so" "$BIN" play --no-terminal "${out[@]}" --voices 1024 --script "$DIR/touches.jsonl" \
+    --osc "127.0.0.1:$PORT" --osc-timeout 0 --load-stats 2>"$DIR/play.err" &
+  PLAY_PID=$!
+  for _ in $(seq 600); do  # up to 60 s for the script to be read and the output to start
+    grep -q "^bendsynth: \(ALSA\|JACK\|no sound device\)" "$DIR/play.err" && break
+    kill -0 "$PLAY_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  local start=$SECONDS
+  while [ $((SECONDS - start)) -lt $((SECS + 1)) ] && kill -0 "$PLAY_PID" 2>/dev/null; do
+    oscsend localhost "$PORT" /bendsynth/touch iff 900000 "0.$((RANDOM % 9 + 1))" 0.5 2>/dev/null || true
+    sleep "0.0$((RANDOM % 9 + 1))"
+  done
+  kill -TERM "$PLAY_PID" 2>/dev/null || true  # the OSC source does not end by itself
+  wait "$PLAY_PID" || echo "  play failed: $(tail -3 "$DIR/play.err")"
+  PLAY_PID=
+  local xruns=$(( $(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true) - before ))
+  sed -n 's/^bendsynth: ALSA .*: \(.*buffer [^;]*\);.*/  configured: \1/p; s/^bendsynth: JACK client [^:]*: \([^;]*\);.*/  configured: \1/p; s/^bendsynth: \(played .*\)/  \1 ('"$xnote"')/p; s/^bendsynth: \(render load.*\)/  \1/p; s/^bendsynth: \(event queue.*\)/  \1/p; s/^bendsynth: \(.*events dropped.*\)/  \1/p' "$DIR/play.err"
+  [ -n "$JACK_PID" ] && echo "  jackd's own dummy-driver xruns during the run (its non-real-time timer): $xruns"
+  sed -n 's/^bendsynth: \(render thread over the whole run.*\)/  \1; goal 0 and 0/p' "$DIR/play.err"
+  echo "  render thread: @_noLocks on the whole render path, checked by the release build (no allocation, no locks)"
+}
 
-# Start-up: `play` started → first period written (wall clock), 10 runs.
 printf '{"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}\n{"t": 0.05, "type": "up", "id": 1}\n' >"$DIR/short.jsonl"
-for _ in $(seq 10); do
-  t0=$EPOCHREALTIME
-  "$BIN" play --no-terminal "${DEVICE[@]}" --period 64 --voices 1024 --script "$DIR/short.jsonl" --load-stats 2>&1 |
-    awk -v t0="$t0" '/first period written at/ { printf "%.1f\n", ($6 - t0) * 1000 }'
-done | sort -n >"$DIR/startup"
-echo "  start-up (play started → first period written), 10 runs: median $(sed -n 5p "$DIR/startup") ms (min $(head -1 "$DIR/startup"), max $(tail -1 "$DIR/startup") ms; goal < 150 ms)"
-
-# The long run: a generated script of moving touches, plus live OSC touches for the latency.
 "$(dirname "$0")/touches.sh" "$TOUCHES" "$SECS" 0.1 >"$DIR/touches.jsonl"
 PORT=$((20000 + $$ % 20000))
-JACK_XRUNS_BEFORE=$(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true)
 # render_watch.so counts heap allocations and mutex locks on the render thread.
 cc -O2 -shared -fPIC -I "$(dirname "$0")/../Sources/CAllocCounter/include" -o "$DIR/render_watch.so" "$(dirname "$0")/render_watch.c" -ldl
-LD_PRELOAD="$DIR/render_watch.so" "$BIN" play --no-terminal "${DEVICE[@]}" --period 64 --voices 1024 --script "$DIR/touches.jsonl" \
-  --osc "127.0.0.1:$PORT" --osc-timeout 0 --load-stats 2>"$DIR/play.err" &
-PLAY_PID=$!
-for _ in $(seq 600); do  # up to 60 s for the script to be read and the output to start
-  grep -q "^bendsynth: \(ALSA\|no sound device\)" "$DIR/play.err" && break
-  kill -0 "$PLAY_PID" 2>/dev/null || break
-  sleep 0.1
-done
-start=$SECONDS
-while [ $((SECONDS - start)) -lt $((SECS + 1)) ] && kill -0 "$PLAY_PID" 2>/dev/null; do
-  oscsend localhost "$PORT" /bendsynth/touch iff 900000 "0.$((RANDOM % 9 + 1))" 0.5 2>/dev/null || true
-  sleep "0.0$((RANDOM % 9 + 1))"
-done
-kill -TERM "$PLAY_PID" 2>/dev/null || true  # the OSC source does not end by itself
-wait "$PLAY_PID" || echo "  play failed: $(tail -3 "$DIR/play.err")"
-PLAY_PID=
-JACK_XRUNS=$(( $(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true) - JACK_XRUNS_BEFORE ))
-sed -n 's/^bendsynth: ALSA .*: \(.*buffer [^;]*\);.*/  configured: \1/p; s/^bendsynth: \(played .*\)/  \1 (bendsynth'"'"'s xruns; goal 0)/p; s/^bendsynth: \(render load.*\)/  \1/p; s/^bendsynth: \(event queue.*\)/  \1/p; s/^bendsynth: \(.*events dropped.*\)/  \1/p' "$DIR/play.err"
-[ -n "$JACK_PID" ] && echo "  jackd's own dummy-driver xruns during the run (its non-real-time timer): $JACK_XRUNS"
-sed -n 's/^bendsynth: \(render thread over the whole run.*\)/  \1; goal 0 and 0/p' "$DIR/play.err"
-echo "  render thread: @_noLocks on the whole render path, checked by the release build (no allocation, no locks)"
+run "$LABEL" "bendsynth's xruns; goal 0" "${DEVICE[@]}"
+if [ -n "$JACK_PID" ]; then
+  echo
+  run "native JACK client (-a jack: JACK's process callback renders) → jackd dummy driver (48 kHz, 64-frame periods)" \
+    "JACK's xrun callback: the server's xruns, whatever their cause" -a jack
+fi

@@ -56,6 +56,8 @@ struct SoundOptions {
     var limiter = true
     /// Master gain, dB (`-g`).
     var gainDB = 0.0
+    /// MIDI note of the tone's pitch (ratio 1) for MIDI files and MIDI in/out, 0…127.
+    var toneNote = 69
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
@@ -66,6 +68,7 @@ struct SoundOptions {
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.3 dBFS, 1 ms look-ahead (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
+        OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files and MIDI in/out (0…127, default 69 = A4, the default tone)"),
     ]
 
     /// Applies one parsed option; returns false when it is not a sound option.
@@ -89,6 +92,7 @@ struct SoundOptions {
             }
             limiter = value == "on"
         case "gain": gainDB = try OptionValues.number(value, option: name, in: -60...24)
+        case "tone-note": toneNote = try OptionValues.integer(value, option: name, in: 0...127)
         default: return false
         }
         return true

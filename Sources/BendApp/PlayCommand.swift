@@ -3,6 +3,7 @@ import BendControl
 import BendEngine
 import BendEvdev
 import BendInput
+import BendMIDI
 import BendPeers
 import BendSystem
 import CALSA
@@ -20,7 +21,8 @@ enum PlayCommand {
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
-        OptionSpec("script", value: "FILE.jsonl", help: "play a touch script live (an input source; standard input need not be a terminal)"),
+        OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
+        OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
@@ -28,10 +30,10 @@ enum PlayCommand {
         OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
-    ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
-    usage: bendsynth play [--device PCM] [--record FILE.wav] [options]
+    usage: bendsynth play [-a alsa|jack] [--device PCM] [--record FILE.wav] [options]
 
     Draws a pad in the terminal. Press and drag the mouse, or hold letter keys, to
     play; x bends the pitch, y sets the gain; ←/→ tilt the pan; q or Ctrl-C quits.
@@ -41,11 +43,13 @@ enum PlayCommand {
 
     struct Options {
         var sound = SoundOptions()
+        var audio = AudioDriverOptions()
         var device = "default"
         var period = 256
         var periods = 3
         var record: String?
         var recordTouches: String?
+        var recordMIDI: String?
         var script: String?
         var terminal = true
         var loadStats = false
@@ -65,6 +69,7 @@ enum PlayCommand {
             if try o.sound.apply(name, value) { continue }
             if try o.evdev.apply(name, value) { continue }
             if try o.osc.apply(name, value) { continue }
+            if try o.audio.apply(name, value) { continue }
             switch name {
             case "help":
                 print(usage + OptionParser.help(specs))
@@ -74,6 +79,7 @@ enum PlayCommand {
             case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16)
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
+            case "record-midi": o.recordMIDI = value
             case "script": o.script = value
             case "no-terminal": o.terminal = false
             case "load-stats": o.loadStats = true
@@ -86,9 +92,12 @@ enum PlayCommand {
             }
         }
         try o.sound.validate()
+        try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [InputSource] = []
-        if let path = o.script { sources.append(try ScriptSource(path: path)) }
+        if let path = o.script {
+            sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
+        }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
@@ -101,10 +110,11 @@ enum PlayCommand {
             sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission, prompt: prompt))
         }
         if let osc = try o.osc.source() { sources.append(osc) }
+        if o.audio.midiIn { sources.append(try midiInSource(o)) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
@@ -112,21 +122,26 @@ enum PlayCommand {
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in)")
         }
         try play(o, sources: sources)
     }
 
     static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
-        if let a = o.record, let b = o.recordTouches, URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized {
-            throw AppError.usage("play: --record and --record-touches name the same file '\(a)'")
+        let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
+            .compactMap { name, path in path.map { (name: name, path: $0, url: URL(fileURLWithPath: $0).standardized) } }
+        for (i, a) in outputs.enumerated() {
+            if let b = outputs[(i + 1)...].first(where: { $0.url == a.url }) {
+                throw AppError.usage("play: \(a.name) and \(b.name) name the same file '\(a.path)'")
+            }
         }
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
         // (Its band-limited levels are made once the output's rate is known, on a thread
         // of their own while play starts: `makeLevelsInBackground`.)
         var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate), levelsNow: false)
         let output = try openOutput(o)
+        let midiRings = try openMIDIPorts(o, output: output, sources: sources)
         let rate = output.rate
         if rate != o.sound.rate {
             tone.table.deallocate()
@@ -147,9 +162,22 @@ enum PlayCommand {
                 throw AppError.input("cannot create touch script '\(path)': \(error)")
             }
         }
+        var midiRecorder: MIDIRecorder?
+        if let path = o.recordMIDI {
+            do { midiRecorder = try MIDIRecorder(path: path, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap) } catch {
+                touchRecorder?.close()
+                output.stop()
+                throw AppError.input("cannot create MIDI file '\(path)': \(error)")
+            }
+        }
         // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
         let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
-        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (latencyLog.map { [$0] } ?? [])
+        var midiOut: MIDIOutPump?
+        if let midiRings, o.audio.midiOut {
+            midiOut = try MIDIOutPump(rings: midiRings, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap)
+        }
+        let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
+            + (latencyLog.map { [$0] } ?? [])
         let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, observers: observers) }
         var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
@@ -192,10 +220,18 @@ enum PlayCommand {
         }
         // The output starts after the sources, so a script's first events are queued
         // before the first period is rendered.
+        // The JACK server going away ends play like q or Ctrl-C; the failure exits 1.
+        output.whenEnded {
+            printErr("bendsynth: \(output.failureDescription ?? "the output ended"); stopping")
+            finished.signal()
+        }
         do { try output.start(instrument.driver(record: ring)) } catch {
             started.forEach { $0.stop() }
             recorder?.stop()
             throw AppError.runtime("cannot start the output: \(error)")
+        }
+        do { try midiOut?.start(position: { mixer.position }) } catch {
+            printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
         }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
         if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
@@ -205,14 +241,23 @@ enum PlayCommand {
         // stops, files are finished, the terminal is restored.
         started.forEach { $0.stop() }
         instrument.fadeOut(rendering: { output.failureDescription == nil })
+        midiOut?.finish(position: mixer.position, running: { output.failureDescription == nil })
         let failure = output.failureDescription
         output.stop()
         recorder?.stop()
         touchRecorder?.close()
+        var midiFailure: String?
+        do { try midiRecorder?.close() } catch { midiFailure = "cannot write MIDI file '\(o.recordMIDI ?? "")': \(error)" }
         let seconds = Double(mixer.position) / Double(rate)
         let dropped = instrument.dropped
         printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
+        if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 {
+            printErr("bendsynth: the JACK server changed its period to \(jack.currentPeriodFrames) frames"
+                     + (jack.currentPeriodFrames > jack.periodFrames ? " (rendered in steps of \(jack.periodFrames))" : ""))
+        }
+        for case let m as JACKMIDIInSource in sources { printErr("bendsynth: \(m.summary)") }
+        if let midiOut { printErr("bendsynth: \(midiOut.summary)") }
         if o.loadStats, let meter = output.loadMeter {
             printErr("bendsynth: \(meter.summary)")
             if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
@@ -225,17 +270,45 @@ enum PlayCommand {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
         if let path = o.recordTouches { printErr("bendsynth: touches written to '\(path)'") }
+        if let path = o.recordMIDI, midiFailure == nil { printErr("bendsynth: MPE written to '\(path)'") }
         instrument.deallocate()
         ring?.deallocate()
         if let failure { throw AppError.runtime(failure) }
+        if let midiFailure { throw AppError.runtime(midiFailure) }
         for case let terminal as TerminalSource in sources {
             if let e = terminal.failureDescription { throw AppError.runtime("terminal: \(e)") }
         }
     }
 
+    /// `--midi-in`: JACK's midi_in with -a jack, else an ALSA sequencer port.
+    static func midiInSource(_ o: Options) throws -> InputSource {
+        if o.audio.driver == .jack { return JACKMIDIInSource(toneNote: o.sound.toneNote) }
+        return try ALSASeqMIDISource(toneNote: o.sound.toneNote, clientName: "bendsynth")
+    }
+
+    /// Registers the JACK MIDI ports asked for (before the client starts) and hands
+    /// midi_in's ring to its source; nil without -a jack or MIDI.
+    static func openMIDIPorts(_ o: Options, output: AudioOutput, sources: [InputSource]) throws -> JACKMIDIRings? {
+        guard let jack = output as? JACKOutput, o.audio.midiIn || o.audio.midiOut else { return nil }
+        do {
+            let rings = try jack.enableMIDI(input: o.audio.midiIn, output: o.audio.midiOut)
+            for case let s as JACKMIDIInSource in sources { s.rings = rings }
+            return rings
+        } catch {
+            output.stop()
+            throw AppError.runtime("cannot open the JACK MIDI ports: \(error)")
+        }
+    }
+
     /// The ALSA PCM asked for; when it does not open: say so, list the PCMs that exist,
-    /// and play into the recording alone if there is one.
+    /// and play into the recording alone if there is one. With -a jack, the JACK client
+    /// (no fallback: a missing server is a failure, exit 1).
     static func openOutput(_ o: Options) throws -> AudioOutput {
+        if o.audio.driver == .jack {
+            do { return try JACKOutput(name: o.audio.jackName, connect: o.audio.jackConnect) } catch {
+                throw AppError.runtime("cannot open the JACK client: \(error)")
+            }
+        }
         calsa_silence_library_messages()
         do {
             let alsa = try ALSAOutput(device: o.device, rate: o.sound.rate, periodFrames: o.period, periods: o.periods)

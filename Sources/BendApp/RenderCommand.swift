@@ -16,8 +16,9 @@ enum RenderCommand {
     static let usage = """
     usage: bendsynth render SCRIPT -o OUT.wav [--tone FILE] [--rate HZ] [options]
 
-    Plays the touch script SCRIPT (JSON Lines; see README) through the same mixer as
-    'play' and writes what it would have sounded like. OUT.wav appears only when the
+    Plays the touch script SCRIPT (JSON Lines; see README), or a Standard MIDI File
+    (known by its 'MThd' header; notes as MIDI in plays them, --tone-note), through
+    the same mixer as 'play' and writes what it would have sounded like. OUT.wav appears only when the
     whole render succeeded.
 
     """
@@ -40,16 +41,11 @@ enum RenderCommand {
         }
         try sound.validate()
         guard operands.count == 1 else {
-            throw AppError.usage(operands.isEmpty ? "render: missing the touch script (SCRIPT)" : "render: expected one touch script, got \(operands.count): \(operands.joined(separator: " "))")
+            throw AppError.usage(operands.isEmpty ? "render: missing the touch script or MIDI file (SCRIPT)" : "render: expected one touch script, got \(operands.count): \(operands.joined(separator: " "))")
         }
         guard let output else { throw AppError.usage("render: missing -o OUT.wav") }
         guard !output.isEmpty else { throw AppError.usage("render: -o needs a file name, got ''") }
-        let script: TouchScript
-        do {
-            script = try TouchScript.load(path: operands[0])
-        } catch let e as TouchScript.ParseError {
-            throw AppError.input(e.description)
-        }
+        let script = try ScriptFile.load(path: operands[0], toneNote: sound.toneNote)
         let tone = try ToneSource.load(sound, rate: Double(sound.rate))
         defer { tone.table.deallocate() }
         // Ctrl-C or SIGTERM mid-render: remove the half-written temporary file, keep OUT.

@@ -46,6 +46,8 @@ struct ALSASink: @unchecked Sendable {
         switch buffer {
         case .float(let floats): data = UnsafeRawPointer(floats); frameBytes = 8
         case .s16(let shorts, _): data = UnsafeRawPointer(shorts); frameBytes = 4
+        // Never made for a PCM (it takes interleaved frames); the interleaved scratch is the period.
+        case .planar(_, _, let scratch): data = UnsafeRawPointer(scratch); frameBytes = 8
         }
         let result = writePeriod(data, frames: periodFrames, frameBytes: frameBytes, port: port,
                                  policy: policy, counters: counters, stop: stop)

@@ -24,6 +24,15 @@ public protocol AudioOutput: AnyObject, Sendable {
     func start(_ driver: RenderDriver) throws
     /// Stops and joins the render thread. - Thread: setup.
     func stop()
+    /// Runs `handler` once when the output ends by itself (its server went away), so
+    /// play can stop. Call before `start`. - Thread: setup.
+    func whenEnded(_ handler: @escaping @Sendable () -> Void)
+}
+
+extension AudioOutput {
+    /// The ALSA and clock-paced outputs do not call it (a failed ALSA device is seen by
+    /// `failureDescription` when play stops).
+    public func whenEnded(_ handler: @escaping @Sendable () -> Void) {}
 }
 
 extension ALSAOutput: AudioOutput {

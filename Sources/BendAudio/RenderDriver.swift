@@ -4,8 +4,7 @@ import BendSystem
 /// Where one period's samples go, in the sink's format. Plain pointers: the sink owns
 /// (or is handed) the memory, sized for the frames asked of `RenderDriver.period`.
 /// A sink with another layout adds a case here and its conversion to the step, as S16
-/// does (JACK's ports, one float buffer per channel, would be `.planar(left, right)`
-/// rendered through a scratch and deinterleaved).
+/// and JACK's planar ports do.
 public enum PeriodBuffer: @unchecked Sendable {
     /// Interleaved stereo float (left, right, …), 2 × frames samples: rendered in place.
     /// An offline file, the clock-paced sink, a FLOAT_LE PCM, or a buffer a pull-driven
@@ -15,6 +14,10 @@ public enum PeriodBuffer: @unchecked Sendable {
     /// rendered into `scratch` (2 × frames floats, what the record ring gets), then
     /// converted (clamped, × 32767, rounded to nearest, NaN → 0).
     case s16(UnsafeMutablePointer<Int16>, scratch: UnsafeMutablePointer<Float>)
+    /// One float buffer per channel, `frames` samples each (JACK's ports): rendered into
+    /// `scratch` (2 × frames floats, interleaved: what the record ring gets), then
+    /// deinterleaved into `left` and `right`.
+    case planar(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>)
 
     /// The float samples the mixer renders into.
     var floats: UnsafeMutablePointer<Float> {
@@ -22,6 +25,7 @@ public enum PeriodBuffer: @unchecked Sendable {
             switch self {
             case .float(let f): return f
             case .s16(_, let scratch): return scratch
+            case .planar(_, _, let scratch): return scratch
             }
         }
     }
@@ -100,7 +104,11 @@ public struct RenderDriver: @unchecked Sendable {
         let floats = buffer.floats
         mixer.render(into: floats, frames: frames)
         if let record { record.write(floats, count: 2 * frames) }
-        if case .s16(let shorts, _) = buffer { RenderDriver.convertToS16(floats, shorts, count: 2 * frames) }
+        switch buffer {
+        case .float: break
+        case .s16(let shorts, _): RenderDriver.convertToS16(floats, shorts, count: 2 * frames)
+        case .planar(let left, let right, _): RenderDriver.deinterleave(floats, left, right, frames: frames)
+        }
         var end: UInt64 = 0
         if timed {
             end = _unsafePerformance { MonotonicClock.nanos() }
@@ -114,6 +122,19 @@ public struct RenderDriver: @unchecked Sendable {
     @_noLocks
     public func periodDelivered() {
         if let meter { meter.periodWritten() }
+    }
+
+    /// Interleaved stereo → one buffer per channel.
+    /// - Thread: render.
+    @_noLocks
+    static func deinterleave(_ input: UnsafePointer<Float>, _ left: UnsafeMutablePointer<Float>,
+                             _ right: UnsafeMutablePointer<Float>, frames: Int) {
+        var i = 0
+        while i < frames {
+            left[i] = input[2 * i]
+            right[i] = input[2 * i + 1]
+            i += 1
+        }
     }
 
     /// Float −1…+1 → S16: clamped, scaled by 32767, rounded to nearest.

@@ -3,14 +3,42 @@ public enum TouchPhase: String, Sendable, Equatable {
     case down, move, up
 }
 
-/// One input event from any source, in pad coordinates.
+/// One input event from any source, in pad coordinates or (MIDI) as a pitch ratio.
 ///
 /// The pad: x in 0…1 from the left edge to the right, y in 0…1 from the bottom edge to
 /// the top; tilt in −1 (all left) … +1 (all right).
 public enum ControlEvent: Sendable, Equatable {
-    /// A touch `id` (the source's own id) starts, moves or ends at (x, y).
+    /// A touch `id` (the source's own id) starts, moves or ends at (x, y); the port maps
+    /// x to pitch through its `PitchMap` and y to gain (`gain(y:)`).
     /// `x` and `y` are ignored for `.up`.
     case touch(id: UInt32, phase: TouchPhase, x: Double, y: Double)
+    /// A touch whose pitch comes as a ratio, not a pad position (MIDI notes and pitch
+    /// bend, MIDI files): no pitch map applies.
+    /// - `ratio`: pitch ratio to the tone's pitch (1 = as recorded, 2 = an octave up),
+    ///   ≥ 0; the port clamps it to `EngineLimits.maximumRatio` (never to the pad's 4).
+    /// - `gain`: linear gain, 0…1 (MIDI: velocity, then pressure).
+    /// - `y`: the touch's y, 0…1, for observers (MIDI: CC74); the engine does not use it.
+    /// All three are ignored for `.up`.
+    case pitched(id: UInt32, phase: TouchPhase, ratio: Double, gain: Double, y: Double)
     /// The pan of every voice, −1…+1.
     case tilt(Double)
+}
+
+extension ControlEvent {
+    /// The touch id and phase of a `.touch` or `.pitched` event, nil for `.tilt`.
+    public var touchPhase: (id: UInt32, phase: TouchPhase)? {
+        switch self {
+        case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _): (id, phase)
+        case .tilt: nil
+        }
+    }
+
+    /// The same event for touch `id` (tilt unchanged).
+    public func withTouchID(_ id: UInt32) -> ControlEvent {
+        switch self {
+        case let .touch(_, phase, x, y): .touch(id: id, phase: phase, x: x, y: y)
+        case let .pitched(_, phase, ratio, gain, y): .pitched(id: id, phase: phase, ratio: ratio, gain: gain, y: y)
+        case .tilt: self
+        }
+    }
 }

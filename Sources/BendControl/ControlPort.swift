@@ -62,25 +62,33 @@ public final class ControlPort: @unchecked Sendable {
         lastFrame = frame
         switch event {
         case let .touch(id, phase, x, y):
-            let key = TouchKey(source: source, touch: id)
-            let ratio = Float(pitchMap.ratio(x: x))
-            let g = Float(gain(y: y))
-            switch phase {
-            case .down:
-                activeTouches.insert(id)
-                ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
-            case .move:
-                guard activeTouches.contains(id) else { return }
-                ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
-            case .up:
-                guard activeTouches.remove(id) != nil else { return }
-                ring.push(EngineEvent(frame: frame, kind: .up, key: key))
-            }
+            guard push(id: id, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: y)), frame: frame) else { return }
+        case let .pitched(id, phase, ratio, g, _):
+            let r = ratio.isNaN ? 0 : min(max(ratio, 0), Double(EngineLimits.maximumRatio))
+            guard push(id: id, phase: phase, ratio: Float(r), gain: Float(gain(y: g)), frame: frame) else { return }
         case let .tilt(value):
             let pan = value.isNaN ? 0 : min(max(value, -1), 1)
             ring.push(EngineEvent(frame: frame, kind: .pan, value: Float(pan)))
         }
         for o in observers { o.observe(event, source: source, streamFrame: frame) }
+    }
+
+    /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
+    /// touch that is not down.
+    private func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64) -> Bool {
+        let key = TouchKey(source: source, touch: id)
+        switch phase {
+        case .down:
+            activeTouches.insert(id)
+            ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
+        case .move:
+            guard activeTouches.contains(id) else { return false }
+            ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
+        case .up:
+            guard activeTouches.remove(id) != nil else { return false }
+            ring.push(EngineEvent(frame: frame, kind: .up, key: key))
+        }
+        return true
     }
 
     /// Ends every touch of this source (the source went away, or the player quit):

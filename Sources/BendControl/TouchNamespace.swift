@@ -76,20 +76,21 @@ public struct TouchNamespace<Owner: Hashable & Sendable>: Sendable {
 
     /// One event of an owner's, in its own ids, in port ids: a down gets a fresh id (and
     /// a down for a touch already held first ends it: an up, then the down); a move or
-    /// up of a touch not held is dropped; tilt passes unchanged.
+    /// up of a touch not held is dropped; tilt passes unchanged. Pad (`touch`) and
+    /// `pitched` events alike keep their other fields.
     /// - Parameter owner: the owner of the event's (own) touch id.
     public mutating func translate(_ event: ControlEvent, owner: (UInt32) -> Owner) -> [ControlEvent] {
-        guard case let .touch(local, phase, x, y) = event else { return [event] }
+        guard let (local, phase) = event.touchPhase else { return [event] }
         let who = owner(local)
         switch phase {
         case .down:
             let (id, replaced) = begin(who)
-            let down = ControlEvent.touch(id: id, phase: .down, x: x, y: y)
+            let down = event.withTouchID(id)
             return replaced.map { [.touch(id: $0, phase: .up, x: 0, y: 0), down] } ?? [down]
         case .move:
-            return ids[who].map { [.touch(id: $0, phase: .move, x: x, y: y)] } ?? []
+            return ids[who].map { [event.withTouchID($0)] } ?? []
         case .up:
-            return end(who).map { [.touch(id: $0, phase: .up, x: x, y: y)] } ?? []
+            return end(who).map { [event.withTouchID($0)] } ?? []
         }
     }
 }

@@ -1,3 +1,4 @@
+import BendEngine
 import Foundation
 
 /// A touch script: JSON Lines, one event per line, times in seconds from the start,
@@ -10,6 +11,12 @@ import Foundation
 ///
 /// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt; `id` integer 0…4294967295 (down,
 /// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt).
+///
+/// A down or move may give its pitch as a ratio instead of x (a MIDI source's touches,
+/// written by `--record-touches`): `ratio` 0…8 (`EngineLimits.maximumRatio`), `gain`
+/// 0…1 and `y` 0…1 — no pitch map applies to it (`ControlEvent.pitched`):
+///
+///     {"t": 0.0, "type": "down", "id": 1, "ratio": 1.5, "gain": 0.8, "y": 0.5}
 public struct TouchScript: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         /// Seconds from the start of the script.
@@ -111,16 +118,24 @@ public struct TouchScript: Sendable, Equatable {
                 return UInt32(v)
             }
             let event: ControlEvent
+            /// A down or move: x and y, or ratio, gain and y.
+            func moved(_ id: UInt32, _ phase: TouchPhase) throws -> ControlEvent {
+                if object["ratio"] != nil {
+                    return .pitched(id: id, phase: phase, ratio: try number("ratio", 0...Double(EngineLimits.maximumRatio)),
+                                    gain: try number("gain", 0...1), y: try number("y", 0...1))
+                }
+                return .touch(id: id, phase: phase, x: try number("x", 0...1), y: try number("y", 0...1))
+            }
             switch type {
             case "down":
                 let id = try touchID()
                 guard !down.contains(id) else { throw fail("id", "touch \(id) is already down") }
-                event = .touch(id: id, phase: .down, x: try number("x", 0...1), y: try number("y", 0...1))
+                event = try moved(id, .down)
                 down.insert(id)
             case "move":
                 let id = try touchID()
                 guard down.contains(id) else { throw fail("id", "touch \(id) is not down") }
-                event = .touch(id: id, phase: .move, x: try number("x", 0...1), y: try number("y", 0...1))
+                event = try moved(id, .move)
             case "up":
                 let id = try touchID()
                 guard down.remove(id) != nil else { throw fail("id", "touch \(id) is not down") }
@@ -140,10 +155,12 @@ public struct TouchScript: Sendable, Equatable {
         let t = String(format: "%.6f", time)
         func f(_ v: Double) -> String { String(format: "%.6f", v) }
         switch event {
-        case let .touch(id, .up, _, _):
+        case let .touch(id, .up, _, _), let .pitched(id, .up, _, _, _):
             return "{\"t\": \(t), \"type\": \"up\", \"id\": \(id)}"
         case let .touch(id, phase, x, y):
             return "{\"t\": \(t), \"type\": \"\(phase.rawValue)\", \"id\": \(id), \"x\": \(f(x)), \"y\": \(f(y))}"
+        case let .pitched(id, phase, ratio, gain, y):
+            return "{\"t\": \(t), \"type\": \"\(phase.rawValue)\", \"id\": \(id), \"ratio\": \(f(ratio)), \"gain\": \(f(gain)), \"y\": \(f(y))}"
         case let .tilt(v):
             return "{\"t\": \(t), \"type\": \"tilt\", \"value\": \(f(v))}"
         }

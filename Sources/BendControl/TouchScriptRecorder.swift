@@ -39,7 +39,7 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
             s!.firstFrame = first
             let time = Double(streamFrame &- min(first, streamFrame)) / rate
             var scripted = event
-            if case let .touch(id, phase, x, y) = event {
+            if let (id, phase) = event.touchPhase {
                 let key = UInt64(source) << 32 | UInt64(id)
                 let sid: UInt32
                 if phase == .down {
@@ -53,7 +53,11 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
                 } else {
                     return
                 }
-                scripted = .touch(id: sid, phase: phase, x: x, y: y)
+                switch event {
+                case let .touch(_, _, x, y): scripted = .touch(id: sid, phase: phase, x: x, y: y)
+                case let .pitched(_, _, r, g, y): scripted = .pitched(id: sid, phase: phase, ratio: r, gain: g, y: y)
+                case .tilt: break
+                }
             }
             let line = TouchScript.line(time: time, event: scripted) + "\n"
             s!.handle.write(Data(line.utf8))

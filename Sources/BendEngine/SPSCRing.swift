@@ -16,8 +16,8 @@ import Synchronization
 /// code, so the generic methods carry no `@_noLocks` themselves (they are `@inlinable`,
 /// so a caller gets a copy specialized to its element type). What the render thread
 /// calls is checked all the same: the index arithmetic (`SPSCIndices`) is `@_noLocks`,
-/// and for the two element types the render thread uses, `peek`/`pop` of `EngineEvent`
-/// rings and `write` of `Float` rings are overloaded below with concrete `@_noLocks`
+/// and for the element types the render thread uses, `peek`/`pop` of `EngineEvent`
+/// rings, `write` of `Float` rings and `push`/`peek`/`pop` of `MIDIPacket` rings are overloaded below with concrete `@_noLocks`
 /// methods of the same names, which Swift picks over the generic ones. (They live in
 /// this file because a debug build compiles each file on its own and cannot specialize
 /// a generic body from another file of the module.)
@@ -152,6 +152,25 @@ extension SPSCRing where Element == Float {
     /// - Thread: render (the one producer).
     @_noLocks @inline(__always) @discardableResult
     public func write(_ samples: UnsafePointer<Float>, count: Int) -> Bool { writeCore(samples, count: count) }
+}
+
+/// The render thread's side of the MIDI rings, specialized and checked: JACK's process
+/// callback pushes what `midi_in` received and takes what `midi_out` must send.
+extension SPSCRing where Element == MIDIPacket {
+    /// Appends a packet; returns false (and counts one drop) when the ring is full.
+    /// - Thread: render (the producer of a MIDI-in ring).
+    @_noLocks @inline(__always) @discardableResult
+    public func push(_ packet: MIDIPacket) -> Bool { pushCore(packet) }
+
+    /// The oldest packet without removing it, or nil when empty.
+    /// - Thread: render (the consumer of a MIDI-out ring).
+    @_noLocks @inline(__always)
+    public func peek() -> MIDIPacket? { peekCore() }
+
+    /// Removes the oldest packet (after `peek` returned it).
+    /// - Thread: render (the consumer of a MIDI-out ring).
+    @_noLocks @inline(__always)
+    public func pop() { popCore() }
 }
 
 /// The indices of an `SPSCRing`, on two cache lines at the start of its allocation:

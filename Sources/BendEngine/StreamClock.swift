@@ -14,13 +14,15 @@ public struct StreamClock: @unchecked Sendable {
     private let nanos: UnsafeMutablePointer<Atomic<UInt64>>
     /// Frames per second.
     public let rate: Double
-    /// Period size in frames (the stamping latency).
-    public let periodFrames: Int
+    /// Period size in frames (the stamping latency); a pull-driven sink whose server
+    /// changes its period (JACK's buffer size) updates it with `setPeriodFrames`.
+    public var periodFrames: Int { period.pointee.load(ordering: .relaxed) }
+    private let period: UnsafeMutablePointer<Atomic<Int>>
 
     /// - Thread: setup.
     public init(rate: Double, periodFrames: Int) {
         self.rate = rate
-        self.periodFrames = periodFrames
+        period = .allocate(capacity: 1); period.initialize(to: Atomic(max(periodFrames, 1)))
         seq = .allocate(capacity: 1); seq.initialize(to: Atomic(0))
         frame = .allocate(capacity: 1); frame.initialize(to: Atomic(0))
         nanos = .allocate(capacity: 1); nanos.initialize(to: Atomic(0))
@@ -36,6 +38,13 @@ public struct StreamClock: @unchecked Sendable {
         frame.pointee.store(f, ordering: .relaxed)
         nanos.pointee.store(n, ordering: .relaxed)
         seq.pointee.store(s &+ 2, ordering: .releasing)
+    }
+
+    /// The period is now `frames` long (the stamping latency follows it).
+    /// - Thread: render (the one writer), or setup.
+    @_noLocks
+    public func setPeriodFrames(_ frames: Int) {
+        period.pointee.store(max(frames, 1), ordering: .relaxed)
     }
 
     /// The last published (frame, nanos), or nil before the first period.
@@ -59,12 +68,13 @@ public struct StreamClock: @unchecked Sendable {
     public func stamp(nanos now: UInt64) -> UInt64 {
         guard let (f, n) = snapshot() else { return 0 }
         let elapsed = now > n ? Double(now - n) * 1e-9 : 0
+        let periodFrames = self.periodFrames
         let offset = min(Int(elapsed * rate), periodFrames - 1)
         return f + UInt64(periodFrames + offset)
     }
 
     /// Frees the storage. - Thread: setup, after all threads stopped.
     public func deallocate() {
-        seq.deallocate(); frame.deallocate(); nanos.deallocate()
+        seq.deallocate(); frame.deallocate(); nanos.deallocate(); period.deallocate()
     }
 }

@@ -145,7 +145,7 @@ public final class OSCReceiver: @unchecked Sendable {
 
     /// TCP: every pending connection, each read on the loop. - Thread: the loop.
     private func acceptAll() {
-        while case let (c, from)?? = try? socket.accept() {
+        while case let (c, from)? = try? socket.accept() {
             guard let from, address.allows(from) else { refuse(from); c.close(); continue }
             guard connections.count < Self.maxConnections else {
                 log("osc: more than \(Self.maxConnections) TCP connections; closing the new one from \(from)")

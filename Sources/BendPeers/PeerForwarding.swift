@@ -7,12 +7,18 @@ extension PeerMessage {
     /// The message for one local control event, stamped `timestamp` (monotonic ns), and
     /// how it goes: downs and ups reliably, moves and tilt unreliably (the newest wins).
     /// Coordinates are clamped to the protocol's ranges (x, y 0…1, tilt −1…1; NaN → 0).
+    /// The protocol carries pad positions: a pitched touch (a MIDI file's) goes as the x
+    /// the linear pitch map gives its ratio (ratio/2: exact up to ratio 2 on an instrument
+    /// with the default map) and its gain as y.
     public static func forwarding(_ event: ControlEvent, timestamp: UInt64) -> (message: PeerMessage, mode: SendMode) {
         switch event {
         case let .touch(id, phase, x, y):
             let clamp = { (v: Double) in Float(min(max(v.isNaN ? 0 : v, 0), 1)) }
             return (.touch(id: id, phase: phase, x: clamp(x), y: clamp(y), timestamp: timestamp),
                     phase == .move ? .unreliable : .reliable)
+        case let .pitched(id, phase, ratio, gain, _):
+            return forwarding(.touch(id: id, phase: phase, x: PitchMap.linear.x(ratio: ratio.isNaN ? 0 : ratio), y: gain),
+                              timestamp: timestamp)
         case let .tilt(v):
             return (.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: timestamp), .unreliable)
         }

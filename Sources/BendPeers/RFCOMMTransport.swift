@@ -44,7 +44,7 @@ public struct RFCOMMTransport: PeerTransport {
             sa.rc_bdaddr = bendsynth_bdaddr_any()
             sa.rc_channel = channel
             do {
-                try withUnsafePointer(to: &sa) { (p: UnsafePointer<sockaddr_rc>) throws(SystemError) in
+                _ = try withUnsafePointer(to: &sa) { (p: UnsafePointer<sockaddr_rc>) throws(SystemError) in
                     try systemCall("bind/listen(RFCOMM channel \(channel))") {
                         bind(s.fd, UnsafeRawPointer(p).assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_rc>.size))
                     }

@@ -9,3 +9,12 @@ public enum MonotonicClock {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 }
+
+extension MonotonicClock {
+    /// Sleeps until monotonic time `nanos` (clock_nanosleep, absolute; EINTR resumes).
+    /// Returns at once when that time has passed. - Thread: any but the render thread.
+    public static func sleep(until nanos: UInt64) {
+        var ts = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    }
+}

@@ -170,7 +170,7 @@ public struct Socket: Sendable, Hashable, CustomStringConvertible {
 
     /// setsockopt with a value of any plain type (Int32, timeval, ip_mreq, in_addr, …).
     /// - Throws: `SystemError` naming setsockopt(LEVEL, NAME).
-    public func setOption<Value>(_ level: Int32, _ name: Int32, _ value: Value) throws(SystemError) {
+    public func setOption<Value: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: Value) throws(SystemError) {
         var v = value
         try systemCall("setsockopt(fd \(fd), \(level), \(name))") {
             setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Value>.size))

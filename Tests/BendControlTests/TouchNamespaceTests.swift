@@ -22,6 +22,19 @@ final class TouchNamespaceTests: XCTestCase {
         XCTAssertEqual(ns.count, 1)
     }
 
+    /// Pitched touches (MIDI's) are numbered the same way and keep ratio, gain and y.
+    func testPitchedTouchesAreTranslatedToo() {
+        var ns = TouchNamespace<Owner>(firstID: 10)
+        _ = ns.translate(.touch(id: 1, phase: .down, x: 0.5, y: 0.5)) { Owner(device: 1, id: $0) }
+        XCTAssertEqual(ns.translate(.pitched(id: 1, phase: .down, ratio: 3, gain: 0.5, y: 0.25)) { Owner(device: 2, id: $0) },
+                       [.pitched(id: 11, phase: .down, ratio: 3, gain: 0.5, y: 0.25)])
+        XCTAssertEqual(ns.translate(.pitched(id: 1, phase: .move, ratio: 6, gain: 1, y: 0)) { Owner(device: 2, id: $0) },
+                       [.pitched(id: 11, phase: .move, ratio: 6, gain: 1, y: 0)])
+        XCTAssertEqual(ns.translate(.pitched(id: 1, phase: .up, ratio: 0, gain: 0, y: 0)) { Owner(device: 2, id: $0) },
+                       [.pitched(id: 11, phase: .up, ratio: 0, gain: 0, y: 0)])
+        XCTAssertEqual(ns.translate(.pitched(id: 1, phase: .move, ratio: 6, gain: 1, y: 0)) { Owner(device: 2, id: $0) }, [])
+    }
+
     func testADownForAHeldTouchEndsItFirst() {
         var ns = TouchNamespace<Owner>()
         _ = ns.translate(.touch(id: 4, phase: .down, x: 0, y: 0)) { Owner(device: 1, id: $0) }

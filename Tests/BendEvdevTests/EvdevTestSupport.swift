@@ -72,6 +72,8 @@ struct TouchSummary {
                     if stillDown.remove(id) == nil { inconsistencies += 1 }
                     ups += 1
                     upTimes[id] = Double(f.micros) / 1e6
+                case .pitched:
+                    inconsistencies += 1  // evdev gives pad positions
                 case let .tilt(v):
                     tilts.append(v)
                 }

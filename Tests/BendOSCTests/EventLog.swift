@@ -25,6 +25,8 @@ final class EventLog {
             if !(0...1).contains(x) || !(0...1).contains(y) { faults.append("move outside the pad: \(x), \(y)") }
         case let .touch(id, .up, _, _):
             if down.removeValue(forKey: id) == nil { faults.append("up for \(id) not down") }
+        case .pitched:
+            faults.append("a pitched touch: OSC gives pad positions")
         case let .tilt(t):
             if !(-1...1).contains(t) { faults.append("tilt \(t)") }
             tilt = t

@@ -70,5 +70,9 @@ final class PeerTouchTranslatorTests: XCTestCase {
         XCTAssertEqual(f(.touch(id: 3, phase: .up, x: 0, y: 0)).1, .reliable)
         XCTAssertEqual(f(.tilt(-3)).0, .tilt(value: -1, timestamp: 7))
         XCTAssertEqual(f(.tilt(0.5)).1, .unreliable)
+        // A pitched touch (a MIDI file's) goes as the linear map's x (ratio/2) and its gain as y.
+        XCTAssertEqual(f(.pitched(id: 4, phase: .down, ratio: 1.5, gain: 0.25, y: 0.9)).0, .touch(id: 4, phase: .down, x: 0.75, y: 0.25, timestamp: 7))
+        XCTAssertEqual(f(.pitched(id: 4, phase: .move, ratio: 6, gain: 1, y: 0)).0, .touch(id: 4, phase: .move, x: 1, y: 1, timestamp: 7))
+        XCTAssertEqual(f(.pitched(id: 4, phase: .move, ratio: 6, gain: 1, y: 0)).1, .unreliable)
     }
 }

@@ -1,0 +1,118 @@
+import BendAudio
+import BendControl
+import BendEngine
+import BendMIDI
+import BendSystem
+import Synchronization
+
+/// `play -a jack --midi-out`: every touch from every source, as MPE on JACK's
+/// `midi_out`. As an observer of every port it queues each event with the stream frame
+/// it takes effect at (a script's are queued long before they sound); its thread
+/// ("bendsynth midi-out") takes them in frame order as they come within two periods
+/// of the stream position, encodes them (BendMIDI's `MPEEncoder`: the encoder's state
+/// follows the sound's order) and pushes one packet per message, at the event's frame,
+/// to the ring the process callback writes to the port. The MPE configuration (MCM
+/// first) goes out at start and again after every connection to `midi_out`.
+final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
+    private let ring: SPSCRing<MIDIPacket>
+    private let rings: JACKMIDIRings
+    private let rate: Double
+    /// Events not yet encoded, per source (each source's frames never decrease).
+    private let queued = Mutex<[UInt32: Pending]>([:])
+    private var encoder: MPEEncoder
+    private let stopFlag = Atomic<Bool>(false)
+    private var thread: SystemThread?
+    /// The frame of the last packet pushed: packets go out in frame order.
+    private var lastFrame: UInt64 = 0
+    private var configuredFor = -1
+
+    struct Pending {
+        var events: [(frame: UInt64, event: ControlEvent)] = []
+        var head = 0
+        var next: UInt64? { head < events.count ? events[head].frame : nil }
+    }
+
+    init(rings: JACKMIDIRings, rate: Double, toneNote: Int, pitchMap: PitchMap) throws {
+        guard let ring = rings.outgoing else { throw AppError.runtime("--midi-out: the JACK client has no midi_out port") }
+        self.ring = ring
+        self.rings = rings
+        self.rate = rate
+        encoder = MPEEncoder(toneNote: toneNote, pitchMap: pitchMap)
+    }
+
+    /// - Thread: any source's thread.
+    func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
+        queued.withLock { $0[source, default: Pending()].events.append((streamFrame, event)) }
+    }
+
+    /// Starts the pump; `position` is the stream position (the mixer's). - Thread: setup.
+    func start(position: @escaping @Sendable () -> UInt64) throws {
+        thread = try SystemThread(name: "bendsynth midi-out") { [self] in
+            var wake = MonotonicClock.nanos()
+            while !stopFlag.load(ordering: .relaxed) {
+                let period = max(rings.periodFrames, 1)
+                let now = position()
+                pump(now: now, horizon: now + 2 * UInt64(period))
+                let half = UInt64(Double(period) / rate * 5e8)
+                wake = max(wake &+ half, MonotonicClock.nanos() &- half)
+                MonotonicClock.sleep(until: wake)
+            }
+        }
+    }
+
+    /// One round: the configuration when a receiver connected (or at start), then every
+    /// queued event due before `horizon`, in frame order. - Thread: the pump's.
+    private func pump(now: UInt64, horizon: UInt64) {
+        let connections = rings.outputConnections
+        if connections != configuredFor {
+            configuredFor = connections
+            encoder.configuration { send($0, at: now) }
+        }
+        while let (frame, event, source) = takeNext(before: horizon) {
+            encoder.encode(event, source: source) { send($0, at: frame) }
+        }
+    }
+
+    private func takeNext(before horizon: UInt64) -> (UInt64, ControlEvent, UInt32)? {
+        queued.withLock { sources in
+            var best: (source: UInt32, frame: UInt64)?
+            for (source, p) in sources {
+                if let f = p.next, f < horizon, f < best?.frame ?? .max { best = (source, f) }
+            }
+            guard let best, var p = sources[best.source] else { return nil }
+            let e = p.events[p.head]
+            p.head += 1
+            if p.head >= 1024 && p.head * 2 >= p.events.count { p.events.removeFirst(p.head); p.head = 0 }
+            sources[best.source] = p
+            return (e.frame, e.event, best.source)
+        }
+    }
+
+    private func send(_ m: MIDIMessage, at frame: UInt64) {
+        lastFrame = max(lastFrame, frame)
+        ring.push(MIDIPacket(frame: lastFrame, count: m.length, m.status, m.data1, m.data2))
+    }
+
+    /// Ends the MIDI out while the output still runs: the pump stops, every queued event
+    /// (the sources' last releases) is sent, then a note-off for any touch still held;
+    /// waits (200 ms at most) until the process callback has written them all.
+    /// - Thread: setup, after the sources stopped and the voices faded.
+    func finish(position: UInt64, running: () -> Bool) {
+        guard let thread else { return }
+        stopFlag.store(true, ordering: .relaxed)
+        thread.join()
+        self.thread = nil
+        pump(now: position, horizon: .max)
+        encoder.releaseAll { send($0, at: position) }
+        let deadline = MonotonicClock.nanos() + 200_000_000
+        while ring.count > 0 && running() && MonotonicClock.nanos() < deadline {
+            MonotonicClock.sleep(until: MonotonicClock.nanos() + 1_000_000)
+        }
+    }
+
+    /// One line for the end of play.
+    var summary: String {
+        "MIDI out: \(rings.eventsSent) JACK events" + (rings.eventsSentLate > 0 ? ", \(rings.eventsSentLate) after their frame" : "")
+            + (ring.dropped > 0 ? ", \(ring.dropped) dropped (ring full)" : "")
+    }
+}

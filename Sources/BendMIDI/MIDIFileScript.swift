@@ -1,0 +1,54 @@
+import BendControl
+import Foundation
+
+/// A Standard MIDI File as a touch script: every channel message, in time order through
+/// the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
+/// touches it makes become the script's entries (`ControlEvent.pitched`). Notes still
+/// held at the end are released at the file's end (its last end-of-track), so every
+/// touch the file starts ends.
+public enum MIDIFileScript {
+    /// Converts a parsed file.
+    /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
+    public static func script(_ file: StandardMIDIFile, toneNote: Int = 69) throws(SMFError) -> TouchScript {
+        var interpreter = MIDIInterpreter(toneNote: toneNote)
+        var entries: [TouchScript.Entry] = []
+        for (seconds, message) in file.timedMessages() {
+            guard seconds <= TouchScript.maximumTime else {
+                throw SMFError(offset: 0, expected: "events up to \(Int(TouchScript.maximumTime)) s (24 h), found one at \(Int(seconds)) s")
+            }
+            interpreter.interpret(message) { entries.append(TouchScript.Entry(time: seconds, event: $0)) }
+        }
+        let end = min(max(file.duration, entries.last?.time ?? 0), TouchScript.maximumTime)
+        interpreter.releaseAll { entries.append(TouchScript.Entry(time: end, event: $0)) }
+        return TouchScript(entries: entries)
+    }
+
+    /// True when the file at `path` starts with `MThd` (a MIDI file, whatever its name);
+    /// false when it does not or cannot be read (the touch script loader then says why).
+    public static func isMIDIFile(path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        return StandardMIDIFile.isMIDI(h.readData(ofLength: 4))
+    }
+
+    /// A file that cannot be played: its path and the reader's error.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// Reads, parses and converts the MIDI file at `path`.
+    /// - Throws: `LoadError` naming the file, and for bad content the byte offset and
+    ///   what was expected.
+    public static func load(path: String, toneNote: Int = 69) throws(LoadError) -> TouchScript {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LoadError(path: path, reason: "cannot be read (no such file, or permission denied)")
+        }
+        do {
+            return try script(StandardMIDIFile.parse([UInt8](data)), toneNote: toneNote)
+        } catch {
+            throw LoadError(path: path, reason: error.description)
+        }
+    }
+}

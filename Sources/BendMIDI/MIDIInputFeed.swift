@@ -1,0 +1,35 @@
+import BendControl
+
+/// MIDI in's way into the engine: raw bytes from a MIDI port (JACK `midi_in`, ALSA
+/// sequencer), each with the stream frame it takes effect at, through a
+/// `MIDIInterpreter` into the source's `ControlPort`. The port's I/O (reading the port,
+/// working out the frame: the JACK period's first stream frame + the event's offset)
+/// is the caller's.
+/// - Thread: one control thread (the port's one producer), never the render thread.
+public final class MIDIInputFeed: @unchecked Sendable {
+    private var interpreter: MIDIInterpreter
+    private let port: ControlPort
+
+    public init(port: ControlPort, toneNote: Int = 69) {
+        self.port = port
+        interpreter = MIDIInterpreter(toneNote: toneNote)
+    }
+
+    /// Interprets `bytes` (whole messages or any part of a stream) and sends the touches
+    /// they make at stream frame `frame`.
+    public func receive<C: Collection>(_ bytes: C, atFrame frame: UInt64) where C.Element == UInt8 {
+        let port = self.port
+        interpreter.receive(bytes, frame: frame) { event, f in port.send(event, atFrame: f) }
+    }
+
+    /// Ends every note (the port went away, play stops).
+    public func releaseAll() {
+        let port = self.port
+        interpreter.releaseAll { port.send($0) }
+    }
+
+    /// Bytes that made no message, messages that meant nothing here; notes sounding.
+    public var strayBytes: Int { interpreter.strayBytes }
+    public var unusedMessages: Int { interpreter.unusedMessages }
+    public var heldNotes: Int { interpreter.heldNotes }
+}

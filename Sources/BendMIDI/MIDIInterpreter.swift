@@ -1,0 +1,271 @@
+import BendControl
+import BendEngine
+import Glibc
+
+/// Turns a MIDI stream into touches whose pitch is a ratio (`ControlEvent.pitched`):
+/// the one mapping of MIDI in (JACK `midi_in`) and MIDI files (`render FILE.mid`).
+///
+/// - Pitch: a note `n` with bend sounds at ratio 2^((n + bend − toneNote)/12) to the
+///   tone's pitch (`toneNote` 69 = A4 = 440 Hz, the default tone's pitch); bend in
+///   semitones = the note's channel bend × its range (+ the zone master's bend × the
+///   master's range for a note on an MPE member channel). Ratios are not clamped to the
+///   pad's 2 or 4; the port clamps them to `EngineLimits.maximumRatio` (8, three octaves up).
+///   Bend −8192…+8191 is read as (value − 8192)/8192 of the range.
+/// - Bend ranges: RPN 0 (CC 101/100 = 0/0, CC 6 semitones, CC 38 cents) on any channel.
+///   Without MPE every channel starts at ±2 semitones. An MCM sets the zone's members
+///   to ±48 and its master to ±2 (MPE 1.0 defaults), each changeable by RPN 0 after it.
+/// - MPE zones: the MCM (RPN 6 on channel 1 or 16, CC 6 = member count; 0 turns the
+///   zone off). A reset (0xFF) forgets the zones.
+/// - Gain (linear, 0…1): velocity/127 at note-on — linear, like the pad's y → gain, so
+///   a pad touch sent as MPE (`MPEEncoder`: y → velocity) comes back at the same gain.
+///   Channel pressure (0xD0, and poly pressure 0xA0 for its note) received after a
+///   note-on replaces it: gain = pressure/127 (MPE's loudness dimension).
+/// - y (0…1, the touch's y for observers; the engine does not use it): CC 74/127, the
+///   latest CC 74 of the note's channel (MPE's timbre dimension, sent before or after the
+///   note-on); velocity/127 until the channel has had a CC 74.
+/// - Release: note-off and note-on with velocity 0; sustain (CC 64 ≥ 64, on the note's
+///   channel or its zone master) holds released notes until the pedal is lifted.
+///   All-sound-off (CC 120) and all-notes-off (CC 123) end every note of the channel
+///   (of the whole zone on a zone master); reset-all-controllers (CC 121) recentres the
+///   channel's bend, pressure, CC 74 and sustain; system reset (0xFF) ends every note and
+///   forgets all state.
+/// - Ignored: program change, other controllers, clock and transport, SysEx; bytes
+///   that make no message are counted (`strayBytes`), never stall the stream.
+///
+/// Touch ids come from a `TouchNamespace` keyed by (channel, note): every sounding
+/// note has an id no other held note has.
+/// - Thread: one control thread (not the render thread: the namespace allocates).
+public struct MIDIInterpreter: Sendable {
+    /// MIDI note of the tone's pitch (ratio 1), 0…127.
+    public let toneNote: Int
+    public private(set) var zones = MPEZones()
+    /// Complete messages that mean nothing here (program change, other controllers,
+    /// clock, transport), since the start.
+    public private(set) var unusedMessages = 0
+
+    private var parser = MIDIStreamParser()
+    private var channels = [ChannelState](repeating: ChannelState(), count: 16)
+    private var held: [HeldNote] = []
+    private var ids: TouchNamespace<UInt16>
+
+    /// Bytes of the stream that made no message (see `MIDIStreamParser`).
+    public var strayBytes: Int { parser.strayBytes }
+    /// Notes sounding now (sustained ones included).
+    public var heldNotes: Int { held.count }
+
+    /// - Parameters:
+    ///   - toneNote: MIDI note of the tone's pitch (`--tone-note`, 0…127; default 69 = A4).
+    ///   - firstID: the first touch id handed out (see `TouchNamespace`).
+    public init(toneNote: Int = 69, firstID: UInt32 = 1) {
+        self.toneNote = min(max(toneNote, 0), 127)
+        ids = TouchNamespace(firstID: firstID)
+        held.reserveCapacity(64)
+    }
+
+    /// Parses raw bytes (whole messages or any part of a stream) and interprets each
+    /// complete message; every event is passed on with `frame` (the frame offset of the
+    /// JACK event, or a stream frame), which the caller stamps them with.
+    public mutating func receive<C: Collection>(_ bytes: C, frame: UInt64,
+                                                emit: (ControlEvent, UInt64) -> Void) where C.Element == UInt8 {
+        var messages: [MIDIMessage] = []
+        parser.parse(bytes) { messages.append($0) }
+        for m in messages { interpret(m) { emit($0, frame) } }
+    }
+
+    /// Interprets one complete message.
+    public mutating func interpret(_ m: MIDIMessage, emit: (ControlEvent) -> Void) {
+        let ch = m.channel
+        switch m.kind {
+        case 0x80:
+            noteOff(ch, Int(m.data1), emit: emit)
+        case 0x90:
+            if m.data2 == 0 { noteOff(ch, Int(m.data1), emit: emit) } else { noteOn(ch, Int(m.data1), Int(m.data2), emit: emit) }
+        case 0xA0:
+            if let i = held.firstIndex(where: { $0.channel == ch && $0.note == Int(m.data1) }) {
+                held[i].pressure = Double(m.data2) / 127
+                move(i, emit: emit)
+            }
+        case 0xB0:
+            control(ch, Int(m.data1), Int(m.data2), emit: emit)
+        case 0xD0:
+            let p = Double(m.data1) / 127
+            for i in held.indices where held[i].channel == ch {
+                held[i].pressure = p
+                move(i, emit: emit)
+            }
+        case 0xE0:
+            channels[ch].bend = m.bendValue - 8192
+            moveAffected(by: ch, emit: emit)
+        case 0xF0 where m.status == 0xFF:
+            releaseAll(emit: emit)
+            channels = [ChannelState](repeating: ChannelState(), count: 16)
+            zones = MPEZones()
+        default:
+            unusedMessages += 1
+        }
+    }
+
+    /// Ends every held note (an up for each, in id order): the source stops, or a reset.
+    public mutating func releaseAll(emit: (ControlEvent) -> Void) {
+        for h in held.sorted(by: { $0.id < $1.id }) { emit(.pitched(id: h.id, phase: .up, ratio: 0, gain: 0, y: 0)) }
+        held.removeAll(keepingCapacity: true)
+        _ = ids.endAll()
+    }
+
+    /// The pitch ratio a note `note` on `channel` would sound at now.
+    public func ratio(channel: Int, note: Int) -> Double {
+        var semitones = Double(note) + channels[channel].bendSemitones
+        if zones.isMember(channel), let master = zones.master(of: channel) {
+            semitones += channels[master].bendSemitones
+        }
+        return pow(2, (semitones - Double(toneNote)) / 12)
+    }
+
+    // MARK: - Messages
+
+    private mutating func noteOn(_ ch: Int, _ note: Int, _ velocity: Int, emit: (ControlEvent) -> Void) {
+        let owner = UInt16(ch << 7 | note)
+        if let i = held.firstIndex(where: { $0.channel == ch && $0.note == note }) {
+            emit(.pitched(id: held[i].id, phase: .up, ratio: 0, gain: 0, y: 0))
+            held.remove(at: i)
+        }
+        let (id, _) = ids.begin(owner)
+        let v = Double(velocity) / 127
+        let h = HeldNote(channel: ch, note: note, id: id, velocity: v)
+        held.append(h)
+        emit(.pitched(id: id, phase: .down, ratio: ratio(channel: ch, note: note), gain: v,
+                      y: channels[ch].timbre ?? v))
+    }
+
+    private mutating func noteOff(_ ch: Int, _ note: Int, emit: (ControlEvent) -> Void) {
+        guard let i = held.firstIndex(where: { $0.channel == ch && $0.note == note && !$0.sustained }) else {
+            return
+        }
+        if sustainHeld(ch) {
+            held[i].sustained = true
+            return
+        }
+        end(i, emit: emit)
+    }
+
+    private mutating func end(_ i: Int, emit: (ControlEvent) -> Void) {
+        let h = held.remove(at: i)
+        ids.end(UInt16(h.channel << 7 | h.note))
+        emit(.pitched(id: h.id, phase: .up, ratio: 0, gain: 0, y: 0))
+    }
+
+    /// True when the sustain pedal of `ch` or of its zone's master is down.
+    private func sustainHeld(_ ch: Int) -> Bool {
+        channels[ch].sustain || zones.master(of: ch).map { channels[$0].sustain } == true
+    }
+
+    private mutating func control(_ ch: Int, _ cc: Int, _ value: Int, emit: (ControlEvent) -> Void) {
+        switch cc {
+        case 101: channels[ch].rpn = (value, channels[ch].rpn.lsb)
+        case 100: channels[ch].rpn = (channels[ch].rpn.msb, value)
+        case 99, 98: channels[ch].rpn = (127, 127)  // an NRPN: data entry no longer goes to an RPN
+        case 6, 38:
+            dataEntry(ch, msb: cc == 6, value, emit: emit)
+        case 74:
+            channels[ch].timbre = Double(value) / 127
+            for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
+        case 64:
+            channels[ch].sustain = value >= 64
+            if value < 64 { releaseSustained(by: ch, emit: emit) }
+        case 120, 123:
+            let isMaster = zones.master(of: ch) == ch
+            var i = 0
+            while i < held.count {
+                if held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) { end(i, emit: emit) } else { i += 1 }
+            }
+        case 121:
+            let keepRange = channels[ch].bendRange
+            channels[ch] = ChannelState()
+            channels[ch].bendRange = keepRange
+            for i in held.indices where held[i].channel == ch {
+                held[i].pressure = nil
+            }
+            releaseSustained(by: ch, emit: emit)  // the pedal is up now
+            moveAffected(by: ch, emit: emit)
+        default:
+            unusedMessages += 1
+        }
+    }
+
+    /// Ends the notes the pedal of `ch` held (its own channel's, or its zone's on a
+    /// master) that no other pedal holds.
+    private mutating func releaseSustained(by ch: Int, emit: (ControlEvent) -> Void) {
+        let isMaster = zones.master(of: ch) == ch
+        var i = 0
+        while i < held.count {
+            let h = held[i]
+            if h.sustained && (h.channel == ch || (isMaster && zones.master(of: h.channel) == ch)) && !sustainHeld(h.channel) {
+                end(i, emit: emit)
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    private mutating func dataEntry(_ ch: Int, msb: Bool, _ value: Int, emit: (ControlEvent) -> Void) {
+        switch channels[ch].rpn {
+        case (0, 0):
+            var range = channels[ch].bendRange
+            range = msb ? Double(value) : range.rounded(.down) + Double(value) / 100
+            channels[ch].bendRange = range
+            moveAffected(by: ch, emit: emit)
+        case (0, 6) where msb && (ch == 0 || ch == 15):
+            zones.configure(master: ch, members: value)
+            // MPE defaults: members ±48, master ±2.
+            for c in 0..<16 where zones.master(of: c) != nil {
+                channels[c].bendRange = zones.isMember(c) ? 48 : 2
+            }
+            for i in held.indices { move(i, emit: emit) }
+        default:
+            unusedMessages += 1
+        }
+    }
+
+    /// Sends a move for every held note whose pitch depends on channel `ch`'s bend.
+    private mutating func moveAffected(by ch: Int, emit: (ControlEvent) -> Void) {
+        let isMaster = zones.master(of: ch) == ch
+        for i in held.indices where held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) {
+            move(i, emit: emit)
+        }
+    }
+
+    private func move(_ i: Int, emit: (ControlEvent) -> Void) {
+        let h = held[i]
+        emit(.pitched(id: h.id, phase: .move, ratio: ratio(channel: h.channel, note: h.note),
+                      gain: h.pressure ?? h.velocity, y: channels[h.channel].timbre ?? h.velocity))
+    }
+}
+
+/// What the interpreter keeps of one channel.
+struct ChannelState: Sendable {
+    /// Pitch bend, −8192…+8191.
+    var bend = 0
+    /// Bend range, semitones (RPN 0).
+    var bendRange = 2.0
+    /// The selected RPN (CC 101, CC 100); (127, 127) = none.
+    var rpn: (msb: Int, lsb: Int) = (127, 127)
+    /// The latest CC 74, 0…1; nil before the first.
+    var timbre: Double?
+    var sustain = false
+
+    /// Bend in semitones.
+    var bendSemitones: Double { Double(bend) / 8192 * bendRange }
+}
+
+/// A note that sounds.
+struct HeldNote: Sendable {
+    var channel: Int
+    var note: Int
+    var id: UInt32
+    /// velocity/127.
+    var velocity: Double
+    /// pressure/127 of the latest pressure message since the note-on.
+    var pressure: Double?
+    /// Released while the sustain pedal was down.
+    var sustained = false
+}

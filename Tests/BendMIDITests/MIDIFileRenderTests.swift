@@ -1,0 +1,119 @@
+import BendControl
+import BendMIDI
+import BendTestSupport
+import Foundation
+import XCTest
+
+/// One note a file should sound: start and end (s), frequency (Hz).
+struct ExpectedNote: Decodable {
+    var start: Double
+    var end: Double
+    var hz: Double
+}
+
+enum Corpus {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let realworld = URL(fileURLWithPath: "/work/shared/realworld/midi")
+
+    static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+
+    static func expected(_ name: String) throws -> [ExpectedNote] {
+        struct File: Decodable { var notes: [ExpectedNote] }
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(name + ".expected.json"))
+        return try JSONDecoder().decode(File.self, from: data).notes
+    }
+}
+
+/// Renders a script with the 440 Hz test tone (ratio 1 = A4) through the real engine.
+func renderScript(_ script: TouchScript, rate: Double = 48_000) -> [Float] {
+    let h = RenderHarness(voices: 64, period: 256, rate: rate)
+    defer { h.free() }
+    let events = script.entries.map { (frame: UInt64(($0.time * rate).rounded()), event: $0.event) }
+    let stereo = h.render(events, frames: Int((script.duration + 0.3) * rate))
+    return Measure.channel(stereo, 0)
+}
+
+/// The frequency of the strongest spectral peak within ±0.5 % of `hz` in
+/// samples[from..<to] (parabolic interpolation), and its level relative to the window's
+/// strongest peak (dB).
+func peak(near hz: Double, in samples: [Float], from: Double, to: Double, rate: Double = 48_000) -> (hz: Double, dB: Double) {
+    let window = Array(samples[Int(from * rate)..<min(Int(to * rate), samples.count)])
+    let (mags, size) = Measure.spectrum(window)
+    let lo = Int(hz * 0.995 * Double(size) / rate), hi = Int(hz * 1.005 * Double(size) / rate) + 1
+    var best = lo
+    for i in lo...hi where mags[i] > mags[best] { best = i }
+    let a = log(max(mags[best - 1], 1e-30)), b = log(max(mags[best], 1e-30)), c = log(max(mags[best + 1], 1e-30))
+    let d = a - 2 * b + c
+    let offset = d == 0 ? 0 : 0.5 * (a - c) / d
+    return ((Double(best) + offset) * rate / Double(size), 20 * log10(mags[best] / (mags.max() ?? 1)))
+}
+
+final class MIDIFileRenderTests: XCTestCase {
+    /// Files made by mido (format 0 and 1, tempo changes, running status, plain bends and
+    /// RPN 0, MPE in 17-EDO): every note starts and ends when the tempo map says and
+    /// sounds at its frequency within ±0.1 %.
+    func testMidoCorpusRendersAtTheExpectedTimesAndPitches() throws {
+        for name in ["mido-format0-tempo.mid", "mido-format1-tempo-map.mid", "mido-mpe-17edo.mid"] {
+            let file = try StandardMIDIFile.parse(try Corpus.bytes(Corpus.fixtures.appendingPathComponent(name)))
+            let script = try MIDIFileScript.script(file)
+            let expected = try Corpus.expected(name)
+            // Times: the downs at the notes' starts (the format-1 file's second channel
+            // adds one), every touch ends.
+            let downs = script.entries.filter { $0.event.touchPhase?.phase == .down }.map(\.time)
+            let ups = script.entries.filter { $0.event.touchPhase?.phase == .up }.map(\.time)
+            XCTAssertEqual(downs.count, ups.count, name)
+            for note in expected {
+                XCTAssertTrue(downs.contains { abs($0 - note.start) < 1e-9 }, "\(name): a note starts at \(note.start) s; downs \(downs)")
+                XCTAssertTrue(ups.contains { abs($0 - note.end) < 1e-9 }, "\(name): a note ends at \(note.end) s; ups \(ups)")
+            }
+            let samples = renderScript(script)
+            for note in expected {
+                let p = peak(near: note.hz, in: samples, from: note.start + 0.05, to: note.end - 0.01)
+                XCTAssertEqual(p.hz / note.hz, 1, accuracy: 0.001, "\(name): note at \(note.start) s")
+                XCTAssertGreaterThan(p.dB, -12, "\(name): note at \(note.start) s sounds")
+            }
+        }
+    }
+
+    /// RW-49: syntoniq's MPE files (MCM and RPN 0 = 48 by CC 101/100/6/38, one member
+    /// channel per note): every note at 440·2^((note − 69 + bend·48/8192)/12) within ±0.15 %.
+    func testRealWorldSyntoniqFilesSoundAtTheirPitches() throws {
+        for name in ["syntoniq-test01-note-on-off.mpe.midi", "syntoniq-test02-articulation.mpe.midi"] {
+            let url = Corpus.realworld.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) is not on this machine") }
+            let file = try StandardMIDIFile.parse(try Corpus.bytes(url))
+            // The expectation, read from the messages by the LOG's formula (not by the interpreter).
+            var bend = [Int](repeating: 8192, count: 16)
+            var open: [Int: (start: Double, hz: Double)] = [:]
+            var notes: [ExpectedNote] = []
+            for (t, m) in file.timedMessages() {
+                let key = m.channel << 7 | Int(m.data1)
+                switch m.kind {
+                case 0xE0: bend[m.channel] = m.bendValue
+                case 0x90 where m.data2 > 0:
+                    open[key] = (t, 440 * pow(2, (Double(m.data1) - 69 + Double(bend[m.channel] - 8192) * 48 / 8192) / 12))
+                case 0x80, 0x90:
+                    if let o = open.removeValue(forKey: key) { notes.append(ExpectedNote(start: o.start, end: t, hz: o.hz)) }
+                default: break
+                }
+            }
+            XCTAssertTrue(open.isEmpty)
+            XCTAssertGreaterThanOrEqual(notes.count, 3, name)
+            let samples = renderScript(try MIDIFileScript.script(file))
+            for note in notes where note.end - note.start >= 0.15 {
+                let p = peak(near: note.hz, in: samples, from: note.start + 0.03, to: note.end - 0.01)
+                XCTAssertEqual(p.hz / note.hz, 1, accuracy: 0.0015, "\(name): note at \(note.start) s")
+                XCTAssertGreaterThan(p.dB, -12, "\(name): note at \(note.start) s sounds")
+            }
+        }
+    }
+
+    /// --tone-note moves every pitch: the same file with tone note 57 (the tone is A3)
+    /// plays an octave higher.
+    func testToneNoteShiftsThePitch() throws {
+        let file = try StandardMIDIFile.parse(try Corpus.bytes(Corpus.fixtures.appendingPathComponent("mido-format0-tempo.mid")))
+        let samples = renderScript(try MIDIFileScript.script(file, toneNote: 57))
+        let p = peak(near: 880, in: samples, from: 0.05, to: 0.49)
+        XCTAssertEqual(p.hz / 880, 1, accuracy: 0.001)
+    }
+}

@@ -1,0 +1,171 @@
+import BendControl
+import BendMIDI
+import XCTest
+
+/// Runs bytes through an interpreter and keeps what it says.
+struct Interpreted {
+    var interpreter: MIDIInterpreter
+    var events: [ControlEvent] = []
+
+    init(toneNote: Int = 69) { interpreter = MIDIInterpreter(toneNote: toneNote) }
+
+    mutating func feed(_ bytes: [UInt8]) {
+        var out: [ControlEvent] = []
+        interpreter.receive(bytes, frame: 0) { e, _ in out.append(e) }
+        events += out
+    }
+
+    /// The last event's ratio, gain and y (a down or move).
+    var last: (ratio: Double, gain: Double, y: Double)? {
+        guard case let .pitched(_, _, r, g, y)? = events.last else { return nil }
+        return (r, g, y)
+    }
+
+    var phases: [TouchPhase] { events.compactMap { $0.touchPhase?.phase } }
+}
+
+/// Cents between two ratios.
+func cents(_ a: Double, _ b: Double) -> Double { 1200 * log2(a / b) }
+
+final class MIDIInterpreterTests: XCTestCase {
+    func testNotesToRatioRelativeToTheToneNote() {
+        // (tone note, note, ratio): not clamped to the pad's 2 or 4.
+        let table: [(Int, UInt8, Double)] = [
+            (69, 69, 1), (69, 81, 2), (69, 57, 0.5), (69, 105, 8), (69, 127, pow(2, 58 / 12)),
+            (60, 72, 2), (60, 67, pow(2, 7 / 12)), (0, 12, 2), (127, 115, 0.5),
+        ]
+        for (tone, note, ratio) in table {
+            var m = Interpreted(toneNote: tone)
+            m.feed([0x90, note, 100])
+            XCTAssertEqual(m.last!.ratio, ratio, accuracy: ratio * 1e-12, "tone \(tone), note \(note)")
+        }
+    }
+
+    func testPlainMIDIBendDefaultsToTwoSemitonesAndFollowsRPN0() {
+        // (RPN 0 bytes, bend value, semitones)
+        let table: [([UInt8], Int, Double)] = [
+            ([], 8192, 0), ([], 16383, 2 * 8191 / 8192), ([], 0, -2), ([], 4096, -1), ([], 12288, 1),
+            ([0xB3, 101, 0, 100, 0, 6, 12], 12288, 6),
+            ([0xB3, 101, 0, 100, 0, 6, 12, 38, 50], 0, -12.5),
+            ([0xB3, 101, 0, 100, 0, 6, 24, 101, 127, 100, 127, 6, 2], 0, -24),  // null RPN: the 2 goes nowhere
+            ([0xB3, 99, 0, 98, 0, 6, 7], 0, -2),                                // an NRPN is not RPN 0
+        ]
+        for (setup, bend, semis) in table {
+            var m = Interpreted()
+            m.feed(setup)
+            m.feed([0x93, 69, 100, 0xE3, UInt8(bend & 127), UInt8(bend >> 7)])
+            XCTAssertEqual(m.phases, [.down, .move], "\(setup)")
+            XCTAssertEqual(cents(m.last!.ratio, pow(2, semis / 12)), 0, accuracy: 1e-9, "\(setup) bend \(bend)")
+        }
+        // Bend on another channel does not move the note.
+        var m = Interpreted()
+        m.feed([0x90, 69, 100, 0xE1, 0, 0x7F])
+        XCTAssertEqual(m.phases, [.down])
+    }
+
+    func testMPEZonesMemberRangeAndMasterBend() {
+        var m = Interpreted()
+        // MCM: lower zone, 15 members.
+        m.feed([0xB0, 101, 0, 100, 6, 6, 15])
+        XCTAssertEqual(m.interpreter.zones, MPEZones(lowerMembers: 15))
+        // A member note bent +1/4 of ±48 = +12; the master bends +1/2 of ±2 = +1.
+        m.feed([0xE4, 0, 0x50, 0x94, 69, 100])
+        XCTAssertEqual(cents(m.last!.ratio, 2), 0, accuracy: 1e-9)
+        m.feed([0xE0, 0, 0x60])
+        XCTAssertEqual(m.phases, [.down, .move])
+        XCTAssertEqual(cents(m.last!.ratio, pow(2, 13 / 12)), 0, accuracy: 1e-9)
+        // RPN 0 on a member after the MCM: ±12.
+        m.feed([0xB4, 101, 0, 100, 0, 6, 12])
+        XCTAssertEqual(cents(m.last!.ratio, pow(2, 4 / 12)), 0, accuracy: 1e-9)
+
+        // Upper zone: MCM on channel 16 with 4 members (channels 12…15) shrinks a lower
+        // zone of 15 to 10; a lower zone of 15 again removes the upper zone.
+        var z = Interpreted()
+        z.feed([0xB0, 101, 0, 100, 6, 6, 15, 0xBF, 101, 0, 100, 6, 6, 4])
+        XCTAssertEqual(z.interpreter.zones, MPEZones(lowerMembers: 10, upperMembers: 4))
+        z.feed([0xB0, 101, 0, 100, 6, 6, 15])
+        XCTAssertEqual(z.interpreter.zones, MPEZones(lowerMembers: 15))
+        var u = Interpreted()
+        u.feed([0xB0, 101, 0, 100, 6, 6, 8, 0xBF, 101, 0, 100, 6, 6, 4])
+        XCTAssertEqual(u.interpreter.zones, MPEZones(lowerMembers: 8, upperMembers: 4))
+        XCTAssertEqual(u.interpreter.zones.master(of: 11), 15)
+        XCTAssertEqual(u.interpreter.zones.master(of: 8), 0)
+        XCTAssertNil(u.interpreter.zones.master(of: 9))
+        // The upper zone's master bend moves its members' notes, not the lower zone's.
+        u.feed([0x9C, 69, 100, 0x92, 69, 100, 0xEF, 0x7F, 0x7F])  // channels 13 and 3
+        XCTAssertEqual(u.phases, [.down, .down, .move])
+        XCTAssertEqual(cents(u.last!.ratio, pow(2, 2 * 8191 / 8192 / 12)), 0, accuracy: 1e-9)
+        // A channel outside both zones keeps ±2.
+        u.feed([0xE9, 0, 0, 0x99, 69, 100])
+        XCTAssertEqual(cents(u.last!.ratio, pow(2, -2 / 12)), 0, accuracy: 1e-9)
+        // MCM with 0 members turns a zone off; RPN 6 on another channel is no MCM.
+        u.feed([0xBF, 101, 0, 100, 6, 6, 0, 0xB5, 101, 0, 100, 6, 6, 3])
+        XCTAssertEqual(u.interpreter.zones, MPEZones(lowerMembers: 8))
+    }
+
+    func testVelocityPressureAndCC74() {
+        var m = Interpreted()
+        m.feed([0xB0, 101, 0, 100, 6, 6, 15])
+        m.feed([0xD1, 0, 0xB1, 74, 100, 0x91, 60, 127])  // pressure before the note-on is not its gain
+        XCTAssertEqual(m.last!.gain, 1)
+        XCTAssertEqual(m.last!.y, 100.0 / 127)
+        m.feed([0xD1, 32])
+        XCTAssertEqual(m.last!.gain, 32.0 / 127, accuracy: 1e-12)
+        m.feed([0xB1, 74, 10])
+        XCTAssertEqual(m.last!.y, 10.0 / 127, accuracy: 1e-12)
+        XCTAssertEqual(m.last!.gain, 32.0 / 127, accuracy: 1e-12)
+        // Plain MIDI: gain = velocity/127 (linear), y = velocity/127 with no CC 74 yet.
+        var p = Interpreted()
+        p.feed([0x95, 60, 64])
+        XCTAssertEqual(p.last!.gain, 64.0 / 127, accuracy: 1e-12)
+        XCTAssertEqual(p.last!.y, 64.0 / 127, accuracy: 1e-12)
+        p.feed([0xA5, 60, 127])  // poly pressure
+        XCTAssertEqual(p.last!.gain, 1)
+    }
+
+    func testReleasesNoteOffVelocityZeroAllNotesOffResetSustain() {
+        var m = Interpreted()
+        m.feed([0x90, 60, 100, 62, 100, 0x80, 60, 0, 0x90, 62, 0])
+        XCTAssertEqual(m.phases, [.down, .down, .up, .up])
+        XCTAssertEqual(m.interpreter.heldNotes, 0)
+        m.feed([0x90, 60, 100, 0x91, 60, 100, 0xB0, 123, 0])  // all notes off: channel 1 only
+        XCTAssertEqual(m.interpreter.heldNotes, 1)
+        m.feed([0xB1, 120, 0])                                 // all sound off
+        XCTAssertEqual(m.interpreter.heldNotes, 0)
+        m.feed([0x90, 60, 100, 0x92, 61, 100, 0xFF])          // system reset: everything
+        XCTAssertEqual(m.interpreter.heldNotes, 0)
+        XCTAssertEqual(m.phases.filter { $0 == .up }.count, m.phases.filter { $0 == .down }.count)
+        // Sustain holds a released note until the pedal lifts.
+        var s = Interpreted()
+        s.feed([0xB0, 64, 127, 0x90, 60, 100, 0x80, 60, 0])
+        XCTAssertEqual(s.phases, [.down])
+        s.feed([0xB0, 64, 0])
+        XCTAssertEqual(s.phases, [.down, .up])
+        // Reset-all-controllers lifts the pedal too; a zone master's pedal holds its members' notes.
+        s.feed([0xB0, 64, 127, 0x90, 61, 100, 0x80, 61, 0, 0xB0, 121, 0])
+        XCTAssertEqual(s.interpreter.heldNotes, 0)
+        s.feed([0xB0, 101, 0, 100, 6, 6, 15, 64, 127, 0x93, 62, 100, 0x83, 62, 0])
+        XCTAssertEqual(s.interpreter.heldNotes, 1)
+        s.feed([0xB0, 64, 0])
+        XCTAssertEqual(s.interpreter.heldNotes, 0)
+    }
+
+    func testTouchIDsAreDistinctAndARepeatedNoteOnEndsTheOld() {
+        var m = Interpreted()
+        m.feed([0x90, 60, 100, 0x91, 60, 100, 0x90, 60, 90])
+        let ids = m.events.map { $0.touchPhase! }
+        XCTAssertEqual(ids.map(\.phase), [.down, .down, .up, .down])
+        XCTAssertNotEqual(ids[0].id, ids[1].id)
+        XCTAssertEqual(ids[2].id, ids[0].id)
+        XCTAssertNotEqual(ids[3].id, ids[0].id)
+        XCTAssertNotEqual(ids[3].id, ids[1].id)
+    }
+
+    func testStrayBytesAreCountedNotInterpreted() {
+        var m = Interpreted()
+        m.feed([0x3C, 0x64, 0xF4, 0x90, 60, 0xB0, 7, 1, 0xC0, 5])
+        XCTAssertTrue(m.events.isEmpty)
+        XCTAssertEqual(m.interpreter.strayBytes, 4)
+        XCTAssertEqual(m.interpreter.unusedMessages, 2)  // CC 7, program change
+    }
+}

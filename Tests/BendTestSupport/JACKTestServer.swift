@@ -1,0 +1,106 @@
+import Foundation
+import Glibc
+
+/// A jackd of the test's own: `jackd --no-realtime -S -d dummy -r RATE -p PERIOD` under a
+/// private server name (JACK_DEFAULT_SERVER), started by posix_spawn and stopped by its
+/// pid. `-S` (synchronous mode): the server waits for every client each cycle, so a
+/// capture client reads exactly what was rendered even on a loaded machine.
+/// While it runs, this process's environment names it (JACK_DEFAULT_SERVER, and
+/// JACK_NO_START_SERVER=1 so no client ever starts another).
+public final class JACKTestServer {
+    public let name: String
+    public let pid: pid_t
+    public let logPath: String
+    private var running = true
+
+    /// Whether Debian's jackd2 is installed (`make test` installs it).
+    public static var installed: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") }
+
+    /// Starts the server and waits until `jack_lsp` answers (polled every 20 ms, 20 s at most).
+    public init(rate: Int = 48_000, period: Int = 64) throws {
+        name = "bendtest\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        logPath = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).log").path
+        setenv("JACK_DEFAULT_SERVER", name, 1)
+        setenv("JACK_NO_START_SERVER", "1", 1)
+        pid = try Spawn.start(["jackd", "--no-realtime", "-S", "-d", "dummy", "-r", "\(rate)", "-p", "\(period)"], output: logPath)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if try Spawn.run(["jack_lsp"]).status == 0 { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                running = false
+                throw JACKTestError("jackd exited at start: \(log)")
+            }
+            usleep(20_000)
+        }
+        stop()
+        throw JACKTestError("jackd did not answer jack_lsp within 20 s: \(log)")
+    }
+
+    /// The server's output so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Ports and their connections, as `jack_lsp -c` prints them.
+    public func ports() throws -> String { try Spawn.run(["jack_lsp", "-c"]).output }
+
+    /// SIGTERM (or `signal`), then waits for it to exit. Later calls do nothing.
+    public func stop(signal: Int32 = SIGTERM) {
+        guard running else { return }
+        running = false
+        kill(pid, signal)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        unsetenv("JACK_DEFAULT_SERVER")
+        unsetenv("JACK_NO_START_SERVER")
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+
+    deinit { stop() }
+}
+
+public struct JACKTestError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}
+
+/// posix_spawn without Foundation's Process (a daemon child holding its pipes would
+/// stall Process), stdin from /dev/null.
+public enum Spawn {
+    /// Starts `args` with stdout and stderr to `output` (or /dev/null); returns its pid.
+    public static func start(_ args: [String], output: String? = nil) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = args.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, args[0], &actions, nil, argv, environ)
+        guard rc == 0 else { throw JACKTestError("posix_spawnp \(args[0]): \(String(cString: strerror(rc)))") }
+        return pid
+    }
+
+    /// Waits for `pid`, at most `seconds` (polled every 10 ms); its exit status, or nil
+    /// when it is still running then.
+    public static func wait(_ pid: pid_t, seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return (status >> 8) & 0xff }
+            usleep(10_000)
+        } while Date() < deadline
+        return nil
+    }
+
+    /// Runs `args` to completion; its exit status and output (stdout and stderr).
+    public static func run(_ args: [String]) throws -> (status: Int32, output: String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let pid = try start(args, output: path)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return ((status >> 8) & 0xff, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+    }
+}
