@@ -7,12 +7,16 @@ RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
-# liblo, libjack (jackd2's; + pkg-config to find them).
+# liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
+# TLS), libqrencode (+ pkg-config to find them).
 # Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
-# dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev
-DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
+# dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
+# chromium (the web controller's page, driven headless over its DevTools pipe by
+# Tests/BendAppTests/web).
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
+            libwebsockets-dev libqrencode-dev libssl-dev
+DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -79,13 +83,15 @@ clean:
 # voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; real time —
 # `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
-# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame.
+# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
+# web latency — a touch dispatched in headless Chromium → the engine's queue.
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64
+	$(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)

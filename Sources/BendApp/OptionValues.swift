@@ -1,6 +1,7 @@
 import Foundation
 import BendEngine
 import BendControl
+import Glibc
 
 /// Turns option values into typed settings, with errors naming the option and the
 /// expected form.
@@ -39,7 +40,8 @@ enum OptionValues {
     }
 }
 
-/// Settings shared by every command that makes sound: tone, rate, polyphony, pitch map.
+/// Settings shared by every command that makes sound: tone, rate, polyphony, pitch map,
+/// scale and rounding.
 struct SoundOptions {
     /// Tone file; nil means the default asset.
     var tone: String?
@@ -48,6 +50,7 @@ struct SoundOptions {
     /// Polyphony.
     var voices = 64
     var pitchMapName = "linear"
+    var pitchMapGiven = false
     var octaves = 2.0
     var octavesGiven = false
     /// How voices read the tone (`--interp`).
@@ -56,6 +59,14 @@ struct SoundOptions {
     var limiter = true
     /// Master gain, dB (`-g`).
     var gainDB = 0.0
+    /// `--scale`: lays the pad out exponentially around its root and gives the guides.
+    var scale: Scale?
+    /// `--scale-root`: the root's pitch in Hz; nil: the tone's pitch.
+    var scaleRootHz: Double?
+    var roundMode = PitchRounding.Mode.off
+    /// `--round-rate`, seconds.
+    var roundRate = 0.08
+    var roundRateGiven = false
     /// MIDI note of the tone's pitch (ratio 1) for MIDI files and MIDI in/out, 0…127.
     var toneNote = 69
 
@@ -68,6 +79,10 @@ struct SoundOptions {
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.3 dBFS, 1 ms look-ahead (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
+        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides and rounding: chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
+        OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),
+        OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
+        OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files and MIDI in/out (0…127, default 69 = A4, the default tone)"),
     ]
 
@@ -82,6 +97,17 @@ struct SoundOptions {
                 throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
             }
             pitchMapName = value!
+            pitchMapGiven = true
+        case "scale": scale = try ScaleOption.load(value ?? "")
+        case "scale-root": scaleRootHz = try OptionValues.number(value, option: name, in: 1...20_000)
+        case "round":
+            guard let mode = PitchRounding.Mode(rawValue: value ?? "") else {
+                throw AppError.usage("option '--round': expected 'off', 'initial' or 'hold', got '\(value ?? "")'")
+            }
+            roundMode = mode
+        case "round-rate":
+            roundRate = try OptionValues.number(value, option: name, in: 1...2000) / 1000
+            roundRateGiven = true
         case "octaves":
             octaves = try OptionValues.number(value, option: name, in: 0.1...8)
             octavesGiven = true
@@ -100,13 +126,42 @@ struct SoundOptions {
 
     /// Checks options that only make sense together.
     func validate() throws {
-        if octavesGiven && pitchMapName != "exp" {
-            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' only")
+        if octavesGiven && !exponential {
+            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' (or a --scale) only")
+        }
+        if scaleRootHz != nil && scale == nil {
+            throw AppError.usage("option '--scale-root' applies with '--scale' only")
+        }
+        if roundRateGiven && roundMode != .hold {
+            throw AppError.usage("option '--round-rate' applies to '--round hold' only")
         }
     }
 
+    /// Exponential x: asked for, or a scale without '--pitch-map linear'.
+    var exponential: Bool { pitchMapName == "exp" || (scale != nil && !pitchMapGiven) }
+
+    /// The tone's pitch in Hz (`--tone-note` in 12-TET, A4 = 440 Hz).
+    var toneHz: Double { 440 * pow(2, Double(toneNote - 69) / 12) }
+
+    /// The scale at its root; nil without `--scale` and rounding.
+    var tuning: Tuning? {
+        guard scale != nil || roundMode != .off else { return nil }
+        let ratio = scaleRootHz.map { $0 / toneHz } ?? 1
+        return Tuning(scale: scale ?? Scale.builtIn("chromatic")!, rootRatio: ratio, toneNote: Double(toneNote))
+    }
+
+    /// Rounding of pad touches; nil when off.
+    var rounding: PitchRounding? {
+        guard roundMode != .off, let tuning else { return nil }
+        return PitchRounding(mode: roundMode, rate: roundRate, tuning: tuning)
+    }
+
+    /// x → pitch: linear, or `octaves` octaves centred on the scale's root (the tone's
+    /// pitch without a scale or root).
     var pitchMap: PitchMap {
-        pitchMapName == "exp" ? .exponential(octaves: octaves) : .linear
+        guard exponential else { return .linear }
+        let centre = scale != nil ? (tuning?.rootRatio ?? 1) : 1
+        return centre == 1 ? .exponential(octaves: octaves) : .exponentialAround(octaves: octaves, centre: centre)
     }
 
     /// Sets the mixer's interpolation, limiter and master gain from these options.
