@@ -70,7 +70,7 @@ public enum BendApp {
         case "devices": return "usage: bendsynth devices"
         case "peers": return "usage: bendsynth peers [--seconds S] [--bluetooth]"
         case "remote": return "usage: bendsynth remote HOST[:PORT] [--key-file FILE] [--script FILE.jsonl] [--text MESSAGE]"
-        case "bench": return "usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp linear|cubic] [--spread] [--json]"
+        case "bench": return "usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]"
         default: return "usage: bendsynth COMMAND [options]   (commands: \(commands.joined(separator: ", ")))"
         }
     }

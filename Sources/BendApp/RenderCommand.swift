@@ -64,7 +64,7 @@ enum RenderCommand {
         defer { signalSources.forEach { $0.cancel() } }
         do {
             let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
-                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, to: output)
+                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, configure: sound.configure, to: output)
             printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
         } catch let e as WAVFileError where e.call == "stat" {
             throw AppError.input("render: \(e)")

@@ -39,6 +39,7 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
         let board = context.touchBoard, own = port.source, map = context.pitchMap
         let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
             s.peak = Double(mixer.peak)
+            s.limiterGain = Double(mixer.limiterGain)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
