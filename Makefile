@@ -8,11 +8,11 @@ ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
 # liblo, libjack (jackd2's; + pkg-config to find them).
-# Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests),
+# Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev
-DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
+DEB_TEST  = alsa-utils tmux sox man-db zsh iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -30,7 +30,23 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus
+.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus install uninstall generated
+
+# Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
+# release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BIN        ?= $(RELEASE)
+BINDIR      = $(PREFIX)/bin
+DATADIR     = $(PREFIX)/share/bendsynth
+MANDIR      = $(PREFIX)/share/man/man1
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  = $(PREFIX)/share/zsh/vendor-completions
+USERUNITDIR = $(PREFIX)/lib/systemd/user
+ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
+# VERSION, plus the commit (`git describe`) when built from a git checkout.
+VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
+GEN         = $(BUILD_DIR)/generated
 
 all: build
 
@@ -71,6 +87,29 @@ test: deps lint $(PYOSC)
 
 lint:
 	@python3 scripts/check-layers.py
+
+# The man page and the completions, printed by the binary from its option table.
+generated: $(if $(filter $(RELEASE),$(BIN)),build)
+	@mkdir -p $(GEN)
+	$(BIN) --man-page > $(GEN)/bendsynth.1
+	$(BIN) --completion bash > $(GEN)/bendsynth.bash
+	$(BIN) --completion zsh > $(GEN)/_bendsynth
+
+install: generated
+	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/bendsynth
+	install -d $(DESTDIR)$(DATADIR)
+	install -m644 $(ASSETS) $(DESTDIR)$(DATADIR)/
+	echo "$(VERSION_STRING)" > $(DESTDIR)$(DATADIR)/VERSION
+	install -d $(DESTDIR)$(MANDIR)
+	gzip -9n < $(GEN)/bendsynth.1 > $(DESTDIR)$(MANDIR)/bendsynth.1.gz
+	install -Dm644 $(GEN)/bendsynth.bash $(DESTDIR)$(BASHCOMPDIR)/bendsynth
+	install -Dm644 $(GEN)/_bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/bendsynth $(DESTDIR)$(MANDIR)/bendsynth.1.gz \
+	  $(DESTDIR)$(BASHCOMPDIR)/bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION)
+	-rmdir $(DESTDIR)$(DATADIR)
 
 clean:
 	rm -rf $(BUILD_DIR)
