@@ -14,8 +14,12 @@ public enum BendApp {
             printErr(usage)
             return 2
         }
-        let rest = Array(arguments.dropFirst())
+        var rest = Array(arguments.dropFirst())
+        var configEntries: [ConfigFile.Entry] = []
         do {
+            if CommandTable.command(command) != nil {
+                (rest, configEntries) = try ConfigFile.arguments(for: command, rest)
+            }
             switch command {
             case "help":
                 print(usage)
@@ -35,7 +39,10 @@ public enum BendApp {
         } catch let e as InputSourceError {
             printErr("bendsynth: \(e)")
             return AppError(e).exitCode
-        } catch let e as AppError {
+        } catch var e as AppError {
+            if case .usage(let m) = e, !configEntries.isEmpty {
+                e = .usage(ConfigFile.locate(m, entries: configEntries, commandLine: Array(arguments.dropFirst())))
+            }
             printErr("bendsynth: \(e)")
             if case .usage = e {
                 printErr(usageLine(command))

@@ -19,19 +19,19 @@ struct CommandInfo {
 enum CommandTable {
     static let all: [CommandInfo] = [
         CommandInfo(name: "play", summary: "play the instrument: a pad in the terminal, sound through ALSA or JACK",
-                    usage: PlayCommand.usage, specs: PlayCommand.specs, operandsAreFiles: false),
+                    usage: PlayCommand.usage, specs: PlayCommand.specs + ConfigFile.specs, operandsAreFiles: false),
         CommandInfo(name: "render", summary: "render a touch script or MIDI file to a sound file, faster than real time",
-                    usage: RenderCommand.usage, specs: RenderCommand.specs, operandsAreFiles: true),
+                    usage: RenderCommand.usage, specs: RenderCommand.specs + ConfigFile.specs, operandsAreFiles: true),
         CommandInfo(name: "replay", summary: "play, render or convert an evemu recording of a touch device",
-                    usage: ReplayCommand.usage, specs: ReplayCommand.specs, operandsAreFiles: true),
+                    usage: ReplayCommand.usage, specs: ReplayCommand.specs + ConfigFile.specs, operandsAreFiles: true),
         CommandInfo(name: "remote", summary: "play an instrument on another machine (play --listen) from this pad",
-                    usage: RemoteCommand.usage, specs: RemoteCommand.specs, operandsAreFiles: false),
+                    usage: RemoteCommand.usage, specs: RemoteCommand.specs + ConfigFile.specs, operandsAreFiles: false),
         CommandInfo(name: "peers", summary: "list instruments nearby that accept remote players",
-                    usage: PeersCommand.usage, specs: PeersCommand.specs, operandsAreFiles: false),
+                    usage: PeersCommand.usage, specs: PeersCommand.specs + ConfigFile.specs, operandsAreFiles: false),
         CommandInfo(name: "devices", summary: "list ALSA playback cards and PCMs, and input devices (touch, tilt)",
-                    usage: DevicesCommand.usage, specs: DevicesCommand.specs, operandsAreFiles: false),
+                    usage: DevicesCommand.usage, specs: DevicesCommand.specs + ConfigFile.specs, operandsAreFiles: false),
         CommandInfo(name: "bench", summary: "measure the mixer: ns per voice-frame and real-time factor",
-                    usage: BenchCommand.usage, specs: BenchCommand.specs, operandsAreFiles: false),
+                    usage: BenchCommand.usage, specs: BenchCommand.specs + ConfigFile.specs, operandsAreFiles: false),
     ]
 
     /// Options of `bendsynth` itself, before any command.

@@ -72,7 +72,7 @@ enum PlayCommand {
             if try o.audio.apply(name, value) { continue }
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("play"))
                 return
             case "device": o.device = value ?? ""
             case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192)

@@ -58,7 +58,7 @@ enum RemoteCommand {
             case "device": local.device = value ?? ""
             case "record": local.record = value
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("remote"))
                 return
             case "key-file": o.keyFile = value
             case "name": o.name = value

@@ -32,7 +32,7 @@ enum RenderCommand {
             if try sound.apply(name, value) { continue }
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("render"))
                 return
             case "output": output = value
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)

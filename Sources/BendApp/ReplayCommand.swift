@@ -46,7 +46,7 @@ enum ReplayCommand {
             if try evdev.apply(name, value) { continue }
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("replay"))
                 return
             case "output": output = value
             case "touches": touches = value
