@@ -7,11 +7,11 @@ RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
-# liblo, libjack (jackd2's; + pkg-config to find them).
+# liblo, libjack (jackd2's), libsystemd (sd_notify; + pkg-config to find them).
 # Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev libsystemd-dev
 DEB_TEST  = alsa-utils tmux sox man-db zsh iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
@@ -94,6 +94,7 @@ generated: $(if $(filter $(RELEASE),$(BIN)),build)
 	$(BIN) --man-page > $(GEN)/bendsynth.1
 	$(BIN) --completion bash > $(GEN)/bendsynth.bash
 	$(BIN) --completion zsh > $(GEN)/_bendsynth
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/bendsynth.service.in > $(GEN)/bendsynth.service
 
 install: generated
 	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/bendsynth
@@ -104,10 +105,12 @@ install: generated
 	gzip -9n < $(GEN)/bendsynth.1 > $(DESTDIR)$(MANDIR)/bendsynth.1.gz
 	install -Dm644 $(GEN)/bendsynth.bash $(DESTDIR)$(BASHCOMPDIR)/bendsynth
 	install -Dm644 $(GEN)/_bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth
+	install -Dm644 $(GEN)/bendsynth.service $(DESTDIR)$(USERUNITDIR)/bendsynth.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bendsynth $(DESTDIR)$(MANDIR)/bendsynth.1.gz \
-	  $(DESTDIR)$(BASHCOMPDIR)/bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth
+	  $(DESTDIR)$(BASHCOMPDIR)/bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth \
+	  $(DESTDIR)$(USERUNITDIR)/bendsynth.service
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION)
 	-rmdir $(DESTDIR)$(DATADIR)
 

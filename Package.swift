@@ -4,7 +4,7 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
-//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendBench, CGetopt, CALSA
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendBench, CGetopt, CALSA, CSystemd
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
@@ -50,6 +50,9 @@ let package = Package(
         // its cflags carry -D_REENTRANT, which SwiftPM warns about; headers are in /usr/include.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi",
                        providers: [.apt(["libavahi-client-dev"])]),
+        // libsystemd: sd_notify (READY=1 for a Type=notify service).
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
@@ -82,7 +85,7 @@ let package = Package(
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendBench", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendBench", "CGetopt", "CALSA", "CSystemd"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),

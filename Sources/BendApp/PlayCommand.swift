@@ -230,7 +230,11 @@ enum PlayCommand {
         }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
         if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
+        // Under systemd (Type=notify): READY once the first period has reached the device.
+        ServiceNotifier.ready(status: "playing: \(output.description)", firstPeriodDone: { mixer.position > 0 },
+                              frames: { mixer.position })
         finished.wait()
+        ServiceNotifier.stopping()
 
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.
