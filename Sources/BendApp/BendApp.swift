@@ -15,6 +15,7 @@ public enum BendApp {
             return 2
         }
         var rest = Array(arguments.dropFirst())
+        RealtimeFallback.install()
         var configEntries: [ConfigFile.Entry] = []
         do {
             if CommandTable.command(command) != nil {
