@@ -69,6 +69,7 @@ enum RemoteCommand {
             }
         }
         try local.sound.validate()
+        try o.evdev.validate()
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter
             o.monitor = local

@@ -50,6 +50,7 @@ enum RenderCommand {
         }
         guard let output else { throw AppError.usage("render: missing -o OUT.wav") }
         guard !output.isEmpty else { throw AppError.usage("render: -o needs a file name, got ''") }
+        try OutputPath.check(output, option: "-o", command: "render")
         let format: SoundFileFormat
         do {
             format = try SoundFileFormat.forOutput(path: output, sample: sampleFormat)

@@ -42,7 +42,7 @@ final class RTKitTests: XCTestCase {
         _ = try start("/usr/bin/dbus-daemon", ["--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(bus)"])
         let template = dir.appendingPathComponent("rtkit_mock.py")
         try """
-        import dbus
+        dbus = __import__('dbus')
         BUS_NAME = 'org.freedesktop.RealtimeKit1'
         MAIN_OBJ = '/org/freedesktop/RealtimeKit1'
         MAIN_IFACE = 'org.freedesktop.RealtimeKit1'
