@@ -7,13 +7,17 @@ RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
-# liblo, libjack (jackd2's), libsystemd (sd_notify; + pkg-config to find them).
+# liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
+# TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them).
 # Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses),
 # lintian (the .deb), python3-dbusmock (a mock RealtimeKit1 on a private bus), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
-# dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev libsystemd-dev
-DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc
+# dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
+# chromium (the web controller's page, driven headless over its DevTools pipe by
+# Tests/BendAppTests/web).
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
+            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev
+DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -45,6 +49,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  = $(PREFIX)/share/zsh/vendor-completions
 USERUNITDIR = $(PREFIX)/lib/systemd/user
 ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
+WEB_ASSETS  = $(wildcard Assets/web/*)
 # VERSION, plus the commit (`git describe`) when built from a git checkout.
 VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
 GEN         = $(BUILD_DIR)/generated
@@ -101,6 +106,8 @@ install: generated
 	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/bendsynth
 	install -d $(DESTDIR)$(DATADIR)
 	install -m644 $(ASSETS) $(DESTDIR)$(DATADIR)/
+	install -d $(DESTDIR)$(DATADIR)/web
+	install -m644 $(WEB_ASSETS) $(DESTDIR)$(DATADIR)/web/
 	echo "$(VERSION_STRING)" > $(DESTDIR)$(DATADIR)/VERSION
 	install -d $(DESTDIR)$(MANDIR)
 	gzip -9n < $(GEN)/bendsynth.1 > $(DESTDIR)$(MANDIR)/bendsynth.1.gz
@@ -112,8 +119,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bendsynth $(DESTDIR)$(MANDIR)/bendsynth.1.gz \
 	  $(DESTDIR)$(BASHCOMPDIR)/bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth \
 	  $(DESTDIR)$(USERUNITDIR)/bendsynth.service
-	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION)
-	-rmdir $(DESTDIR)$(DATADIR)
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION) $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_ASSETS)))
+	-rmdir $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(DATADIR)
 
 # The .deb: the release build for any x86-64 (CPU=baseline) with the Swift runtime linked
 # statically (--static-swift-stdlib: it runs where Swift is not installed), installed with
@@ -162,13 +169,15 @@ clean:
 # voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; real time —
 # `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
-# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame.
+# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
+# web latency — a touch dispatched in headless Chromium → the engine's queue.
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64
+	$(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)

@@ -4,8 +4,8 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
-//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
-//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
+//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
 //   BendInput → BendControl, BendSystem
@@ -13,6 +13,7 @@
 //   BendOSC → BendControl, BendSystem, CLO
 //   BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
 //   BendMIDI → BendControl, BendEngine, BendSystem
+//   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
@@ -54,6 +55,15 @@ let package = Package(
         // libsystemd: sd_notify (READY=1 for a Type=notify service).
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
+        // libwebsockets: HTTP, WebSocket and TLS of the web controller.
+        .systemLibrary(name: "CWebsockets", path: "Sources/CWebsockets", pkgConfig: "libwebsockets",
+                       providers: [.apt(["libwebsockets-dev"])]),
+        // libqrencode: the web controller's URL as a QR code in the terminal.
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"])]),
+        // OpenSSL: the web controller's self-signed certificate and its TLS context.
+        .systemLibrary(name: "CSSL", path: "Sources/CSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
@@ -79,16 +89,19 @@ let package = Package(
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
-        // The benches: the mixer's cost; evdev, OSC and peer latency. `bench` runs them.
         // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
         // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
         .target(name: "BendMIDI", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendMIDI"),
-        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers"],
+        // The web controller (`play --web`): a phone's browser is the pad. The page's
+        // messages → control events; libwebsockets serves the page and the WebSocket.
+        .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
+        // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
+        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
         // RealtimeKit over D-Bus (sd-bus): real-time priority when SCHED_FIFO is refused.
         .target(name: "BendRTKit", dependencies: ["CSystemd"], path: "Sources/BendRTKit"),
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
@@ -109,6 +122,7 @@ let package = Package(
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc"], swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web"], swiftSettings: testSettings),
+        .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

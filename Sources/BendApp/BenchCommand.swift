@@ -4,7 +4,7 @@ import Foundation
 
 /// `bendsynth bench`: options → the benches (BendBench) → figures. By default the mixer
 /// (`MixerBench`): ns per voice-frame, the real-time factor, and the voices one core
-/// could mix in real time; `--peers` and `--osc` measure latencies instead. Figures on
+/// could mix in real time; `--peers`, `--osc` and `--web` measure latencies instead. Figures on
 /// a shared machine move by 25 % or more between runs.
 enum BenchCommand {
     static let specs: [OptionSpec] = [
@@ -17,6 +17,7 @@ enum BenchCommand {
         OptionSpec("json", help: "print the figures as JSON"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
+        OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
@@ -42,6 +43,7 @@ enum BenchCommand {
         var interpolation = Interpolation.cubic
         var osc = false
         var spread = false
+        var webDriver: String?
         for (name, value) in options {
             switch name {
             case "help":
@@ -61,10 +63,23 @@ enum BenchCommand {
             case "peers": peerCounts = try countList(value, option: name, of: "peer counts", in: 1...8)
             case "spread": spread = true
             case "osc": osc = true
+            case "web": webDriver = value
             default: break
             }
         }
         if let peerCounts { return try bench { try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) } }
+        if let webDriver {
+            let candidates = assetCandidates("web")
+            guard let assets = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }) else {
+                throw AppError.runtime("bench --web: the web page (Assets/web) is not found (looked in: \(candidates.joined(separator: ", ")))")
+            }
+            let r = try bench { try WebBench.measure(driver: webDriver, assets: assets, count: 600) }
+            print(String(format: "web touch dispatched in Chromium → event in the engine's queue: median %.2f ms, p99 %.2f ms, max %.2f ms over %d touches (headless Chromium, loopback WebSocket, CLOCK_MONOTONIC at both ends)",
+                         r.total.median, r.total.p99, r.total.max, r.count))
+            print(String(format: "  of which dispatch → the page's pointerdown (Chromium): median %.2f ms, p99 %.2f ms; pointerdown → queue (page, WebSocket, server, decoder): median %.2f ms, p99 %.2f ms (wall clocks, 0.1 ms)",
+                         r.browser.median, r.browser.p99, r.instrument.median, r.instrument.p99))
+            return
+        }
         if osc {
             let r = try bench { try OSCBench.measure(period: period, rate: rate, count: 1_000, log: { printErr("bendsynth: \($0)") }) }
             print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",

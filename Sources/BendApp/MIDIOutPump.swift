@@ -1,4 +1,5 @@
 import BendAudio
+import Foundation
 import BendControl
 import BendEngine
 import BendMIDI
@@ -13,6 +14,11 @@ import Synchronization
 /// follows the sound's order) and pushes one packet per message, at the event's frame,
 /// to the ring the process callback writes to the port. The MPE configuration (MCM
 /// first) goes out at start and again after every connection to `midi_out`.
+///
+/// MIDI out trails the sound by a fixed `delayFrames` (whole periods, at least 10 ms):
+/// the pump is an ordinary thread, and on a loaded machine it can be late by more than
+/// the one period a live event is stamped ahead. Whole periods keep every message at its
+/// event's offset inside the period; a constant latency beats one that jitters.
 final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
     private let ring: SPSCRing<MIDIPacket>
     private let rings: JACKMIDIRings
@@ -25,6 +31,9 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
     /// The frame of the last packet pushed: packets go out in frame order.
     private var lastFrame: UInt64 = 0
     private var configuredFor = -1
+    /// How far MIDI out trails the sound, frames (whole periods, ≥ `minimumDelaySeconds`).
+    private var delayFrames: UInt64 = 0
+    static let minimumDelaySeconds = 0.010
 
     struct Pending {
         var events: [(frame: UInt64, event: ControlEvent)] = []
@@ -47,6 +56,9 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
 
     /// Starts the pump; `position` is the stream position (the mixer's). - Thread: setup.
     func start(position: @escaping @Sendable () -> UInt64) throws {
+        let period = UInt64(max(rings.periodFrames, 1))
+        let periods = max(1, (UInt64((Self.minimumDelaySeconds * rate).rounded(.up)) + period - 1) / period)
+        delayFrames = periods * period
         thread = try SystemThread(name: "bendsynth midi-out") { [self] in
             var wake = MonotonicClock.nanos()
             while !stopFlag.load(ordering: .relaxed) {
@@ -90,7 +102,7 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
 
     private func send(_ m: MIDIMessage, at frame: UInt64) {
         lastFrame = max(lastFrame, frame)
-        ring.push(MIDIPacket(frame: lastFrame, count: m.length, m.status, m.data1, m.data2))
+        ring.push(MIDIPacket(frame: lastFrame &+ delayFrames, count: m.length, m.status, m.data1, m.data2))
     }
 
     /// Ends the MIDI out while the output still runs: the pump stops, every queued event
@@ -112,7 +124,7 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
 
     /// One line for the end of play.
     var summary: String {
-        "MIDI out: \(rings.eventsSent) JACK events" + (rings.eventsSentLate > 0 ? ", \(rings.eventsSentLate) after their frame" : "")
+        "MIDI out: \(rings.eventsSent) JACK events, \(String(format: "%.1f", Double(delayFrames) / rate * 1000)) ms after the sound" + (rings.eventsSentLate > 0 ? ", \(rings.eventsSentLate) after their frame" : "")
             + (ring.dropped > 0 ? ", \(ring.dropped) dropped (ring full)" : "")
     }
 }

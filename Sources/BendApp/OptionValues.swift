@@ -1,4 +1,5 @@
 import BendControl
+import Glibc
 
 /// Turns option values into typed settings, with errors naming the option and the
 /// expected form.
@@ -18,7 +19,8 @@ enum OptionValues {
     }
 }
 
-/// Settings shared by every command that makes sound: tone, rate, polyphony, pitch map.
+/// Settings shared by every command that makes sound: tone, rate, polyphony, pitch map,
+/// scale and rounding.
 struct SoundOptions {
     /// Tone file; nil means the default asset.
     var tone: String?
@@ -27,8 +29,17 @@ struct SoundOptions {
     /// Polyphony.
     var voices = 64
     var pitchMapName = "linear"
+    var pitchMapGiven = false
     var octaves = 2.0
     var octavesGiven = false
+    /// `--scale`: lays the pad out exponentially around its root and gives the guides.
+    var scale: Scale?
+    /// `--scale-root`: the root's pitch in Hz; nil: the tone's pitch.
+    var scaleRootHz: Double?
+    var roundMode = PitchRounding.Mode.off
+    /// `--round-rate`, seconds.
+    var roundRate = 0.08
+    var roundRateGiven = false
     /// MIDI note of the tone's pitch (ratio 1) for MIDI files and MIDI in/out, 0…127.
     var toneNote = 69
 
@@ -38,6 +49,10 @@ struct SoundOptions {
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
         OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
+        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides and rounding: chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
+        OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),
+        OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
+        OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files and MIDI in/out (0…127, default 69 = A4, the default tone)"),
     ]
 
@@ -52,6 +67,17 @@ struct SoundOptions {
                 throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
             }
             pitchMapName = value!
+            pitchMapGiven = true
+        case "scale": scale = try ScaleOption.load(value ?? "")
+        case "scale-root": scaleRootHz = try OptionValues.number(value, option: name, in: 1...20_000)
+        case "round":
+            guard let mode = PitchRounding.Mode(rawValue: value ?? "") else {
+                throw AppError.usage("option '--round': expected 'off', 'initial' or 'hold', got '\(value ?? "")'")
+            }
+            roundMode = mode
+        case "round-rate":
+            roundRate = try OptionValues.number(value, option: name, in: 1...2000) / 1000
+            roundRateGiven = true
         case "octaves":
             octaves = try OptionValues.number(value, option: name, in: 0.1...8)
             octavesGiven = true
@@ -63,12 +89,41 @@ struct SoundOptions {
 
     /// Checks options that only make sense together.
     func validate() throws {
-        if octavesGiven && pitchMapName != "exp" {
-            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' only")
+        if octavesGiven && !exponential {
+            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' (or a --scale) only")
+        }
+        if scaleRootHz != nil && scale == nil {
+            throw AppError.usage("option '--scale-root' applies with '--scale' only")
+        }
+        if roundRateGiven && roundMode != .hold {
+            throw AppError.usage("option '--round-rate' applies to '--round hold' only")
         }
     }
 
+    /// Exponential x: asked for, or a scale without '--pitch-map linear'.
+    var exponential: Bool { pitchMapName == "exp" || (scale != nil && !pitchMapGiven) }
+
+    /// The tone's pitch in Hz (`--tone-note` in 12-TET, A4 = 440 Hz).
+    var toneHz: Double { 440 * pow(2, Double(toneNote - 69) / 12) }
+
+    /// The scale at its root; nil without `--scale` and rounding.
+    var tuning: Tuning? {
+        guard scale != nil || roundMode != .off else { return nil }
+        let ratio = scaleRootHz.map { $0 / toneHz } ?? 1
+        return Tuning(scale: scale ?? Scale.builtIn("chromatic")!, rootRatio: ratio, toneNote: Double(toneNote))
+    }
+
+    /// Rounding of pad touches; nil when off.
+    var rounding: PitchRounding? {
+        guard roundMode != .off, let tuning else { return nil }
+        return PitchRounding(mode: roundMode, rate: roundRate, tuning: tuning)
+    }
+
+    /// x → pitch: linear, or `octaves` octaves centred on the scale's root (the tone's
+    /// pitch without a scale or root).
     var pitchMap: PitchMap {
-        pitchMapName == "exp" ? .exponential(octaves: octaves) : .linear
+        guard exponential else { return .linear }
+        let centre = scale != nil ? (tuning?.rootRatio ?? 1) : 1
+        return centre == 1 ? .exponential(octaves: octaves) : .exponentialAround(octaves: octaves, centre: centre)
     }
 }

@@ -6,6 +6,7 @@ import BendInput
 import BendMIDI
 import BendPeers
 import BendSystem
+import BendWeb
 import CALSA
 import Dispatch
 import Foundation
@@ -30,7 +31,7 @@ enum PlayCommand {
         OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
-    ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
+    ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + WebOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
     usage: bendsynth play [-a alsa|jack] [--device PCM] [--record FILE.wav] [options]
@@ -57,6 +58,7 @@ enum PlayCommand {
         var listen: String?
         var keyFile: String?
         var osc = OSCOptions()
+        var web = WebOptions()
         var bluetooth = false
         var bluetoothAdmission = BluetoothAdmission()
         /// What to suggest when no device opens and nothing records (replay: its -o).
@@ -72,6 +74,7 @@ enum PlayCommand {
             if try o.evdev.apply(name, value) { continue }
             if try o.osc.apply(name, value) { continue }
             if try o.audio.apply(name, value) { continue }
+            if o.web.apply(name, value) { continue }
             switch name {
             case "help":
                 print(CommandTable.help("play"))
@@ -114,10 +117,11 @@ enum PlayCommand {
         }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.audio.midiIn { sources.append(try midiInSource(o)) }
+        if let web = try o.web.source(pitchMap: o.sound.pitchMap) { sources.append(web) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
-                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in)")
+                    throw AppError.usage("play: standard input is not a terminal; the pad is played from a terminal (run bendsynth in one) or give another input source (--script, --evdev, --listen, --osc, --midi-in, --web)")
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
@@ -125,9 +129,24 @@ enum PlayCommand {
             for case let peers as PeerSource in sources { peers.notices = notices }
             sources.append(TerminalSource(prompt: prompt, notices: notices))
         } else if sources.isEmpty {
-            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in)")
+            throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in, --web)")
         }
         try play(o, sources: sources)
+    }
+
+    /// Waits for a line on standard input (Enter, or end of input) or for `finished`
+    /// (SIGINT, SIGTERM, a source that ends play). - Returns: true when play is stopping.
+    /// The terminal is still in cooked mode here: it is readable only once a whole line
+    /// is typed, so the read after the wait never blocks.
+    static func waitForEnterOrStop(_ finished: DispatchSemaphore) -> Bool {
+        while true {
+            if finished.wait(timeout: .now()) == .success { return true }
+            let ready = (try? IOWait.wait(fd: STDIN_FILENO, for: .readable, timeout: 0.05)) ?? [.error]
+            if !ready.isEmpty {
+                _ = readLine()
+                return false
+            }
+        }
     }
 
     static func play(_ o: Options, sources: [InputSource]) throws {
@@ -177,7 +196,7 @@ enum PlayCommand {
         }
         let observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
             + (latencyLog.map { [$0] } ?? [])
-        let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, observers: observers) }
+        let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, rounding: o.sound.rounding, observers: observers) }
         var ring: SPSCRing<Float>?
         var recorder: WAVRecorder?
         if let path = o.record {
@@ -199,17 +218,24 @@ enum PlayCommand {
         let waitsForAll = !sources.contains { $0.endsPlay }
         signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
         StopSignals.wait { _ in finished.signal() }
-        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate))
+        let context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         var started: [InputSource] = []
-        do {
-            for (source, port) in zip(sources, ports) {
-                let endsPlay = source.endsPlay
-                try source.start(port: port, context: context) {
-                    if endsPlay || (waitsForAll && remaining.subtract(1, ordering: .relaxed).newValue == 0) {
-                        finished.signal()
-                    }
+        // With --web and the terminal pad, the pad (which takes the whole screen) starts
+        // only after Enter, so the player can scan the QR code; everything else, the
+        // output included, plays meanwhile: the phone is heard from its first touch.
+        let padWaitsForEnter = sources.contains { $0 is WebSource } && sources.contains { $0 is TerminalSource }
+        let startSource = { (source: InputSource, port: ControlPort) throws in
+            let endsPlay = source.endsPlay
+            try source.start(port: port, context: context) {
+                if endsPlay || (waitsForAll && remaining.subtract(1, ordering: .relaxed).newValue == 0) {
+                    finished.signal()
                 }
-                started.append(source)
+            }
+            started.append(source)
+        }
+        do {
+            for (source, port) in zip(sources, ports) where !(padWaitsForEnter && source is TerminalSource) {
+                try startSource(source, port)
             }
         } catch {
             started.forEach { $0.stop() }
@@ -229,6 +255,19 @@ enum PlayCommand {
             recorder?.stop()
             throw AppError.runtime("cannot start the output: \(error)")
         }
+        // `--round hold` moves resting touches between their sources' events.
+        var ticker: RoundingTicker?
+        if ports.contains(where: \.needsTicks) {
+            do {
+                ticker = try RoundingTicker(ports: ports)
+                try ticker?.start()
+            } catch {
+                started.forEach { $0.stop() }
+                output.stop()
+                recorder?.stop()
+                throw AppError.runtime("cannot start the rounding thread: \(error)")
+            }
+        }
         do { try midiOut?.start(position: { mixer.position }) } catch {
             printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
         }
@@ -237,12 +276,26 @@ enum PlayCommand {
         // Under systemd (Type=notify): READY once the first period has reached the device.
         ServiceNotifier.ready(status: "playing: \(output.description)", firstPeriodDone: { mixer.position > 0 },
                               frames: { mixer.position })
-        finished.wait()
+        var stopping = false
+        if padWaitsForEnter {
+            printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")
+            stopping = waitForEnterOrStop(finished)
+            if !stopping {
+                do {
+                    for (source, port) in zip(sources, ports) where source is TerminalSource { try startSource(source, port) }
+                } catch {
+                    printErr("bendsynth: \(error)")
+                    stopping = true
+                }
+            }
+        }
+        if !stopping { finished.wait() }
         ServiceNotifier.stopping()
 
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.
         started.forEach { $0.stop() }
+        ticker?.stop()
         instrument.fadeOut(rendering: { output.failureDescription == nil })
         midiOut?.finish(position: mixer.position, running: { output.failureDescription == nil })
         let failure = output.failureDescription

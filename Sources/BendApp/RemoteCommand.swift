@@ -44,6 +44,9 @@ enum RemoteCommand {
         var monitor: PlayCommand.Options?
         /// `--evdev`: local input devices also play the instrument.
         var evdev = EvdevOptions()
+        /// The pad's layout and guides (`--pitch-map`, `--scale`); the instrument plays
+        /// the raw positions with its own settings.
+        var sound = SoundOptions()
     }
 
     static func run(_ arguments: [String]) throws {
@@ -70,6 +73,7 @@ enum RemoteCommand {
         }
         try local.sound.validate()
         try o.evdev.validate()
+        o.sound = local.sound
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter
             o.monitor = local
@@ -163,7 +167,7 @@ enum RemoteCommand {
             printErr("bendsynth: played \(script.entries.count) events to \(peer.name)")
             return
         }
-        let pad = try RemotePad(session: session, peer: peer, monitor: nil, notices: notices,
+        let pad = try RemotePad(session: session, peer: peer, pitchMap: o.sound.pitchMap, tuning: o.sound.tuning, monitor: nil, notices: notices,
                                 gone: { gone.withLock { $0 } }, onEvent: send, onFinish: { finished.signal() })
         signal(SIGHUP, SIG_IGN)
         try pad.start()

@@ -53,7 +53,7 @@ final class RemoteMonitorSource: InputSource, @unchecked Sendable {
             }
             return
         }
-        let pad = try RemotePad(session: session, peer: peer, pitchMap: context.pitchMap, monitor: context.mixer,
+        let pad = try RemotePad(session: session, peer: peer, pitchMap: context.pitchMap, tuning: context.tuning, monitor: context.mixer,
                                 notices: notices, gone: { [self] in gone.withLock { $0 } }, onEvent: both, onFinish: end)
         try pad.start()
         self.pad = pad

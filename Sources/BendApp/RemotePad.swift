@@ -21,14 +21,14 @@ final class RemotePad: @unchecked Sendable {
     ///   - onEvent: each pad event, on the pad's reader thread.
     ///   - onFinish: once, when the pad ends (q, Ctrl-C, hang-up, `stop`).
     /// - Throws: nothing now (the terminal is opened by `start`); kept for its callers.
-    init(session: PeerSession, peer: PeerInfo, pitchMap: PitchMap = .linear, monitor: Mixer?, notices: PadNotices,
+    init(session: PeerSession, peer: PeerInfo, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: Mixer?, notices: PadNotices,
          gone: @escaping @Sendable () -> String?, onEvent: @escaping @Sendable (ControlEvent) -> Void,
          onFinish: @escaping @Sendable () -> Void) throws {
         let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
         self.keyboard = keyboard
         self.notices = notices
         let place = monitor == nil ? "" : ", monitored here"
-        input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: pitchMap, status: { s in
+        input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: pitchMap, tuning: tuning, status: { s in
             let link = session.linkStatus(of: peer.id)
             let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
             if let mixer = monitor {

@@ -44,8 +44,8 @@ public final class Instrument: @unchecked Sendable {
     /// A new input port (its own event ring in the mixer: one producer thread).
     /// - Thread: setup.
     @discardableResult
-    public func addPort(pitchMap: PitchMap, observers: [ControlEventObserver] = []) -> ControlPort {
-        let port = ControlPort(mixer: mixer, pitchMap: pitchMap, clock: clock, observers: observers)
+    public func addPort(pitchMap: PitchMap, rounding: PitchRounding? = nil, observers: [ControlEventObserver] = []) -> ControlPort {
+        let port = ControlPort(mixer: mixer, pitchMap: pitchMap, rounding: rounding, clock: clock, observers: observers)
         ports.append(port)
         return port
     }

@@ -43,6 +43,8 @@ public enum OfflineRenderer {
     ///   - tone: the loop every voice plays; its rate is the output rate.
     ///   - voices: polyphony (≥ 1).
     ///   - pitchMap: x → pitch ratio.
+    ///   - rounding: pad touches rounded onto a tuning's steps (nil: not); `hold`
+    ///     rounding is ticked every millisecond of the stream.
     ///   - periodFrames: frames per render call (≥ 1), as the live engine would use.
     ///   - path: the WAV to write.
     /// - Throws: `WAVFileError` naming `path`: "sf_open" (e.g. the directory is missing),
@@ -53,7 +55,7 @@ public enum OfflineRenderer {
     ///   - progress: called about every `progressInterval` seconds and once at the end
     ///     (on this thread) with the frames written and the script's length in frames.
     @discardableResult
-    public static func render(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
+    public static func render(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap, rounding: PitchRounding? = nil,
                               periodFrames: Int = 256, to path: String, format: SoundFileFormat = .wavFloat,
                               progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
         let rate = Int(tone.rate.rounded())
@@ -64,8 +66,8 @@ public enum OfflineRenderer {
             let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
             let file = dir + "/.bendsynth-render.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).wav"
             defer { unlink(file) }
-            let summary = try render(script: script, tone: tone, voices: voices, pitchMap: pitchMap, periodFrames: periodFrames,
-                                     to: file, format: format, progress: progress)
+            let summary = try render(script: script, tone: tone, voices: voices, pitchMap: pitchMap, rounding: rounding,
+                                     periodFrames: periodFrames, to: file, format: format, progress: progress)
             try copyToStandardOutput(file)
             return summary
         }
@@ -78,7 +80,7 @@ public enum OfflineRenderer {
         defer { OfflineRenderer.temporaryPath.withLock { $0 = nil } }
         do {
             let (frames, peak) = try renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
-                                                   periodFrames: periodFrames) { period in
+                                                   rounding: rounding, periodFrames: periodFrames) { period in
                 try writer.write(period.baseAddress!, frames: period.count / 2)
                 meter.advance(period.count / 2)
             }
@@ -153,9 +155,9 @@ public enum OfflineRenderer {
     /// - Returns: interleaved stereo float samples (left, right, …), 2 per frame.
     /// - Thread: any non-real-time thread.
     public static func renderToBuffer(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
-                                      periodFrames: Int = 256) -> [Float] {
+                                      rounding: PitchRounding? = nil, periodFrames: Int = 256) -> [Float] {
         var out: [Float] = []
-        renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
+        renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap, rounding: rounding,
                       periodFrames: periodFrames) { out.append(contentsOf: $0) }
         return out
     }
@@ -166,6 +168,7 @@ public enum OfflineRenderer {
     /// - Returns: frames rendered and the peak sample.
     @discardableResult
     static func renderPeriods(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
+                              rounding: PitchRounding? = nil,
                               periodFrames: Int,
                               _ sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> (frames: Int, peak: Float) {
         precondition(voices >= 1 && periodFrames >= 1)
@@ -176,7 +179,10 @@ public enum OfflineRenderer {
         let instrument = Instrument(configuration: configuration, tone: tone, live: false)
         defer { instrument.deallocate() }
         let mixer = instrument.mixer
-        let port = instrument.addPort(pitchMap: pitchMap)
+        let port = instrument.addPort(pitchMap: pitchMap, rounding: rounding)
+        // `hold` rounding moves resting touches between events: a tick each millisecond.
+        let tickFrames = UInt64(max(1, (tone.rate / 1000).rounded()))
+        var nextTick: UInt64 = 0
         let driver = instrument.driver()
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 2 * periodFrames)
         defer { buffer.deallocate() }
@@ -194,9 +200,17 @@ public enum OfflineRenderer {
             // The ring is empty here: everything sent before was due in an earlier period.
             var sent = 0
             while next < entries.count && eventFrames[next] < end && sent < perPeriod {
+                while port.needsTicks && nextTick < eventFrames[next] {
+                    port.tick(atFrame: nextTick)
+                    nextTick += tickFrames
+                }
                 port.send(entries[next].event, atFrame: eventFrames[next])
                 next += 1
                 sent += 1
+            }
+            while port.needsTicks && nextTick < end {
+                port.tick(atFrame: nextTick)
+                nextTick += tickFrames
             }
             _ = driver.period(frames: periodFrames, into: .float(buffer))
             peak = max(peak, mixer.peak)

@@ -10,30 +10,55 @@ public protocol ControlEventObserver: AnyObject, Sendable {
 }
 
 /// One input source's way into the engine: it maps pad coordinates to pitch ratio and
-/// gain, stamps each event with the stream frame it should take effect at, and pushes
-/// it on the source's own `SPSCRing<EngineEvent>` (single producer: use a port from one thread).
+/// gain, rounds pad touches onto the tuning's steps (`rounding`), stamps each event with
+/// the stream frame it should take effect at, and pushes it on the source's own
+/// `SPSCRing<EngineEvent>`.
+///
+/// Rounding happens here, before anything else sees the touch: the engine gets ordinary
+/// pitch events, and observers (the touch script recorder, MPE out) get the touch with
+/// its rounded x (the pitch map's inverse of the rounded ratio), so they carry the pitch
+/// that sounds. `hold` rounding also moves resting touches between events: something
+/// calls `tick()` every few milliseconds (`RoundingTicker` live; the offline renderer
+/// with frames).
+///
+/// Calls are serialised by the port's lock (the source's thread and the ticker's), so
+/// the ring keeps one producer at a time.
 public final class ControlPort: @unchecked Sendable {
     /// The source index: the upper half of every `TouchKey` this port makes.
     public let source: UInt32
     public let pitchMap: PitchMap
+    /// Rounding of pad touches; nil (or mode `off`): none.
+    public let rounding: PitchRounding?
     let ring: SPSCRing<EngineEvent>
     let clock: StreamClock?
     let observers: [ControlEventObserver]
+    /// Frames per second (stream frames → seconds for rounding).
+    let rate: Double
+    private let lock = Mutex(())
     /// Touches that are down, by the source's id, for `releaseAll`.
     private(set) public var activeTouches: Set<UInt32> = []
     private var lastFrame: UInt64 = 0
+    /// Rounded pad touches: their rounder, the y they last had and the x last sent.
+    private var rounded: [UInt32: (rounder: PitchRounder, y: Double, x: Double)] = [:]
 
     /// - Parameters:
     ///   - mixer: the engine; a new event ring is made for this source (setup only).
+    ///   - rounding: how pad touches are rounded; nil: not at all.
     ///   - clock: stamps live events; nil for offline use, where callers give frames.
-    public init(mixer: Mixer, pitchMap: PitchMap, clock: StreamClock?, observers: [ControlEventObserver] = []) {
+    public init(mixer: Mixer, pitchMap: PitchMap, rounding: PitchRounding? = nil, clock: StreamClock?,
+                observers: [ControlEventObserver] = []) {
         let (index, ring) = mixer.addSource()
         self.source = index
         self.ring = ring
         self.pitchMap = pitchMap
+        self.rounding = rounding?.mode == .off ? nil : rounding
         self.clock = clock
         self.observers = observers
+        self.rate = mixer.configuration.rate
     }
+
+    /// True when the port's pitches move between events (`hold` rounding): call `tick`.
+    public var needsTicks: Bool { rounding?.mode == .hold }
 
     /// Events dropped because the engine's ring for this source was full.
     public var dropped: Int { ring.dropped }
@@ -49,19 +74,28 @@ public final class ControlPort: @unchecked Sendable {
     /// when the engine's ring for this source has no room, so the caller can retry.
     /// - Thread: this source's thread.
     public func trySend(_ event: ControlEvent, atFrame frame: UInt64) -> Bool {
-        guard ring.count < ring.capacity else { return false }
-        send(event, atFrame: frame)
-        return true
+        lock.withLock { _ in
+            guard ring.count < ring.capacity else { return false }
+            sendLocked(event, atFrame: frame)
+            return true
+        }
     }
 
     /// Sends an event that takes effect at stream frame `frame` (offline render and
     /// replay). Frames are made non-decreasing per source.
     /// - Thread: this source's thread.
     public func send(_ event: ControlEvent, atFrame frame: UInt64) {
+        lock.withLock { _ in sendLocked(event, atFrame: frame) }
+    }
+
+    private func sendLocked(_ event: ControlEvent, atFrame frame: UInt64) {
         let frame = max(frame, lastFrame)
         lastFrame = frame
+        var event = event
         switch event {
-        case let .touch(id, phase, x, y):
+        case let .touch(id, phase, rawX, y):
+            let x = round(id: id, phase: phase, x: rawX, y: y, frame: frame)
+            if x != rawX { event = .touch(id: id, phase: phase, x: x, y: y) }
             guard push(id: id, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: y)), frame: frame) else { return }
         case let .pitched(id, phase, ratio, g, _):
             let r = ratio.isNaN ? 0 : min(max(ratio, 0), Double(EngineLimits.maximumRatio))
@@ -95,11 +129,74 @@ public final class ControlPort: @unchecked Sendable {
     /// their voices fade out with the normal release; observers see an `up` for each.
     /// - Thread: this source's thread.
     public func releaseAll() {
+        lock.withLock { _ in releaseAllLocked() }
+    }
+
+    private func releaseAllLocked() {
+        rounded.removeAll()
         let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? lastFrame, lastFrame)
         for id in activeTouches.sorted() {
             for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
         }
         activeTouches.removeAll()
         ring.push(EngineEvent(frame: frame, kind: .releaseSource, key: TouchKey(source: source, touch: 0)))
+    }
+
+    /// Moves every resting touch of `hold` rounding to where it has got to now.
+    /// - Thread: any (the ticker's); serialised with the source's calls.
+    public func tick() {
+        guard needsTicks else { return }
+        lock.withLock { _ in
+            let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? lastFrame, lastFrame)
+            tickLocked(atFrame: frame)
+        }
+    }
+
+    /// `tick()` at stream frame `frame` (offline).
+    public func tick(atFrame frame: UInt64) {
+        guard needsTicks else { return }
+        lock.withLock { _ in tickLocked(atFrame: max(frame, lastFrame)) }
+    }
+
+    private func tickLocked(atFrame frame: UInt64) {
+        guard let rounding, !rounded.isEmpty else { return }
+        lastFrame = frame
+        let t = Double(frame) / rate
+        for id in rounded.keys.sorted() {
+            guard var entry = rounded[id] else { continue }
+            entry.rounder.advance(to: t)
+            let x = pitchMap.x(ratio: rounding.tuning.ratio(cents: entry.rounder.output))
+            // A move the full ring cannot take is sent by a later tick (x stays behind).
+            let send = abs(x - entry.x) > 1e-9 && activeTouches.contains(id) && ring.count < ring.capacity
+            if send { entry.x = x }
+            rounded[id] = entry
+            guard send else { continue }
+            ring.push(EngineEvent(frame: frame, kind: .move, key: TouchKey(source: source, touch: id),
+                                  value: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: entry.y))))
+            let event = ControlEvent.touch(id: id, phase: .move, x: x, y: entry.y)
+            for o in observers { o.observe(event, source: source, streamFrame: frame) }
+        }
+    }
+
+    /// The x to play for a pad touch's event: rounded when rounding is on.
+    private func round(id: UInt32, phase: TouchPhase, x: Double, y: Double, frame: UInt64) -> Double {
+        guard let rounding else { return x }
+        let t = Double(frame) / rate
+        let cents = rounding.tuning.cents(ratio: pitchMap.ratio(x: x))
+        var rounder: PitchRounder
+        switch phase {
+        case .up:
+            rounded[id] = nil
+            return x
+        case .down:
+            rounder = PitchRounder(rounding, cents: cents, time: t)
+        case .move:
+            guard let entry = rounded[id] else { return x }
+            rounder = entry.rounder
+            rounder.move(cents: cents, time: t)
+        }
+        let out = pitchMap.x(ratio: rounding.tuning.ratio(cents: rounder.output))
+        rounded[id] = (rounder, y, out)
+        return out
     }
 }

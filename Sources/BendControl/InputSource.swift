@@ -19,12 +19,16 @@ public struct InputContext: @unchecked Sendable {
     public var pitchMap: PitchMap
     /// Frames per second.
     public var rate: Double
+    /// The scale at its root (`--scale`, or chromatic for `--round`), nil without:
+    /// pads draw its guides (`Tuning.guides(pitchMap:)`) and each touch's nearest step.
+    public var tuning: Tuning?
 
-    public init(mixer: Mixer, output: any OutputStatus, pitchMap: PitchMap, rate: Double) {
+    public init(mixer: Mixer, output: any OutputStatus, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
         self.mixer = mixer
         self.output = output
         self.pitchMap = pitchMap
         self.rate = rate
+        self.tuning = tuning
     }
 }
 

@@ -13,6 +13,9 @@ public enum PitchMap: Sendable, Equatable {
     /// `EngineLimits.padMaximumRatio`, which more than 4 octaves reach before the right
     /// edge.
     case exponential(octaves: Double)
+    /// ratio = centre·2^((x − 0.5)·octaves): as `exponential`, centred on `centre` (a
+    /// scale's root, `--scale-root`), centre > 0; clamped the same way.
+    case exponentialAround(octaves: Double, centre: Double)
 
     /// Pitch ratio for `x` (clamped to 0…1; NaN counts as 0.5).
     public func ratio(x: Double) -> Double {
@@ -22,6 +25,8 @@ public enum PitchMap: Sendable, Equatable {
             return 2 * x
         case .exponential(let octaves):
             return min(pow(2, (x - 0.5) * octaves), Double(EngineLimits.padMaximumRatio))
+        case let .exponentialAround(octaves, centre):
+            return min(centre * pow(2, (x - 0.5) * octaves), Double(EngineLimits.padMaximumRatio))
         }
     }
 
@@ -33,6 +38,9 @@ public enum PitchMap: Sendable, Equatable {
         case .exponential(let octaves):
             guard ratio > 0 else { return 0 }
             return min(max(log2(ratio) / octaves + 0.5, 0), 1)
+        case let .exponentialAround(octaves, centre):
+            guard ratio > 0 else { return 0 }
+            return min(max(log2(ratio / centre) / octaves + 0.5, 0), 1)
         }
     }
 }

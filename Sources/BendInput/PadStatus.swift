@@ -38,6 +38,11 @@ public struct PadStatus: Sendable, Equatable {
     public var device: String = ""
     /// For the grid's ratio labels.
     public var pitchMap: PitchMap = .linear
+    /// The scale at its root: with it the pad draws `guides` instead of the ratio grid,
+    /// and each touch's nearest step and offset in cents instead of its ratio.
+    public var tuning: Tuning? = nil
+    /// The scale's steps on the pad (`Tuning.guides(pitchMap:)`), left to right.
+    public var guides: [ScaleGuide] = []
     /// Letter keys hold (kitty key releases) rather than toggle; for the help line.
     public var keysHold: Bool = false
     /// A short message for the player (a peer's TEXT, a peer connecting or leaving),

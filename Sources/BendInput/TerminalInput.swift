@@ -43,6 +43,8 @@ public final class TerminalInput: @unchecked Sendable {
     public let inputFD: Int32
     public let outputFD: Int32?
     public let pitchMap: PitchMap
+    /// The scale whose steps the pad shows as guides; nil: the ratio grid.
+    public let tuning: Tuning?
     /// Nanoseconds between screen frames.
     public let frameInterval: UInt64
     private let decoderTemplate: TerminalDecoder
@@ -62,6 +64,7 @@ public final class TerminalInput: @unchecked Sendable {
     ///   - inputFD: the terminal to read (not closed here).
     ///   - outputFD: where the screen and mode strings go, nil to draw nothing.
     ///   - pitchMap: for the ratios shown on screen (use the port's).
+    ///   - tuning: the scale whose steps are drawn as guides (the context's), or nil.
     ///   - frameInterval: nanoseconds between frames (default 1/30 s).
     ///   - decoder: a decoder with the timeouts wanted.
     ///   - status: fills the engine's part of each frame (peak, voices, xruns, device);
@@ -72,7 +75,7 @@ public final class TerminalInput: @unchecked Sendable {
     ///   - onEvent: each control event, in order, on the reader thread.
     ///   - onFinish: once, on the reader thread, after the terminal is restored.
     public init(inputFD: Int32 = STDIN_FILENO, outputFD: Int32? = STDOUT_FILENO, pitchMap: PitchMap = .linear,
-                frameInterval: UInt64 = 33_333_333, decoder: TerminalDecoder = TerminalDecoder(),
+                tuning: Tuning? = nil, frameInterval: UInt64 = 33_333_333, decoder: TerminalDecoder = TerminalDecoder(),
                 status: @escaping @Sendable (inout PadStatus) -> Void = { _ in },
                 filter: (@Sendable (TerminalEvent) -> Bool)? = nil,
                 onEvent: @escaping @Sendable (ControlEvent) -> Void,
@@ -80,6 +83,7 @@ public final class TerminalInput: @unchecked Sendable {
         self.inputFD = inputFD
         self.outputFD = outputFD
         self.pitchMap = pitchMap
+        self.tuning = tuning
         self.frameInterval = frameInterval
         self.decoderTemplate = decoder
         self.status = status
@@ -99,7 +103,7 @@ public final class TerminalInput: @unchecked Sendable {
         do {
             let size = session.windowSize
             let board = PadBoard(geometry: TerminalScreen.layout(columns: size.columns, rows: size.rows))
-            let view = try TerminalPadView(session: session, pitchMap: pitchMap, frameInterval: frameInterval,
+            let view = try TerminalPadView(session: session, pitchMap: pitchMap, tuning: tuning, frameInterval: frameInterval,
                                            board: board, size: size, status: status)
             let reader = try TerminalReader(inputFD: inputFD, decoder: decoderTemplate, board: board, filter: filter,
                                             onEvent: onEvent, onFinish: onFinish)

@@ -28,6 +28,9 @@ final class PadBoard: Sendable {
 final class TerminalPadView: @unchecked Sendable {
     private let session: TerminalSession
     private let pitchMap: PitchMap
+    private let tuning: Tuning?
+    /// The scale's steps on the pad, worked out once.
+    private let guides: [ScaleGuide]
     /// Nanoseconds between frames.
     private let frameInterval: UInt64
     private let board: PadBoard
@@ -41,10 +44,12 @@ final class TerminalPadView: @unchecked Sendable {
     /// - Parameters:
     ///   - board: shared with the reader (it writes touches and tilt, this the geometry).
     ///   - status: fills the engine's part of each frame; called on the view's thread.
-    init(session: TerminalSession, pitchMap: PitchMap, frameInterval: UInt64, board: PadBoard,
+    init(session: TerminalSession, pitchMap: PitchMap, tuning: Tuning? = nil, frameInterval: UInt64, board: PadBoard,
          size: (columns: Int, rows: Int), status: @escaping @Sendable (inout PadStatus) -> Void) throws {
         self.session = session
         self.pitchMap = pitchMap
+        self.tuning = tuning
+        guides = tuning?.guides(pitchMap: pitchMap) ?? []
         self.frameInterval = frameInterval
         self.board = board
         self.status = status
@@ -77,6 +82,8 @@ final class TerminalPadView: @unchecked Sendable {
         s.touches = PadStatus.touches(b.touches, pitchMap: pitchMap)
         s.pan = b.tilt
         s.pitchMap = pitchMap
+        s.tuning = tuning
+        s.guides = guides
         s.keysHold = b.keysHold
         status(&s)
         let text = TerminalScreen.frame(s, columns: size.columns, rows: size.rows)

@@ -1,3 +1,4 @@
+import BendControl
 import Glibc
 
 /// Draws the pad screen and holds the terminal mode strings.
@@ -120,27 +121,18 @@ public enum TerminalScreen {
         canvas.put(" gain 1 ", column: 3, row: pad.top - 1, style: .faint)
         canvas.put(" gain 0 ", column: 3, row: bottom + 1, style: .faint)
 
-        // Faint grid: ratio lines at x = ¼, ½, ¾ (labelled in the top border), gain ½.
         let middleRow = pad.cell(x: 0, y: 0.5).row
         for c in pad.left...right { canvas.put("┄", column: c, row: middleRow, style: .faint) }
-        var labelEnd = 3 + 8  // after " gain 1 "
-        for x in [0.25, 0.5, 0.75] {
-            let column = pad.cell(x: x, y: 0).column
-            for r in pad.top...bottom {
-                canvas.put(r == middleRow ? "┼" : "┆", column: column, row: r, style: .faint)
-            }
-            let label = " ×" + number(status.pitchMap.ratio(x: x), decimals: 2, trim: true) + " "
-            let start = column - label.count / 2
-            if start > labelEnd, start + label.count <= right {
-                canvas.put(label, column: start, row: pad.top - 1, style: .faint)
-                labelEnd = start + label.count
-            }
+        if status.guides.isEmpty {
+            drawRatioGrid(&canvas, status, pad: pad, middleRow: middleRow)
+        } else {
+            drawGuides(&canvas, status.guides, pad: pad, middleRow: middleRow)
         }
 
         // Touches: numbers first, markers on top so none hides another's marker.
         for touch in status.touches {
             let cell = pad.cell(x: touch.x, y: touch.y)
-            let text = " ×" + number(touch.ratio, decimals: 2) + " g" + number(touch.gain, decimals: 2)
+            let text = " " + pitchText(touch, status.tuning) + " g" + number(touch.gain, decimals: 2)
             let start = cell.column + 1 + text.count - 1 <= right ? cell.column + 1 : cell.column - text.count
             canvas.put(text, column: max(start, pad.left), row: cell.row, limit: right)
         }
@@ -151,7 +143,7 @@ public enum TerminalScreen {
 
         // Touch list.
         let list = status.touches.isEmpty ? "no touches" : status.touches.map {
-            "\($0.label) ×\(number($0.ratio, decimals: 2)) g\(number($0.gain, decimals: 2))"
+            "\($0.label) \(pitchText($0, status.tuning)) g\(number($0.gain, decimals: 2))"
         }.joined(separator: "  ")
         if let notice = status.notice {
             canvas.put("▸ " + notice, column: 1, row: rows - 2, style: .warn)
@@ -186,6 +178,66 @@ public enum TerminalScreen {
         canvas.put("drag the mouse or \(keys) · ←/→ tilt · ↓ centre · Esc all off · q quit",
                    column: 1, row: rows, style: .faint)
         return canvas
+    }
+
+    /// Faint grid without a scale: ratio lines at x = ¼, ½, ¾ (labelled in the top
+    /// border), gain ½.
+    static func drawRatioGrid(_ canvas: inout Canvas, _ status: PadStatus, pad: PadGeometry, middleRow: Int) {
+        let right = pad.left + pad.width - 1, bottom = pad.top + pad.height - 1
+        var labelEnd = 3 + 8  // after " gain 1 "
+        for x in [0.25, 0.5, 0.75] {
+            let column = pad.cell(x: x, y: 0).column
+            for r in pad.top...bottom {
+                canvas.put(r == middleRow ? "┼" : "┆", column: column, row: r, style: .faint)
+            }
+            let label = " ×" + number(status.pitchMap.ratio(x: x), decimals: 2, trim: true) + " "
+            let start = column - label.count / 2
+            if start > labelEnd, start + label.count <= right {
+                canvas.put(label, column: start, row: pad.top - 1, style: .faint)
+                labelEnd = start + label.count
+            }
+        }
+    }
+
+    /// A scale's steps: a faint line per step (`│` on the root's degree, `┆` on the
+    /// others; where two share a column the first wins), labelled in the top border
+    /// where the label fits (roots first, then the other steps left to right).
+    static func drawGuides(_ canvas: inout Canvas, _ guides: [ScaleGuide], pad: PadGeometry, middleRow: Int) {
+        let right = pad.left + pad.width - 1, bottom = pad.top + pad.height - 1
+        // Roots first, then the others, each left to right.
+        let ordered = guides.filter { $0.degree == 0 } + guides.filter { $0.degree != 0 }
+        var taken = Set<Int>()
+        for g in ordered {
+            let column = pad.cell(x: g.x, y: 0).column
+            guard taken.insert(column).inserted else { continue }
+            for r in pad.top...bottom {
+                canvas.put(r == middleRow ? "┼" : g.degree == 0 ? "│" : "┆", column: column, row: r, style: .faint)
+            }
+        }
+        // Labels: " gain 1 " keeps columns 3…10; a label needs a free column either side.
+        var used = Array(repeating: false, count: right + 2)
+        for c in 1...min(11, right + 1) { used[c] = true }
+        for g in ordered {
+            let column = pad.cell(x: g.x, y: 0).column
+            let label = g.label
+            let start = column - (label.count - 1) / 2
+            let end = start + label.count - 1
+            guard start > pad.left, end < right else { continue }
+            var free = true
+            for c in (start - 1)...(end + 1) where used[c] { free = false }
+            guard free else { continue }
+            canvas.put(label, column: start, row: pad.top - 1, style: .faint)
+            for c in start...end { used[c] = true }
+        }
+    }
+
+    /// A touch's pitch as shown: the nearest step and the offset in cents with a scale
+    /// ("A#+30¢", "3-5¢"), its ratio without ("×1.08").
+    static func pitchText(_ touch: PadStatus.Touch, _ tuning: Tuning?) -> String {
+        guard let tuning else { return "×" + number(touch.ratio, decimals: 2) }
+        let (step, offset) = tuning.nearest(ratio: touch.ratio)
+        let cents = Int(offset.rounded())
+        return tuning.label(ofStep: step) + (cents >= 0 ? "+" : "") + String(cents) + "¢"
     }
 
     /// `value` with `decimals` digits after the point ("-12.3"); `trim` drops trailing

@@ -36,7 +36,7 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     /// - Throws: `InputSourceError(.runtime)` "cannot use the terminal: …".
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let mixer = context.mixer, output = context.output, deviceLine = self.deviceLine, notice = self.notice
-        let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, status: { s in
+        let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
             s.peak = Double(mixer.peak)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns

@@ -35,7 +35,7 @@ final class InstallTests: XCTestCase {
         let prefix = root.appendingPathComponent("usr/local")
         let bin = prefix.appendingPathComponent("bin/bendsynth")
         let share = prefix.appendingPathComponent("share/bendsynth")
-        for path in ["bin/bendsynth", "share/bendsynth/synth_tone_mono.caf", "share/bendsynth/demo.jsonl", "share/bendsynth/VERSION",
+        for path in ["bin/bendsynth", "share/bendsynth/synth_tone_mono.caf", "share/bendsynth/demo.jsonl", "share/bendsynth/VERSION", "share/bendsynth/web/index.html",
                      "share/man/man1/bendsynth.1.gz", "share/bash-completion/completions/bendsynth", "share/zsh/vendor-completions/_bendsynth", "lib/systemd/user/bendsynth.service"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(path).path), path)
         }

@@ -108,4 +108,22 @@ public enum Measure {
             return Float(0.5 * sin(p) + 0.25 * sin(2 * p) + 0.125 * sin(3 * p))
         }
     }
+
+    /// Pitch track of a pure tone: one point per period between rising zero crossings
+    /// (placed by linear interpolation), as (time of the period's middle in seconds,
+    /// frequency in Hz). Precise to a fraction of a cent for a sine of ≥ 20 frames per
+    /// period; meaningless for a tone with strong harmonics.
+    public static func zeroCrossingTrack(_ samples: [Float], rate: Double) -> [(time: Double, hz: Double)] {
+        var crossings: [Double] = []
+        for i in 1..<max(samples.count, 1) where samples[i - 1] < 0 && samples[i] >= 0 {
+            let a = Double(samples[i - 1]), b = Double(samples[i])
+            crossings.append(Double(i - 1) + a / (a - b))
+        }
+        return zip(crossings, crossings.dropFirst()).map { ((($0 + $1) / 2) / rate, rate / ($1 - $0)) }
+    }
+
+    /// One loop of a sine: `cycles` cycles in `frames` frames, amplitude 0.5.
+    public static func sineTone(frames: Int = 48_000, cycles: Int = 440) -> [Float] {
+        (0..<frames).map { Float(0.5 * sin(2 * Double.pi * Double(cycles) * Double($0) / Double(frames))) }
+    }
 }

@@ -1,0 +1,62 @@
+import BendControl
+import BendWeb
+import Foundation
+
+/// The `play` options of the web controller (`--web` and friends).
+struct WebOptions: Equatable {
+    /// `[ADDR][:PORT]`; nil: no web controller.
+    var listen: String?
+    var certificate: String?
+    var key: String?
+    var tokenFile: String?
+    var https = false
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("web", value: "[ADDR][:PORT]", help: "serve the pad to a phone's browser (an input source; port 47880; no ADDR: loopback only, over http; see docs/WEB.md)"),
+        OptionSpec("web-cert", value: "FILE", help: "TLS certificate (PEM) for --web (default: made on first use in $XDG_CONFIG_HOME/bendsynth/)"),
+        OptionSpec("web-key", value: "FILE", help: "its private key (PEM), with --web-cert"),
+        OptionSpec("web-token-file", value: "FILE", help: "pairing token for --web, kept across starts (made there if missing; default: a new one each start)"),
+        OptionSpec("web-https", help: "serve --web over HTTPS on loopback too"),
+    ]
+
+    /// Applies one parsed option; returns false when it is not a web option.
+    mutating func apply(_ name: String, _ value: String?) -> Bool {
+        switch name {
+        case "web": listen = value ?? ""
+        case "web-cert": certificate = value
+        case "web-key": key = value
+        case "web-token-file": tokenFile = value
+        case "web-https": https = true
+        default: return false
+        }
+        return true
+    }
+
+    /// The web source asked for, if any. - Throws: `AppError.usage` for a bad address or
+    /// web options without `--web`, a certificate without its key.
+    func source(pitchMap: PitchMap) throws -> WebSource? {
+        guard let listen else {
+            if self != WebOptions() { throw AppError.usage("play: --web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]") }
+            return nil
+        }
+        guard (certificate == nil) == (key == nil) else {
+            throw AppError.usage("play: --web-cert and --web-key go together (a PEM certificate and its key)")
+        }
+        let address: WebListenAddress
+        do { address = try WebListenAddress(listen) } catch {
+            throw AppError.usage("play: --web \(error)")
+        }
+        let candidates = assetCandidates("web")
+        let assets = candidates.first { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }
+            ?? "(not found: looked in \(candidates.joined(separator: ", ")); set BENDSYNTH_ASSETS)"
+        let env = ProcessInfo.processInfo.environment
+        let config = (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")) + "/bendsynth"
+        var settings = WebSource.Settings(address: address, assets: assets, configDirectory: config)
+        settings.certificate = certificate
+        settings.key = key
+        settings.tokenFile = tokenFile
+        settings.https = https
+        return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printErr($0) })
+    }
+}
+

@@ -1,0 +1,106 @@
+import BendAudio
+import BendControl
+import BendEngine
+import BendSystem
+import BendWeb
+import Foundation
+import Glibc
+import Synchronization
+
+/// `bendsynth bench --web DRIVER`: the time from a touch dispatched in headless Chromium
+/// (DevTools `Input.dispatchTouchEvent`, sent by the pad driver script) to its event in
+/// the engine's queue (the source's port has pushed it on its ring). Both ends read
+/// CLOCK_MONOTONIC: the driver just before it writes the dispatch command, the port's
+/// observer just after the push. In between: DevTools, Chromium's input pipeline and
+/// pointer events, the page's WebSocket send, loopback TCP, libwebsockets, the decoder,
+/// the sessions' lock. A paced render thread drains the queue, as in `play`.
+public enum WebBench {
+    /// Median, p99 and max of a set of latencies, milliseconds.
+    public struct Figures {
+        public var median: Double
+        public var p99: Double
+        public var max: Double
+
+        init(_ milliseconds: [Double]) {
+            let s = milliseconds.sorted()
+            median = s[s.count / 2]
+            p99 = s[min(s.count - 1, s.count * 99 / 100)]
+            max = s[s.count - 1]
+        }
+    }
+    public struct Result {
+        /// Touches measured.
+        public var count: Int
+        /// Dispatch → the engine's queue.
+        public var total: Figures
+        /// Dispatch → the page's pointerdown (Chromium's part; wall clocks, 0.1 ms).
+        public var browser: Figures
+        /// The page's pointerdown → the engine's queue (the page, WebSocket, server, decoder).
+        public var instrument: Figures
+    }
+
+    /// When each down reached the port. - Thread: the server's.
+    final class DownLog: ControlEventObserver, @unchecked Sendable {
+        /// CLOCK_MONOTONIC and CLOCK_REALTIME ns of each down's arrival.
+        let times = Mutex<[(UInt64, UInt64)]>([])
+        func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
+            guard case .touch(_, .down, _, _) = event else { return }
+            let now = MonotonicClock.nanos()
+            var wall = timespec()
+            clock_gettime(CLOCK_REALTIME, &wall)
+            times.withLock { $0.append((now, UInt64(wall.tv_sec) * 1_000_000_000 + UInt64(wall.tv_nsec))) }
+        }
+    }
+
+    /// Serves the page from `assets`, runs `python3 driver bench URL count`, and pairs
+    /// each dispatch time it prints with the down's arrival.
+    /// - Throws: `BenchError.setup` when the server, Chromium or the driver fail, or not
+    ///   every touch arrived.
+    public static func measure(driver: String, assets: String, count: Int) throws -> Result {
+        let rate = 48_000, period = 64
+        let tone = ToneTable(samples: [0, 0.5, 0, -0.5], rate: Double(rate))
+        let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: 4),
+                                    tone: tone, live: true)
+        let log = DownLog()
+        let port = instrument.addPort(pitchMap: .linear, observers: [log])
+        let output = PacedOutput(rate: rate, periodFrames: period)
+        let server: WebServer
+        do {
+            let sessions = WebSessions(token: WebToken.random(), emit: { port.send($0) })
+            server = try WebServer(address: WebListenAddress(host: "127.0.0.1", port: 0), certificate: nil,
+                                   assets: try WebAssets(directory: assets), sessions: sessions, log: { _ in })
+            try output.start(instrument.driver())
+        } catch {
+            output.stop()
+            instrument.deallocate(); tone.deallocate()
+            throw BenchError.setup("bench --web: \(error)")
+        }
+        defer {
+            server.stop()
+            output.stop()
+            instrument.deallocate(); tone.deallocate()
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [driver, "bench", server.url, String(count)]
+        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        let out = Pipe()
+        p.standardOutput = out
+        do { try p.run() } catch { throw BenchError.setup("bench --web: cannot run python3 '\(driver)': \(error)") }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw BenchError.setup("bench --web: the driver '\(driver)' failed (status \(p.terminationStatus))") }
+        let lines = text.split(separator: "\n").map { $0.split(separator: " ").compactMap { UInt64($0) } }
+        let sent = zip(text.split(separator: "\n"), lines).filter { $0.0.hasPrefix("down ") && $0.1.count == 2 }.map { ($0.1[0], $0.1[1]) }
+        let seen = zip(text.split(separator: "\n"), lines).filter { $0.0.hasPrefix("page ") && $0.1.count == 1 }.map { $0.1[0] }
+        let arrived = log.times.withLock { $0 }
+        guard sent.count == count, arrived.count == count, seen.count == count else {
+            throw BenchError.setup("bench --web: \(sent.count) touches dispatched, \(seen.count) seen by the page, \(arrived.count) arrived, of \(count)")
+        }
+        func ms(_ later: UInt64, _ earlier: UInt64) -> Double { Double(Int64(bitPattern: later &- earlier)) * 1e-6 }
+        return Result(count: count,
+                      total: Figures(zip(arrived, sent).map { ms($0.0.0, $0.1.0) }),
+                      browser: Figures(zip(seen, sent).map { ms($0.0, $0.1.1) }),
+                      instrument: Figures(zip(arrived, seen).map { ms($0.0.1, $0.1) }))
+    }
+}

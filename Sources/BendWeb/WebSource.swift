@@ -1,0 +1,94 @@
+import BendControl
+import Foundation
+
+/// Phones' browsers (`play --web`) as an input source: libwebsockets serves the page and
+/// its WebSocket; every connection's touches reach the port through `WebSessions`.
+public final class WebSource: InputSource, @unchecked Sendable {
+    /// What `play --web` asked for.
+    public struct Settings: Sendable {
+        public var address: WebListenAddress
+        /// The folder of the page's files (`Assets/web`).
+        public var assets: String
+        /// Where the certificate is made at first use (`$XDG_CONFIG_HOME/bendsynth`).
+        public var configDirectory: String
+        /// `--web-cert` and `--web-key`: PEM files given.
+        public var certificate: String?
+        public var key: String?
+        /// `--web-token-file`.
+        public var tokenFile: String?
+        /// `--web-https`: HTTPS on loopback too.
+        public var https = false
+
+        public init(address: WebListenAddress, assets: String, configDirectory: String) {
+            self.address = address
+            self.assets = assets
+            self.configDirectory = configDirectory
+        }
+    }
+
+    public let name: String
+    public let endsPlay = false
+    public let settings: Settings
+    /// Notes for the player (where it listens, the fingerprint, server errors).
+    private let log: @Sendable (String) -> Void
+    /// Lines shown as they are: the address (on a line of its own) and the QR code.
+    private let show: @Sendable (String) -> Void
+    private var server: WebServer?
+
+    public init(_ settings: Settings, log: @escaping @Sendable (String) -> Void, show: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.log = log
+        self.show = show
+        name = "web \(settings.address.host):\(settings.address.port)"
+    }
+
+    /// HTTPS off loopback (phones give motion sensors only to secure pages), on loopback
+    /// when asked for or when a certificate is given.
+    public var secure: Bool { !settings.address.isLoopback || settings.https || settings.certificate != nil }
+
+    /// - Throws: `InputSourceError`: input (exit 2) for a bad token file or given
+    ///   certificate; runtime (exit 1) for a port in use, a certificate that cannot be
+    ///   made, the page's files missing.
+    public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
+        let token: WebToken
+        do { token = try settings.tokenFile.map { try WebToken.load(path: $0) } ?? WebToken.random() } catch {
+            throw InputSourceError(.input, "\(error)")
+        }
+        var certificate: WebCertificate?
+        if secure {
+            do {
+                if let cert = settings.certificate, let key = settings.key {
+                    certificate = try WebCertificate.load(certificate: cert, key: key)
+                } else {
+                    certificate = try WebCertificate.loadOrMake(in: settings.configDirectory)
+                }
+            } catch {
+                throw settings.certificate != nil ? InputSourceError(.input, "--web-cert: \(error)") : InputSourceError(.runtime, "web certificate: \(error)")
+            }
+        }
+        let assets: WebAssets
+        do { assets = try WebAssets(directory: settings.assets) } catch { throw InputSourceError(.runtime, "\(error)") }
+        let mixer = context.mixer, output = context.output
+        let sessions = WebSessions(token: token, pitchMap: context.pitchMap, emit: { port.send($0) },
+                                   status: { (output.xruns, mixer.activeVoices) })
+        do {
+            server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,
+                                   log: log)
+        } catch {
+            throw InputSourceError(.runtime, "\(error)")
+        }
+        guard let server else { return }
+        log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone (or scan the code):")
+        show(server.url)
+        if let lines = QRCodeText.render(server.url) { lines.forEach(show) }
+        if let certificate {
+            log("the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
+        }
+    }
+
+    /// Stops serving: every connection closes and its touches end.
+    public func stop() {
+        server?.stop()
+        server = nil
+    }
+}

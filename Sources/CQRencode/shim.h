@@ -1,0 +1,2 @@
+// libqrencode (Debian libqrencode-dev): the web controller's URL drawn as a QR code.
+#include <qrencode.h>

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Drives bendsynth's web pad in headless Chromium over the DevTools protocol
+(--remote-debugging-pipe: no chromedriver, no selenium; Python's standard library only).
+
+    pad_driver.py SCENARIO URL [ARG...]
+
+Scenarios (each prints `key value...` lines on stdout for the Swift test to check):
+  play URL SHOT.png     three fingers down at known points, moved, lifted one by one;
+                        tilt gamma -30 deg; a screenshot while they are down: prints the
+                        dispatched points, and the screenshot's pixels under each finger
+                        and on the empty pad
+  wrongtoken URL        waits for the page's message; a finger down and up anyway
+  kill URL              one finger down, then Chromium killed: prints the kill time
+  pages URL N           N pages at once (tabs), one finger each, held; then page N+1
+  bench URL N           N down/up pairs: prints the CLOCK_MONOTONIC ns of each down's
+                        dispatch (the instrument stamps its arrival)
+Exit status 0 when the scenario ran; 1 with a message on stderr otherwise.
+"""
+import base64
+import json
+import os
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+CHROMIUM = os.environ.get("BENDSYNTH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+class Browser:
+    """Chromium with its DevTools protocol on fds 3 (commands) and 4 (answers)."""
+
+    def __init__(self):
+        self.profile = tempfile.mkdtemp(prefix="bendsynth-chromium-")
+        to_chrome_r, self.to_chrome = os.pipe()
+        self.from_chrome, from_chrome_w = os.pipe()
+
+        def fds():
+            os.dup2(to_chrome_r, 3)
+            os.dup2(from_chrome_w, 4)
+            os.setsid()
+
+        self.process = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--ignore-certificate-errors", "--remote-debugging-pipe", "--no-first-run",
+             "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+             "--disable-backgrounding-occluded-windows", "--window-size=800,600",
+             # No emulated 60 Hz vsync: input is not held for the next frame (a phone's
+             # display runs its own; headless has none). Without these two the bench's
+             # median is ~14 ms, frame-bound inside Chromium before the page sees a touch.
+             "--disable-gpu-vsync", "--disable-frame-rate-limit",
+             "--user-data-dir=" + self.profile, "about:blank"],
+            # 3 and 4 are kept too: the child closes every other fd after preexec_fn ran.
+            pass_fds=(3, 4, to_chrome_r, from_chrome_w), preexec_fn=fds,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self.buffer = b""
+        self.next_id = 0
+        self.events = []
+        self.front = None
+
+    def call(self, method, session=None, **params):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self.to_chrome, json.dumps(message).encode() + b"\0")
+        while True:
+            answer = self.read()
+            if answer.get("id") == self.next_id:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer.get("result", {})
+            self.events.append(answer)
+
+    def read(self):
+        while b"\0" not in self.buffer:
+            chunk = os.read(self.from_chrome, 1 << 16)
+            if not chunk:
+                raise RuntimeError("Chromium closed its DevTools pipe")
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open(self, url):
+        """A new page (tab) at url: its session id."""
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable", session=session)
+        self.call("Runtime.enable", session=session)
+        self.call("Page.navigate", session=session, url=url)
+        return session
+
+    def evaluate(self, session, expression, await_promise=False):
+        result = self.call("Runtime.evaluate", session=session, expression=expression,
+                           returnByValue=True, awaitPromise=await_promise)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, session, expression, what, seconds=20):
+        """Polls a page expression until it is true (the page's own state, not a delay)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                if self.evaluate(session, expression):
+                    return
+            except RuntimeError:
+                pass  # the page is still loading
+            time.sleep(0.02)
+        raise RuntimeError(f"timed out waiting for {what} ({expression})")
+
+    def next_frame(self, session):
+        self.evaluate(session, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", await_promise=True)
+
+    def touch(self, session, kind, points):
+        """Input.dispatchTouchEvent; points: [(id, x_px, y_px)]. The page is brought to
+        the front first: Chromium does not answer input sent to a background tab."""
+        if session != self.front:
+            self.call("Page.bringToFront", session=session)
+            self.front = session
+        self.call("Input.dispatchTouchEvent", session=session, type=kind,
+                  touchPoints=[{"id": i, "x": x, "y": y, "radiusX": 5, "radiusY": 5, "force": 1} for i, x, y in points])
+
+    def close(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def pad_size(browser, session):
+    return browser.evaluate(session, "[pad.getBoundingClientRect().width, pad.getBoundingClientRect().height]")
+
+
+def to_pixels(size, x, y):
+    """Pad coordinates (x from the left, y from the bottom, 0...1) to CSS pixels."""
+    return x * size[0], (1 - y) * size[1]
+
+
+def png_pixels(data):
+    """Decodes an 8-bit RGB/RGBA PNG (what Chromium writes): (width, height, rows of bytes, bytes per pixel)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6), f"PNG depth {depth} colour {colour}"
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for r in range(height):
+        f, line = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, rows, bpp
+
+
+def pixel(image, x, y):
+    width, height, rows, bpp = image
+    x, y = min(max(int(x), 0), width - 1), min(max(int(y), 0), height - 1)
+    return tuple(rows[y][x * bpp:x * bpp + 3])
+
+
+def connected(browser, url):
+    session = browser.open(url)
+    browser.wait_for(session, "typeof paired !== 'undefined' && paired === true", "the page to pair")
+    return session
+
+
+def scenario_play(browser, url, shot):
+    session = connected(browser, url)
+    browser.call("DeviceOrientation.setDeviceOrientationOverride", session=session, alpha=0, beta=0, gamma=-30)
+    browser.wait_for(session, "tilt !== null && lastTiltSent > 0", "the tilt to be sent")
+    size = pad_size(browser, session)
+    points = [(0.25, 0.75), (0.5, 0.4), (0.8, 0.2)]
+    moved = [(0.3, 0.7), (0.55, 0.45), (0.75, 0.25)]
+    held = []
+    for i, (x, y) in enumerate(points):
+        held.append((i + 1, *to_pixels(size, x, y)))
+        browser.touch(session, "touchStart", held)
+        print("down", i + 1, x, y)
+    held = [(i + 1, *to_pixels(size, x, y)) for i, (x, y) in enumerate(moved)]
+    browser.touch(session, "touchMove", held)
+    for i, (x, y) in enumerate(moved):
+        print("move", i + 1, x, y)
+    browser.wait_for(session, "touches.size === 3", "three touches on the page")
+    browser.next_frame(session)
+    png = base64.b64decode(browser.call("Page.captureScreenshot", session=session, format="png")["data"])
+    with open(shot, "wb") as f:
+        f.write(png)
+    image = png_pixels(png)
+    print("screenshot", image[0], image[1])
+    for i, (x, y) in enumerate(moved):
+        print("pixel", i + 1, *pixel(image, *to_pixels(size, x, y)))
+    print("pixel empty", *pixel(image, *to_pixels(size, 0.1, 0.9)))
+    for n in range(3):
+        gone = held[n]
+        browser.touch(session, "touchEnd", [gone])
+        print("up", gone[0])
+    browser.wait_for(session, "touches.size === 0", "the touches to end on the page")
+    # The ups are sent; a ping's answer after them shows they reached the instrument.
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "a ping's answer after the ups")
+
+
+def scenario_wrongtoken(browser, url):
+    session = browser.open(url)
+    browser.wait_for(session, "typeof message !== 'undefined' && !message.hidden", "the page's message")
+    print("message", browser.evaluate(session, "message.textContent"))
+    print("status", browser.evaluate(session, "statusLine.textContent"))
+    size = pad_size(browser, session)
+    browser.touch(session, "touchStart", [(1, *to_pixels(size, 0.5, 0.5))])
+    browser.touch(session, "touchEnd", [(1, *to_pixels(size, 0.5, 0.5))])
+    browser.next_frame(session)
+
+
+def scenario_kill(browser, url):
+    session = connected(browser, url)
+    size = pad_size(browser, session)
+    browser.touch(session, "touchStart", [(1, *to_pixels(size, 0.6, 0.6))])
+    browser.wait_for(session, "touches.size === 1", "the touch on the page")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "a ping's answer after the down")
+    os.killpg(browser.process.pid, signal.SIGKILL)
+    print("killed", time.monotonic_ns())
+    browser.process.wait()
+
+
+def scenario_pages(browser, url, n):
+    sessions = [browser.open(url) for _ in range(n)]
+    for i, session in enumerate(sessions):
+        browser.wait_for(session, "typeof paired !== 'undefined' && paired === true", f"page {i + 1} to pair")
+        size = pad_size(browser, session)
+        x = 0.1 + 0.1 * i
+        browser.touch(session, "touchStart", [(1, *to_pixels(size, x, 0.5))])
+        print("down", i + 1, round(x, 3), 0.5)
+    for i, session in enumerate(sessions):
+        browser.wait_for(session, "touches.size === 1", f"page {i + 1}'s touch")
+        browser.evaluate(session, "rtt = null")
+        browser.wait_for(session, "rtt !== null", f"page {i + 1}'s ping after its down")
+    extra = browser.open(url)
+    browser.wait_for(extra, "typeof message !== 'undefined' && !message.hidden", "the extra page's message")
+    print("extra", browser.evaluate(extra, "message.textContent"))
+    for i, session in enumerate(sessions):
+        size = pad_size(browser, session)
+        browser.touch(session, "touchEnd", [(1, *to_pixels(size, 0.1 + 0.1 * i, 0.5))])
+    for session in sessions:
+        browser.wait_for(session, "touches.size === 0", "the touches to end")
+
+
+def scenario_bench(browser, url, n):
+    """Prints per touch: `down MONO_NS WALL_NS` at dispatch, then `page WALL_NS` for each
+    pointerdown the page saw (performance.timeOrigin + now(): wall clock, 0.1 ms)."""
+    session = connected(browser, url)
+    browser.evaluate(session, "window.benchDowns = []; pad.addEventListener('pointerdown', "
+                              "() => benchDowns.push(performance.timeOrigin + performance.now()), true)")
+    size = pad_size(browser, session)
+    gaps = random.Random(11)
+    for i in range(n):
+        time.sleep(gaps.uniform(0.01, 0.03))  # separate taps, at random phases of the page's frames
+        x, y = to_pixels(size, 0.2 + 0.6 * (i % 50) / 50, 0.5)
+        t, wall = time.monotonic_ns(), time.time_ns()
+        browser.touch(session, "touchStart", [(1, x, y)])
+        print("down", t, wall)
+        browser.touch(session, "touchEnd", [(1, x, y)])
+        browser.wait_for(session, "touches.size === 0", "the up")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "a ping's answer after the last up")
+    for ms in browser.evaluate(session, "benchDowns"):
+        print("page", int(ms * 1e6))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    scenario, url, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    browser = Browser()
+    try:
+        if scenario == "play":
+            scenario_play(browser, url, args[0])
+        elif scenario == "wrongtoken":
+            scenario_wrongtoken(browser, url)
+        elif scenario == "kill":
+            scenario_kill(browser, url)
+        elif scenario == "pages":
+            scenario_pages(browser, url, int(args[0]))
+        elif scenario == "bench":
+            scenario_bench(browser, url, int(args[0]))
+        else:
+            print(f"unknown scenario '{scenario}'", file=sys.stderr)
+            return 2
+        print("done")
+        return 0
+    except Exception as e:  # the test shows it
+        print(f"pad_driver {scenario}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        sys.stdout.flush()
+        browser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+import BendControl
+@testable import BendWeb
+import XCTest
+
+final class WebSessionsTests: XCTestCase {
+    let token = try! WebToken("0123456789abcdef0123456789abcdef")
+    let ms: UInt64 = 1_000_000
+
+    private func paired(_ sessions: WebSessions, now: UInt64 = 0) -> UInt64 {
+        let (c, refusal) = sessions.open(now: now)
+        XCTAssertNil(refusal)
+        guard case let .keep(replies) = sessions.receive(c, Array("h \(token.text)".utf8), now: now) else {
+            XCTFail("not paired")
+            return c
+        }
+        XCTAssertEqual(replies, ["ok \(sessions.paired) linear"], "phones are numbered 1, 2, … as they pair")
+        return c
+    }
+
+    private func send(_ sessions: WebSessions, _ c: UInt64, _ text: String, now: UInt64 = 0) -> WebSessions.Verdict {
+        sessions.receive(c, Array(text.utf8), now: now)
+    }
+
+    func testPairingComesFirstAndAWrongTokenCloses() {
+        let counter = EventCounter()
+        let sessions = WebSessions(token: token, emit: { counter.add($0) })
+        let (a, _) = sessions.open(now: 0)
+        XCTAssertEqual(send(sessions, a, "d 1 0.5 0.5 0"), .close(.wrongToken, "no pairing token: the first message is 'h TOKEN'"))
+        let (b, _) = sessions.open(now: 0)
+        XCTAssertEqual(send(sessions, b, "h 0123456789abcdef0123456789abcdee"), .close(.wrongToken, "wrong pairing token: open the address bendsynth printed"))
+        XCTAssertEqual(send(sessions, b, "h 0123456789abcdef"), .close(.wrongToken, "wrong pairing token: open the address bendsynth printed"))
+        XCTAssertTrue(counter.all.isEmpty)
+        let c = paired(sessions)
+        XCTAssertEqual(send(sessions, c, "h \(token.text)"), .close(.badMessage, "paired already: 'h' comes once, first"))
+        XCTAssertEqual(send(sessions, c, "p 12.5"), .keep(replies: ["P 12.5 0 0"]))
+    }
+
+    func testTokenComparison() throws {
+        XCTAssertTrue(token.matches("0123456789abcdef0123456789abcdef"))
+        XCTAssertFalse(token.matches("0123456789abcdef0123456789abcdeF"))
+        XCTAssertFalse(token.matches("1123456789abcdef0123456789abcdef"))
+        XCTAssertFalse(token.matches(""))
+        XCTAssertFalse(token.matches("0123456789abcdef0123456789abcdef0"))
+        XCTAssertNotEqual(WebToken.random(), WebToken.random())
+        XCTAssertEqual(WebToken.random().text.count, 32)
+        XCTAssertThrowsError(try WebToken("short"))
+    }
+
+    func testTwoPhonesTouchOneAreTwoTouchesAndAClosedPhoneEndsItsOwn() {
+        let counter = EventCounter()
+        let sessions = WebSessions(token: token, emit: { counter.add($0) })
+        let a = paired(sessions), b = paired(sessions)
+        XCTAssertEqual(send(sessions, a, "d 1 0.25 0.5 0"), .keep(replies: []))
+        XCTAssertEqual(send(sessions, b, "d 1 0.75 0.5 0"), .keep(replies: []))
+        XCTAssertEqual(counter.held, 2)
+        XCTAssertEqual(send(sessions, b, "m 1 0.8 0.6 0\nt -0.5"), .keep(replies: []))
+        sessions.close(a)
+        XCTAssertEqual(counter.held, 1, "only a's touch ended")
+        guard case let .touch(bid, .move, x, y) = counter.all[2] else { return XCTFail("\(counter.all)") }
+        XCTAssertEqual([x, y], [0.8, 0.6])
+        XCTAssertEqual(counter.all[3], .tilt(-0.5))
+        XCTAssertEqual(counter.all[4], .touch(id: 1, phase: .up, x: 0, y: 0), "a's touch (port id 1) ends")
+        XCTAssertEqual(bid, 2)
+        sessions.close(b)
+        XCTAssertEqual(counter.held, 0)
+    }
+
+    func testPerConnectionLimits() {
+        var limits = WebLimits()
+        limits.eventsPerSecond = 100
+        limits.burst = 50
+        let counter = EventCounter()
+        let sessions = WebSessions(token: token, limits: limits, emit: { counter.add($0) })
+        // Touches at once: the 17th down is ignored, and so are its moves and up.
+        let a = paired(sessions)
+        for i in 0..<17 { _ = send(sessions, a, "d \(i) 0.5 0.5 0") }
+        XCTAssertEqual(counter.held, limits.maxTouches)
+        _ = send(sessions, a, "m 16 0.1 0.1 0\nu 16 0.1 0.1 0")
+        XCTAssertEqual(counter.held, limits.maxTouches)
+        XCTAssertEqual(counter.all.count, limits.maxTouches)
+        // Events per second: 50 at once pass (less the 20 sent: h, 17 d, m, u), then 100 a second.
+        XCTAssertEqual(send(sessions, a, Array(repeating: "p 1", count: 30).joined(separator: "\n")), .keep(replies: Array(repeating: "P 1.0 0 0", count: 30)))
+        XCTAssertEqual(send(sessions, a, "p 1"), .close(.overLimit, "over 100 events per second"))
+        let b = paired(sessions, now: 0)
+        XCTAssertEqual(send(sessions, b, Array(repeating: "t 0", count: 49).joined(separator: "\n"), now: 0), .keep(replies: []))
+        XCTAssertEqual(send(sessions, b, "t 0", now: 20 * ms), .keep(replies: []), "2 events earned in 20 ms")
+        // Connections: the ninth phone is refused at its hello; connections without the
+        // token do not count, and at most 16 of them wait at once.
+        let full = WebSessions(token: token, emit: { _ in })
+        for _ in 0..<8 { _ = paired(full) }
+        XCTAssertEqual(full.paired, 8)
+        let (ninth, refusal) = full.open(now: 0)
+        XCTAssertNil(refusal)
+        XCTAssertEqual(send(full, ninth, "h \(token.text)"), .close(.full, "8 phones already play"))
+        full.close(ninth)
+        for _ in 0..<16 { XCTAssertNil(full.open(now: 0).refusal) }
+        XCTAssertEqual(full.open(now: 0).refusal, .close(.full, "16 connections already wait to pair"))
+        XCTAssertEqual(full.connections, 24)
+    }
+
+    func testASilentConnectionsTouchesEndAfterTheSilenceLimit() {
+        let counter = EventCounter()
+        let sessions = WebSessions(token: token, emit: { counter.add($0) })
+        let a = paired(sessions), b = paired(sessions)
+        _ = send(sessions, a, "d 1 0.5 0.5 0", now: 0)
+        _ = send(sessions, b, "d 1 0.5 0.5 0", now: 0)
+        _ = send(sessions, b, "p 1", now: 500 * ms)
+        sessions.endSilent(now: 599 * ms)
+        XCTAssertEqual(counter.held, 2)
+        sessions.endSilent(now: 600 * ms)
+        XCTAssertEqual(counter.held, 1, "a was silent 600 ms; b pinged at 500 ms")
+        sessions.endSilent(now: 1100 * ms)
+        XCTAssertEqual(counter.held, 0)
+        // A clock read before the lock may be older than the last message: no wrap.
+        _ = send(sessions, a, "d 2 0.5 0.5 0", now: 2000 * ms)
+        sessions.endSilent(now: 1999 * ms)
+        XCTAssertEqual(counter.held, 1)
+    }
+
+    func testTheExponentialMapGoesToThePage() {
+        let sessions = WebSessions(token: token, pitchMap: .exponential(octaves: 3), emit: { _ in })
+        let (c, _) = sessions.open(now: 0)
+        XCTAssertEqual(sessions.receive(c, Array("h \(token.text)".utf8), now: 0), .keep(replies: ["ok 1 exp:3.0"]))
+    }
+}
