@@ -219,7 +219,10 @@ function draw() {
     g.beginPath(); g.arc(cx, cy, 36, 0, 2 * Math.PI); g.fill();
     g.fillStyle = "#e8ecf4";
     g.font = "15px system-ui, sans-serif";
-    g.fillText("×" + ratio(p.x).toFixed(2) + " g" + p.y.toFixed(2), cx - 40, cy - 46);
+    // The label stays on the pad at its edges (a touch at x = 0 or 1, or at the top).
+    const label = "×" + ratio(p.x).toFixed(2) + " g" + p.y.toFixed(2);
+    const width = g.measureText(label).width;
+    g.fillText(label, clamp(cx - width / 2, 4, w - width - 4), Math.max(cy - 46, 40));
   }
 }
 

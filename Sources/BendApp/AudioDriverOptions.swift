@@ -1,3 +1,4 @@
+import BendAudio
 import Foundation
 
 /// `-a, --audio-driver`: where play's sound goes.
@@ -34,8 +35,8 @@ struct AudioDriverOptions {
             }
             driver = d
         case "jack-name":
-            guard let v = value, !v.isEmpty, !v.contains(":") else {
-                throw AppError.usage("play: --jack-name '\(value ?? "")': expected a client name without ':'")
+            guard let v = value, !v.isEmpty, !v.contains(":"), v.utf8.count <= JACKOutput.maximumClientNameBytes else {
+                throw AppError.usage("play: --jack-name '\(value ?? "")': expected a client name without ':' of at most \(JACKOutput.maximumClientNameBytes) bytes")
             }
             jackName = v; jackOnly.append("--jack-name")
         case "no-connect": jackConnect = false; jackOnly.append("--no-connect")

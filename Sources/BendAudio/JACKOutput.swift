@@ -16,6 +16,11 @@ import Synchronization
 /// JACK's xrun callback. When the server goes away (`jack_on_info_shutdown`) the
 /// output fails: `failureDescription` says so and the `whenEnded` handler runs.
 public final class JACKOutput: AudioOutput, @unchecked Sendable {
+    /// The longest client name a JACK server takes, bytes: `jack_client_name_size()` (65
+    /// in jack2, the NUL counted) less 2 — jackd2 refuses a 64-byte name as "too long to be
+    /// used as a JACK client name" although the client library lets it through.
+    public static var maximumClientNameBytes: Int { Int(jack_client_name_size()) - 2 }
+
     /// The client name the server granted (it adds `-01`… when the name is taken).
     public let clientName: String
     /// The server: JACK_DEFAULT_SERVER, else "default".

@@ -29,6 +29,7 @@ import Glibc
 ///   (of the whole zone on a zone master); reset-all-controllers (CC 121) recentres the
 ///   channel's bend, pressure, CC 74 and sustain; system reset (0xFF) ends every note and
 ///   forgets all state.
+/// - CC 10 (pan), on any channel → the tilt, value/127·2 − 1 (every voice pans).
 /// - Ignored: program change, other controllers, clock and transport, SysEx; bytes
 ///   that make no message are counted (`strayBytes`), never stall the stream.
 ///
@@ -169,6 +170,10 @@ public struct MIDIInterpreter: Sendable {
         case 74:
             channels[ch].timbre = Double(value) / 127
             for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
+        case 10:
+            // Pan → the instrument's tilt, on any channel (the tilt pans every voice):
+            // 0 → −1, 127 → +1, the inverse of MPEEncoder's round(127·(tilt + 1)/2).
+            emit(.tilt(Double(value) / 127 * 2 - 1))
         case 64:
             channels[ch].sustain = value >= 64
             if value < 64 { releaseSustained(by: ch, emit: emit) }

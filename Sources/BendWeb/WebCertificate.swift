@@ -35,17 +35,17 @@ public struct WebCertificate: Sendable, Equatable {
     /// Checks that `certificate` and `key` are PEM files that belong together.
     public static func load(certificate: String, key: String) throws(WebCertificateError) -> WebCertificate {
         guard let x509 = readCertificate(certificate) else {
-            throw WebCertificateError("'\(certificate)': not a PEM certificate (\(opensslError()))")
+            throw WebCertificateError("--web-cert '\(certificate)': not a PEM certificate (\(opensslError()))")
         }
         defer { X509_free(x509) }
-        guard let bio = BIO_new_file(key, "r") else { throw WebCertificateError("'\(key)': cannot be read (\(opensslError()))") }
+        guard let bio = BIO_new_file(key, "r") else { throw WebCertificateError("--web-key '\(key)': cannot be read (\(opensslError()))") }
         defer { BIO_free(bio) }
         guard let pkey = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
-            throw WebCertificateError("'\(key)': not a PEM private key (\(opensslError()))")
+            throw WebCertificateError("--web-key '\(key)': not a PEM private key (\(opensslError()))")
         }
         defer { EVP_PKEY_free(pkey) }
         guard X509_check_private_key(x509, pkey) == 1 else {
-            throw WebCertificateError("'\(key)' is not the key of '\(certificate)'")
+            throw WebCertificateError("--web-key '\(key)' is not the key of --web-cert '\(certificate)'")
         }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

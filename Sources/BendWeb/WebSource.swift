@@ -63,7 +63,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
                     certificate = try WebCertificate.loadOrMake(in: settings.configDirectory)
                 }
             } catch {
-                throw settings.certificate != nil ? InputSourceError(.input, "--web-cert: \(error)") : InputSourceError(.runtime, "web certificate: \(error)")
+                throw settings.certificate != nil ? InputSourceError(.input, "\(error)") : InputSourceError(.runtime, "web certificate: \(error)")
             }
         }
         let assets: WebAssets

@@ -191,7 +191,7 @@ final class WebOptionTests: XCTestCase {
             (["--web", "[::1]:4000"], "IPv6 is not supported by the web controller yet"),
             (["--web", ":0", "--web-cert", "c.pem"], "--web-cert and --web-key go together"),
             (["--web", ":0", "--web-token-file", badToken], "token file '\(badToken)', line 1: expected 16…64 characters"),
-            (["--web", ":0", "--web-cert", badToken, "--web-key", badToken], "--web-cert: '\(badToken)': not a PEM certificate"),
+            (["--web", ":0", "--web-cert", badToken, "--web-key", badToken], "--web-cert '\(badToken)': not a PEM certificate"),
         ]
         for (args, words) in cases {
             let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal"] + args)

@@ -15,6 +15,10 @@ final class MIDIFuzzTests: XCTestCase {
         var faults = 0, events = 0
         func check(_ e: ControlEvent) {
             events += 1
+            if case let .tilt(t) = e {  // CC 10: a tilt in −1…+1
+                if !(-1...1).contains(t) { faults += 1 }
+                return
+            }
             guard case let .pitched(id, phase, ratio, gain, y) = e else { faults += 1; return }
             switch phase {
             case .down: if !down.insert(id).inserted { faults += 1 }

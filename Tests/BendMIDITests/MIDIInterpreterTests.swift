@@ -28,6 +28,26 @@ struct Interpreted {
 func cents(_ a: Double, _ b: Double) -> Double { 1200 * log2(a / b) }
 
 final class MIDIInterpreterTests: XCTestCase {
+    /// CC 10 (pan) on any channel is the tilt, the inverse of what MPE out sends: a take
+    /// recorded with --record-midi keeps its pan when rendered back.
+    func testPanIsTheTiltTheEncoderSent() {
+        for (channel, value, tilt) in [(0, 0, -1.0), (0, 127, 1.0), (5, 64, 1.0 / 127), (15, 32, -63.0 / 127)] as [(UInt8, UInt8, Double)] {
+            var m = Interpreted()
+            m.feed([0xB0 | channel, 10, value])
+            guard case let .tilt(t)? = m.events.last else { return XCTFail("CC 10 \(value) on channel \(channel): \(m.events)") }
+            XCTAssertEqual(t, tilt, accuracy: 1e-12, "CC 10 \(value) on channel \(channel)")
+        }
+        for tilt in stride(from: -1.0, through: 1.0, by: 0.125) {
+            var encoder = MPEEncoder(toneNote: 69, pitchMap: .linear)
+            var sent: [UInt8] = []
+            encoder.encode(.tilt(tilt), source: 0) { m in sent += [m.status, m.data1, m.data2] }
+            var m = Interpreted()
+            m.feed(sent)
+            guard case let .tilt(back)? = m.events.last else { return XCTFail("tilt \(tilt): \(m.events)") }
+            XCTAssertEqual(back, tilt, accuracy: 1.0 / 127, "tilt \(tilt) through MPE out and back")
+        }
+    }
+
     func testNotesToRatioRelativeToTheToneNote() {
         // (tone note, note, ratio): not clamped to the pad's 2 or 4.
         let table: [(Int, UInt8, Double)] = [

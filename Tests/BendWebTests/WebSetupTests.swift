@@ -26,10 +26,14 @@ final class WebSetupTests: XCTestCase {
         // A key that is not the certificate's is refused, naming the files.
         let other = try WebCertificate.loadOrMake(in: try directory())
         XCTAssertThrowsError(try WebCertificate.load(certificate: made.certificatePath, key: other.keyPath)) {
-            XCTAssertEqual("\($0)", "'\(other.keyPath)' is not the key of '\(made.certificatePath)'")
+            XCTAssertEqual("\($0)", "--web-key '\(other.keyPath)' is not the key of --web-cert '\(made.certificatePath)'")
         }
         XCTAssertThrowsError(try WebCertificate.load(certificate: made.keyPath, key: made.keyPath)) {
-            XCTAssertTrue("\($0)".hasPrefix("'\(made.keyPath)': not a PEM certificate"), "\($0)")
+            XCTAssertTrue("\($0)".hasPrefix("--web-cert '\(made.keyPath)': not a PEM certificate"), "\($0)")
+        }
+        // A good certificate with a file that is no key: the message names --web-key.
+        XCTAssertThrowsError(try WebCertificate.load(certificate: made.certificatePath, key: made.certificatePath)) {
+            XCTAssertTrue("\($0)".hasPrefix("--web-key '\(made.certificatePath)': not a PEM private key"), "\($0)")
         }
     }
 
