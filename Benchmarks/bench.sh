@@ -12,7 +12,7 @@ CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
 seconds_for() { awk -v n="$1" -v s="$SECONDS_PER" 'BEGIN { t = 512 / n; print (t > s ? t : s) }'; }
 median3() { sort -g | sed -n 2p; }
 
-ours() {  # ours VOICES PERIOD INTERP → ns per voice-frame
+ours() {  # ours VOICES PERIOD INTERP (bandlimited|cubic|linear) → ns per voice-frame
   s=$(seconds_for "$1"); runs=""
   for run in 1 2 3; do
     # bench exits 1 (after printing its figures) when the render was silent or a voice
@@ -38,17 +38,21 @@ openal() {  # openal VOICES PERIOD RESAMPLER → ns per voice-frame (fails when 
 }
 
 echo "ns per voice-frame (lower is better); stereo float, 48 kHz, pitch 0.5…2 and gain moving every period; median of 3 runs of max($SECONDS_PER s, 512 voice-seconds) each"
+echo "bendsynth bandlimited (the default) is alias-free (≤ −89 dB alias and image energy, BandLimitedTests); cubic and linear alias like OpenAL's cubic and linear; OpenAL's bsinc12/bsinc24 have a ~−60 dB stop band"
 echo
-echo "| voices | period | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear | OpenAL cubic ÷ bendsynth cubic | bendsynth cubic voices/core in real time |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| voices | period | bendsynth bandlimited | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear | OpenAL Soft bsinc12 | OpenAL Soft bsinc24 | bsinc24 ÷ bandlimited | bandlimited voices/core in real time |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for period in 64 256; do
   for n in 16 64 256 1024; do
-    oc=$(ours "$n" "$period" cubic); ol=$(ours "$n" "$period" linear)
+    ob=$(ours "$n" "$period" bandlimited); oc=$(ours "$n" "$period" cubic); ol=$(ours "$n" "$period" linear)
     ac=$(openal "$n" "$period" cubic); al=$(openal "$n" "$period" linear)
-    awk -v n="$n" -v p="$period" -v oc="$oc" -v ol="$ol" -v ac="$ac" -v al="$al" 'BEGIN {
-      printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.1f× | %.0f |\n", n, p, oc, ol, ac, al, ac / oc, 1e9 / (oc * 48000) }'
+    a12=$(openal "$n" "$period" bsinc12); a24=$(openal "$n" "$period" bsinc24)
+    awk -v n="$n" -v p="$period" -v ob="$ob" -v oc="$oc" -v ol="$ol" -v ac="$ac" -v al="$al" -v a12="$a12" -v a24="$a24" 'BEGIN {
+      printf "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f× | %.0f |\n", n, p, ob, oc, ol, ac, al, a12, a24, a24 / ob, 1e9 / (ob * 48000) }'
   done
 done
+echo
+"$BIN" bench --voices 16 --period 64 --seconds 0.01 --json | awk -F': *' '/"tableBytes"/ { gsub(/[ ,]/, "", $2); printf "bandlimited tables of the bench tone (1 s, 48 000 frames): %.1f MB\n", $2 / 1e6 }'
 
 # The table's moves all come at a period's first frame, as OpenAL's property setters
 # take effect. Live input comes spread over the period, and bendsynth applies each event

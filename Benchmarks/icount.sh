@@ -2,7 +2,8 @@
 # `make bench-icount`: instructions per voice-frame under valgrind's callgrind — the
 # noise-free figure. Each program renders twice (S1 and S2 seconds); the difference of the
 # two totals over the difference of voice-frames cancels start-up and tone building, and
-# keeps what each period costs: the pitch/gain updates plus the render.
+# keeps what each period costs: the pitch/gain updates plus the render. (bandlimited builds
+# its tables with libsamplerate in both runs, slowly under valgrind: minutes per cell.)
 # usage: Benchmarks/icount.sh BENDSYNTH OPENAL_BASELINE
 set -eu
 BIN=$1; OAL=$2; S1=0.05; S2=0.15; RATE=48000
@@ -18,17 +19,17 @@ per_voice_frame() {  # per_voice_frame VOICES PERIOD I1 I2
 
 echo "instructions per voice-frame (callgrind; updates + render per period)"
 echo
-echo "| voices | period | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear |"
-echo "|---:|---:|---:|---:|---:|---:|"
+echo "| voices | period | bendsynth bandlimited | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear | OpenAL Soft bsinc12 | OpenAL Soft bsinc24 |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for period in 64 256; do
   for n in 64 1024; do
     row="| $n | $period |"
-    for interp in cubic linear; do
+    for interp in bandlimited cubic linear; do
       a=$(total "$BIN" bench --voices "$n" --period "$period" --interp "$interp" --seconds $S1)
       b=$(total "$BIN" bench --voices "$n" --period "$period" --interp "$interp" --seconds $S2)
       row="$row $(per_voice_frame "$n" "$period" "$a" "$b") |"
     done
-    for resampler in cubic linear; do
+    for resampler in cubic linear bsinc12 bsinc24; do
       printf '[general]\nsources = %s\nresampler = %s\n' "$n" "$resampler" > "$CONF_DIR/alsoft.conf"
       a=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" total "$OAL" "$n" "$period" $S1)
       b=$(ALSOFT_CONF="$CONF_DIR/alsoft.conf" total "$OAL" "$n" "$period" $S2)

@@ -12,7 +12,7 @@ enum BenchCommand {
         OptionSpec("period", value: "FRAMES", help: "period in frames (16…8192, default 256)"),
         OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.01…600, default 4)"),
         OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
-        OptionSpec("interp", value: "linear|cubic", help: "interpolation (default cubic)"),
+        OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("spread", help: "spread each period's moves over its frames (voice v at frame ⌊v·period/N⌋), as live input comes, instead of all at its first frame"),
         OptionSpec("json", help: "print the figures as JSON"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
@@ -22,7 +22,7 @@ enum BenchCommand {
     ]
 
     static let usage = """
-    usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp linear|cubic] [--spread] [--json]
+    usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
            bendsynth bench --peers LIST | --osc [--period FRAMES]
 
     Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
@@ -40,7 +40,7 @@ enum BenchCommand {
         var rate = 48_000
         var json = false
         var peerCounts: [Int]?
-        var interpolation = Interpolation.cubic
+        var interpolation = Interpolation.bandLimited
         var osc = false
         var spread = false
         var webDriver: String?
@@ -53,12 +53,7 @@ enum BenchCommand {
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
             case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.01...600)
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
-            case "interp":
-                switch value {
-                case "linear": interpolation = .linear
-                case "cubic": interpolation = .cubic
-                default: throw AppError.usage("option '--interp': expected 'linear' or 'cubic', got '\(value ?? "")'")
-                }
+            case "interp": interpolation = try OptionValues.interpolation(value, option: name)
             case "json": json = true
             case "peers": peerCounts = try countList(value, option: name, of: "peer counts", in: 1...8)
             case "spread": spread = true
@@ -88,7 +83,7 @@ enum BenchCommand {
         }
         var results: [MixerBench.Result] = []
         for n in counts {
-            let r = MixerBench.measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread)
+            let r = try bench { try MixerBench.measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread) }
             results.append(r)
             if !json {
                 print(String(format: "%5d voices, %4d-frame periods, %@%@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",

@@ -1,9 +1,30 @@
+import Foundation
+import BendEngine
 import BendControl
 import Glibc
 
 /// Turns option values into typed settings, with errors naming the option and the
 /// expected form.
 enum OptionValues {
+    /// `--interp`: 'bandlimited' (the band-limited tables, default), 'cubic' or 'linear'.
+    static func interpolation(_ value: String?, option: String) throws -> Interpolation {
+        switch value {
+        case "bandlimited": return .bandLimited
+        case "cubic": return .cubic
+        case "linear": return .linear
+        default: throw AppError.usage("option '--\(option)': expected 'bandlimited', 'cubic' or 'linear', got '\(value ?? "")'")
+        }
+    }
+
+    /// The `--interp` name of an interpolation.
+    static func name(_ interpolation: Interpolation) -> String {
+        switch interpolation {
+        case .bandLimited: return "bandlimited"
+        case .cubic: return "cubic"
+        case .linear: return "linear"
+        }
+    }
+
     static func integer(_ value: String?, option: String, in range: ClosedRange<Int>) throws -> Int {
         guard let value, let n = Int(value), range.contains(n) else {
             throw AppError.usage("option '--\(option)': expected an integer in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
@@ -32,6 +53,12 @@ struct SoundOptions {
     var pitchMapGiven = false
     var octaves = 2.0
     var octavesGiven = false
+    /// How voices read the tone (`--interp`).
+    var interpolation = Interpolation.bandLimited
+    /// The mix bus limiter (`--limiter`).
+    var limiter = true
+    /// Master gain, dB (`-g`).
+    var gainDB = 0.0
     /// `--scale`: lays the pad out exponentially around its root and gives the guides.
     var scale: Scale?
     /// `--scale-root`: the root's pitch in Hz; nil: the tone's pitch.
@@ -49,6 +76,9 @@ struct SoundOptions {
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
         OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
+        OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
+        OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.3 dBFS, 1 ms look-ahead (default on)"),
+        OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
         OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides and rounding: chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
         OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),
         OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
@@ -81,6 +111,13 @@ struct SoundOptions {
         case "octaves":
             octaves = try OptionValues.number(value, option: name, in: 0.1...8)
             octavesGiven = true
+        case "interp": interpolation = try OptionValues.interpolation(value, option: name)
+        case "limiter":
+            guard value == "on" || value == "off" else {
+                throw AppError.usage("option '--limiter': expected 'on' or 'off', got '\(value ?? "")'")
+            }
+            limiter = value == "on"
+        case "gain": gainDB = try OptionValues.number(value, option: name, in: -60...24)
         case "tone-note": toneNote = try OptionValues.integer(value, option: name, in: 0...127)
         default: return false
         }
@@ -125,5 +162,12 @@ struct SoundOptions {
         guard exponential else { return .linear }
         let centre = scale != nil ? (tuning?.rootRatio ?? 1) : 1
         return centre == 1 ? .exponential(octaves: octaves) : .exponentialAround(octaves: octaves, centre: centre)
+    }
+
+    /// Sets the mixer's interpolation, limiter and master gain from these options.
+    func configure(_ configuration: inout MixerConfiguration) {
+        configuration.interpolation = interpolation
+        configuration.limiter = limiter
+        configuration.gain = Float(pow(10, gainDB / 20))
     }
 }

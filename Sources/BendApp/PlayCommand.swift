@@ -160,17 +160,22 @@ enum PlayCommand {
         }
         for (name, path, _) in outputs { try OutputPath.check(path, option: name, command: "play") }
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
-        var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate))
+        // (Its band-limited levels are made once the output's rate is known, on a thread
+        // of their own while play starts: `makeLevelsInBackground`.)
+        var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate), levelsNow: false)
         let output = try openOutput(o)
         let midiRings = try openMIDIPorts(o, output: output, sources: sources)
         let rate = output.rate
         if rate != o.sound.rate {
             tone.table.deallocate()
-            tone = try ToneSource.load(o.sound, rate: Double(rate))  // resampled to the granted rate
+            tone = try ToneSource.load(o.sound, rate: Double(rate), levelsNow: false)  // resampled to the granted rate
         }
         defer { tone.table.deallocate() }
-        let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices),
-                                    tone: tone.table, live: true)
+        let levelMaker = try ToneSource.makeLevelsInBackground(tone)
+        defer { levelMaker?.join() }  // before the table is freed
+        var configuration = MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices)
+        o.sound.configure(&configuration)
+        let instrument = Instrument(configuration: configuration, tone: tone.table, live: true)
         let mixer = instrument.mixer
 
         var touchRecorder: TouchScriptRecorder?

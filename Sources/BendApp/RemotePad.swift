@@ -33,6 +33,7 @@ final class RemotePad: @unchecked Sendable {
             let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
             if let mixer = monitor {
                 s.peak = Double(mixer.peak)
+                s.limiterGain = Double(mixer.limiterGain)
                 s.voices = mixer.activeVoices
             } else {
                 s.voices = Int(link?.remoteVoices ?? 0)

@@ -81,8 +81,8 @@ enum RenderCommand {
             let line = ProgressLine(enabled: isatty(2) != 0)
             let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
             let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
-                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, to: output,
-                                                     format: format, progress: progress)
+                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period,
+                                                     configure: sound.configure, to: output, format: format, progress: progress)
             printErr("wrote \(output == "-" ? "standard output" : output) (\(format)): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
         } catch let e as WAVFileError where e.call == "stat" {
             throw AppError.input("render: \(e)")

@@ -100,7 +100,7 @@ enum ReplayCommand {
             defer { tone.table.deallocate() }
             do {
                 let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
-                                                         pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, to: output)
+                                                         pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, configure: sound.configure, to: output)
                 printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz")
             } catch {
                 throw AppError.runtime("replay: cannot write '\(output)': \(error)")

@@ -1,5 +1,6 @@
 import BendAudio
 import BendEngine
+import BendSystem
 
 /// Loads the tone a command asked for (or the default asset) at the output rate and
 /// prints libsndfile/libsamplerate notes (mix-down, resampling) on standard error.
@@ -7,6 +8,9 @@ enum ToneSource {
     struct Loaded {
         var path: String
         var table: ToneTable
+        /// The loop at the output rate (what the band-limited levels are made from).
+        var samples: [Float]
+        var interpolation: Interpolation
     }
 
     /// Shortest loop accepted, frames at the output rate (0.67 ms at 48 kHz).
@@ -14,7 +18,10 @@ enum ToneSource {
 
     /// - Throws: `AppError.input` naming the file and libsndfile's reason, or when the
     ///   tone is shorter than `minimumFrames` at the output rate.
-    static func load(_ sound: SoundOptions, rate: Double) throws -> Loaded {
+    /// - Parameter levelsNow: with `--interp bandlimited`, make the band-limited levels
+    ///   here (offline commands); false leaves them to `makeLevelsInBackground` (play:
+    ///   about 0.8 s of a core for a 1 s tone, which start-up need not wait for).
+    static func load(_ sound: SoundOptions, rate: Double, levelsNow: Bool = true) throws -> Loaded {
         let path = try sound.tone ?? DefaultTone.path()
         do {
             let loaded = try ToneLoader.load(path: path, outputRate: rate)
@@ -23,11 +30,32 @@ enum ToneSource {
             }
             for note in loaded.notes { printErr("note: tone '\(path)': \(note)") }
             if loaded.samples.allSatisfy({ $0 == 0 }) { printErr("note: tone '\(path)': every sample is 0; touches will be silent") }
-            return Loaded(path: path, table: ToneTable(samples: loaded.samples, rate: rate))
+            // The band-limited tables, only for the mode that reads them.
+            let levels = sound.interpolation == .bandLimited && levelsNow ? try ToneLevelMaker.make(loaded.samples, path: path) : nil
+            return Loaded(path: path, table: ToneTable(samples: loaded.samples, rate: rate, levels: levels),
+                          samples: loaded.samples, interpolation: sound.interpolation)
         } catch let e as AppError {
             throw e
         } catch {
             throw AppError.input("\(error)")
+        }
+    }
+
+    /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
+    /// and installs them in the playing table (voices read it cubic until then). Join
+    /// the returned thread before freeing the table. A failure is printed; play goes on
+    /// with cubic.
+    static func makeLevelsInBackground(_ tone: Loaded) throws -> SystemThread? {
+        guard tone.interpolation == .bandLimited, !tone.table.hasLevels else { return nil }
+        let (table, samples, path) = (tone.table, tone.samples, tone.path)
+        do {
+            return try SystemThread(name: "bendsynth tables") {
+                do { table.install(try ToneLevelMaker.make(samples, path: path)) } catch {
+                    printErr("bendsynth: \(error); the voices read the tone with cubic interpolation")
+                }
+            }
+        } catch {
+            throw AppError.runtime("cannot start the thread that makes the band-limited tables: \(error)")
         }
     }
 }

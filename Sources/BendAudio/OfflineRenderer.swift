@@ -56,7 +56,8 @@ public enum OfflineRenderer {
     ///     (on this thread) with the frames written and the script's length in frames.
     @discardableResult
     public static func render(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap, rounding: PitchRounding? = nil,
-                              periodFrames: Int = 256, to path: String, format: SoundFileFormat = .wavFloat,
+                              periodFrames: Int = 256, configure: (inout MixerConfiguration) -> Void = { _ in },
+                              to path: String, format: SoundFileFormat = .wavFloat,
                               progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
         let rate = Int(tone.rate.rounded())
         var meter = RenderProgress.Meter(scriptFrames: Int(((script.entries.last?.time ?? 0) * tone.rate).rounded()), rate: tone.rate, report: progress)
@@ -67,7 +68,7 @@ public enum OfflineRenderer {
             let file = dir + "/.bendsynth-render.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).wav"
             defer { unlink(file) }
             let summary = try render(script: script, tone: tone, voices: voices, pitchMap: pitchMap, rounding: rounding,
-                                     periodFrames: periodFrames, to: file, format: format, progress: progress)
+                                     periodFrames: periodFrames, configure: configure, to: file, format: format, progress: progress)
             try copyToStandardOutput(file)
             return summary
         }
@@ -80,7 +81,7 @@ public enum OfflineRenderer {
         defer { OfflineRenderer.temporaryPath.withLock { $0 = nil } }
         do {
             let (frames, peak) = try renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
-                                                   rounding: rounding, periodFrames: periodFrames) { period in
+                                                   rounding: rounding, periodFrames: periodFrames, configure: configure) { period in
                 try writer.write(period.baseAddress!, frames: period.count / 2)
                 meter.advance(period.count / 2)
             }
@@ -155,10 +156,11 @@ public enum OfflineRenderer {
     /// - Returns: interleaved stereo float samples (left, right, …), 2 per frame.
     /// - Thread: any non-real-time thread.
     public static func renderToBuffer(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
-                                      rounding: PitchRounding? = nil, periodFrames: Int = 256) -> [Float] {
+                                      rounding: PitchRounding? = nil, periodFrames: Int = 256,
+                                      configure: (inout MixerConfiguration) -> Void = { _ in }) -> [Float] {
         var out: [Float] = []
         renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap, rounding: rounding,
-                      periodFrames: periodFrames) { out.append(contentsOf: $0) }
+                      periodFrames: periodFrames, configure: configure) { out.append(contentsOf: $0) }
         return out
     }
 
@@ -169,13 +171,14 @@ public enum OfflineRenderer {
     @discardableResult
     static func renderPeriods(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap,
                               rounding: PitchRounding? = nil,
-                              periodFrames: Int,
+                              periodFrames: Int, configure: (inout MixerConfiguration) -> Void = { _ in },
                               _ sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> (frames: Int, peak: Float) {
         precondition(voices >= 1 && periodFrames >= 1)
         // Denormals flushed as on the live render thread, so both paths render alike.
         let savedFloatEnvironment = FloatEnvironment.flushDenormals()
         defer { FloatEnvironment.restore(savedFloatEnvironment) }
-        let configuration = MixerConfiguration(rate: tone.rate, maxPeriodFrames: periodFrames, voices: voices)
+        var configuration = MixerConfiguration(rate: tone.rate, maxPeriodFrames: periodFrames, voices: voices)
+        configure(&configuration)
         let instrument = Instrument(configuration: configuration, tone: tone, live: false)
         defer { instrument.deallocate() }
         let mixer = instrument.mixer
@@ -195,6 +198,9 @@ public enum OfflineRenderer {
         var next = 0
         var position: UInt64 = 0
         var peak: Float = 0
+        // Periods still to render once the voices are silent: the limiter's look-ahead
+        // holds the mix's last frames.
+        var flush = (mixer.latencyFrames + periodFrames - 1) / periodFrames
         while true {
             let end = position + UInt64(periodFrames)
             // The ring is empty here: everything sent before was due in an earlier period.
@@ -216,7 +222,10 @@ public enum OfflineRenderer {
             peak = max(peak, mixer.peak)
             try sink(UnsafeBufferPointer(start: buffer, count: 2 * periodFrames))
             position = end
-            if next == entries.count && mixer.activeVoices == 0 { break }
+            if next == entries.count && mixer.activeVoices == 0 {
+                if flush == 0 { break }
+                flush -= 1
+            }
             if next == entries.count && position >= limit { break }
         }
         return (Int(position), peak)

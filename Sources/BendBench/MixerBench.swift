@@ -22,6 +22,9 @@ public enum MixerBench {
         public var activeVoices: Int
         /// The moves were spread over each period (`--spread`), not at its first frame.
         public var movesSpread: Bool
+        /// Memory of the tone's tables (samples, cubic and linear rows, band-limited
+        /// levels when played), bytes.
+        public var tableBytes: Int
     }
 
     /// The bench's voice set, shared with Benchmarks/OpenALBaseline (same formulas):
@@ -48,10 +51,15 @@ public enum MixerBench {
     /// flushed as on the render thread.
     /// - Thread: any non-real-time thread.
     public static func measure(voices: Int, period: Int, seconds: Double, rate: Double, interpolation: Interpolation,
-                               spread: Bool = false) -> Result {
+                               spread: Bool = false) throws -> Result {
         let saved = FloatEnvironment.flushDenormals()  // as on the render thread
         defer { FloatEnvironment.restore(saved) }
-        let tone = ToneTable(samples: tone(rate: rate), rate: rate)
+        let samples = tone(rate: rate)
+        var levels: ToneLevels?
+        if case .bandLimited = interpolation {
+            do { levels = try ToneLevelMaker.make(samples, path: "bench tone") } catch { throw BenchError.setup("\(error)") }
+        }
+        let tone = ToneTable(samples: samples, rate: rate, levels: levels)
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         config.eventsPerSource = max(4096, voices * 2)
         config.interpolation = interpolation
@@ -87,8 +95,9 @@ public enum MixerBench {
         let frames = Double(periods * period)
         let ns = Double(busy) / (frames * Double(voices))
         let rtf = (frames / rate) / (Double(busy) * 1e-9)
-        return Result(voices: voices, periodFrames: period, interpolation: "\(interpolation)", seconds: frames / rate,
+        return Result(voices: voices, periodFrames: period, interpolation: levels != nil ? "bandlimited" : "\(interpolation)", seconds: frames / rate,
                       nsPerVoiceFrame: ns, realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate),
-                      peak: Double(peak), activeVoices: mixer.activeVoices, movesSpread: spread)
+                      peak: Double(peak), activeVoices: mixer.activeVoices, movesSpread: spread,
+                      tableBytes: tone.baseBytes + tone.levelBytes)
     }
 }

@@ -21,6 +21,9 @@ import Synchronization
 /// (`EqualPowerPan`) is applied once per frame, gliding linearly over
 /// `panSmoothingSeconds` to each new value.
 ///
+/// Mix bus: after the pan stage, the master gain (`configuration.gain`) and the
+/// limiter (`Limiter`, when `configuration.limiter`), before the output.
+///
 /// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`);
 /// every per-frame value is a closed form of the frame number (no per-sample branches or
 /// loop-carried chains); an event finds its voice through a hash table (`VoiceIndex`) and
@@ -30,7 +33,8 @@ import Synchronization
 /// `EventMerge.swift` takes the sources' events in frame order and applies them;
 /// `VoiceSpans.swift` mixes a voice span by span up to each of its events;
 /// `VoiceStealing.swift` starts, steals and frees voices; `PanStage.swift` pans the mono
-/// mix into the output; `MixerKernel.swift` is the 8-frame inner loop.
+/// mix into the output; `MixerKernel.swift` and `VoiceBlock.swift` are the 8-frame inner
+/// loop; `ToneLevels.swift` the band-limited tables; `Limiter.swift` the mix bus limiter.
 ///
 /// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
 public struct Mixer: @unchecked Sendable {
@@ -55,8 +59,11 @@ public struct Mixer: @unchecked Sendable {
     /// The period's pan events, `state.panEventCount` of them. Owner: render.
     let panEvents: UnsafeMutablePointer<PanEvent>
     /// Written by render, read by any thread (relaxed): [position (frames), activeVoices
-    /// (count), peak (Float bits, linear amplitude)].
+    /// (count), peak (Float bits, linear amplitude), limiter gain (Float bits, linear:
+    /// the smallest gain of the last period, 1 = no reduction)].
     let meters: UnsafeMutablePointer<Atomic<UInt64>>
+    /// The mix bus limiter (`configuration.limiter`), or nil. Owner: render.
+    let limiter: Limiter?
 
     /// The mixer's scalar state. Owner: the render thread (`render` and what it calls);
     /// `init` and `addSource` write it at setup, before the render thread starts. The
@@ -83,8 +90,8 @@ public struct Mixer: @unchecked Sendable {
         var panStep: Float = 0
         /// Frames left in the pan glide, ≥ 0. Owner: render (pan stage).
         var panLeft: Int32 = 0
-        /// Interpolation: 4-point Hermite when true, linear when false. Owner: setup.
-        var cubic = true
+        /// How voices read the tone (`configuration.interpolation`). Owner: setup.
+        var interpolation = Interpolation.cubic
         /// Length of a pitch ratio and gain glide, frames (1…
         /// `EngineLimits.maximumGlideFrames`). Owner: setup.
         var glideFrames: Int32 = 1
@@ -121,7 +128,7 @@ public struct Mixer: @unchecked Sendable {
         let longest = Double(EngineLimits.maximumGlideFrames)
         var s = State()
         s.freeCount = configuration.voices
-        if case .linear = configuration.interpolation { s.cubic = false }
+        s.interpolation = configuration.interpolation
         s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), longest))
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), longest))
         s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))
@@ -133,8 +140,10 @@ public struct Mixer: @unchecked Sendable {
         // past its span, and the pan stage reads up to 7 past any pan event's frame.
         mono = .allocate(capacity: ((configuration.maxPeriodFrames + 7) & ~7) + 8)
         panEvents = .allocate(capacity: Mixer.panEventCapacity)
-        meters = .allocate(capacity: 3)
-        for i in 0..<3 { (meters + i).initialize(to: Atomic(0)) }
+        meters = .allocate(capacity: 4)
+        for i in 0..<4 { (meters + i).initialize(to: Atomic(0)) }
+        meters[3].store(UInt64(Float(1).bitPattern), ordering: .relaxed)
+        limiter = configuration.limiter ? Limiter(rate: rate) : nil
     }
 
     /// Fixed-point phase increment for a pitch `ratio` (clamped to 0…
@@ -161,6 +170,11 @@ public struct Mixer: @unchecked Sendable {
     public var position: UInt64 { @_noLocks get { meters[0].load(ordering: .relaxed) } }
     /// Voices sounding after the last period (including fading ones). - Thread: any.
     public var activeVoices: Int { @_noLocks get { Int(meters[1].load(ordering: .relaxed)) } }
+    /// The limiter's smallest gain in the last period, linear (1: no reduction, also
+    /// without a limiter). - Thread: any.
+    public var limiterGain: Float { @_noLocks get { Float(bitPattern: UInt32(truncatingIfNeeded: meters[3].load(ordering: .relaxed))) } }
+    /// Frames the output lags the mix by: the limiter's look-ahead (0 without it).
+    public var latencyFrames: Int { limiter?.latencyFrames ?? 0 }
     /// Largest absolute sample of the last period. - Thread: any.
     public var peak: Float { @_noLocks get { Float(bitPattern: UInt32(truncatingIfNeeded: meters[2].load(ordering: .relaxed))) } }
 
@@ -174,6 +188,7 @@ public struct Mixer: @unchecked Sendable {
         mono.deallocate()
         panEvents.deallocate()
         meters.deallocate()
+        limiter?.deallocate()
     }
 
     // MARK: - Render (real-time)
@@ -212,6 +227,15 @@ public struct Mixer: @unchecked Sendable {
             a += 1
         }
         panStage(out, to: frames)
+        // The mix bus: master gain, then the limiter.
+        var limiterGain: Float = 1
+        if let limiter {
+            limiterGain = limiter.process(out, frames: frames, gain: configuration.gain)
+        } else if configuration.gain != 1 {
+            let g = configuration.gain
+            i = 0
+            while i < 2 * frames { out[i] *= g; i += 1 }
+        }
 
         state.pointee.position = end
         var peak: Float = 0
@@ -223,5 +247,6 @@ public struct Mixer: @unchecked Sendable {
         meters[0].store(end, ordering: .relaxed)
         meters[1].store(UInt64(state.pointee.activeCount), ordering: .relaxed)
         meters[2].store(UInt64(peak.bitPattern), ordering: .relaxed)
+        meters[3].store(UInt64(limiterGain.bitPattern), ordering: .relaxed)
     }
 }

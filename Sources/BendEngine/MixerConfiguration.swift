@@ -25,6 +25,12 @@ public struct MixerConfiguration: Sendable {
     public var eventsPerSource: Int = 4096
     /// How a voice reads between tone frames.
     public var interpolation: Interpolation = .cubic
+    /// The mix bus limiter (`Limiter`: peaks ≤ −0.5 dBFS, 1 ms look-ahead and latency,
+    /// 100 ms release) after the pan stage; off by default in the engine (the app turns
+    /// it on).
+    public var limiter = false
+    /// Master gain, linear (≥ 0), applied to the mix before the limiter.
+    public var gain: Float = 1
 
     public init(rate: Double = 48_000, maxPeriodFrames: Int = 4096, voices: Int = 64) {
         self.rate = rate

@@ -25,17 +25,46 @@ extension Mixer {
     /// 4-point Hermite interpolation; compiled on its own. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, cubic: true)
+        mixVoice(v, into: mix, count: count, read: .cubic)
     }
 
     /// `mixVoiceCubic` with linear interpolation. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceLinear(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, cubic: false)
+        mixVoice(v, into: mix, count: count, read: .linear)
     }
 
-    /// `cubic`: 4-point Hermite (`hermite4Coefficients`), else linear between the two nearest frames;
-    /// a constant at each call site, so the loop is compiled once for each.
+    /// `mixVoiceCubic` from the band-limited levels (`Interpolation.bandLimited`): the
+    /// span's increments run monotonically from its first frame's to its last's, so
+    /// those two say whether it stays in one level (read alone, `.level`: the cubic
+    /// kernel's cost) or touches a crossfade zone (`.blend`: two levels per lane).
+    /// - Thread: render.
+    @_noLocks @inline(never)
+    func mixVoiceBandLimited(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        let levels = tone.levels.unsafelyUnwrapped
+        let glideLeft = voices.glideLeft[v], incTarget = voices.incTarget[v], incStep = voices.incStep[v]
+        let first = incTarget &- incStep &* max(glideLeft, 0)
+        let last = incTarget &- incStep &* max(glideLeft &- Int32(count &- 1), 0)
+        let low = min(first, last), high = max(first, last)
+        let (k, pure) = levels.level(low: low, high: high)
+        if pure {
+            mixVoice(v, into: mix, count: count, read: .level, levelIndex: k)
+        } else {
+            let top = levels.level(low: high, high: high).level
+            mixVoiceBlend(v, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
+        }
+    }
+
+    /// `mixVoiceBandLimited` for a span that touches crossfade zones `firstZone…lastZone`:
+    /// two levels per lane. - Thread: render.
+    @_noLocks @inline(never)
+    func mixVoiceBlend(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
+        mixVoice(v, into: mix, count: count, read: .blend, levelIndex: firstZone, lastZone: lastZone)
+    }
+
+    /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
+    /// loop is compiled once for each. `levelIndex`: the level read (`.level`), or the first
+    /// crossfade zone the span may touch (`.blend`, up to `lastZone`).
     ///
     /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
     /// need no clamping: blocks wholly inside the glide (g = r − j > 0 in every lane; the
@@ -45,7 +74,7 @@ extension Mixer {
     /// and Float expressions as the closed form, so the output does not depend on where
     /// a glide ends.
     @_noLocks @inline(__always)
-    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, cubic: Bool) {
+    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, levelIndex: Int = 0, lastZone: Int = 0) {
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
         let incTarget = voices.incTarget[v]
@@ -61,8 +90,14 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
-        let block = VoiceBlock(tone: tone, cubic: cubic, sustained: ramp0 >= 1 && rampStep >= 0, mix: mix,
-                               rampStep: rampStep, ramp0: ramp0, loop: loop)
+        let rows: UnsafeRawPointer
+        switch read {
+        case .cubic, .linear: rows = UnsafeRawPointer(tone.cubicRows)
+        case .level: rows = UnsafeRawPointer(tone.levels.unsafelyUnwrapped.rows + levelIndex &* tone.levels.unsafelyUnwrapped.stride)
+        case .blend: rows = UnsafeRawPointer(tone.levels.unsafelyUnwrapped.rows)
+        }
+        let block = VoiceBlock(tone: tone, rows: rows, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
+                               mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
         var n0: Int32 = 0
         var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
@@ -91,7 +126,7 @@ extension Mixer {
                 // The edge fade is 1 throughout unless the glide starts or ends below
                 // silenceRatio (the increment is monotonic over a glide).
                 let level = unfaded ? gain : gain * lanewiseMin(SIMD8<Float>(inc) * fadeScale, one)
-                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
                 base = block.advance(base, by: blockSum)
                 offset &+= offsetStep
                 inc &+= incStep8
@@ -106,7 +141,7 @@ extension Mixer {
         // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
         if r > 0 && n0 &+ 8 <= end {
             base = clampedBlock(block, at: n0, frames: 8, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep)
+                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
             r &-= 8
             n0 &+= 8
             frameNumber += 8
@@ -118,8 +153,9 @@ extension Mixer {
             let offset = lanes &* incTarget
             let level = SIMD8<Float>(repeating: gainTarget * min(Float(incTarget) * fadeScale, 1))
             let blockSum = 8 &* Int64(incTarget)
+            let inc = SIMD8<Int32>(repeating: incTarget)
             repeat {
-                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
                 base = block.advance(base, by: blockSum)
                 n0 &+= 8
                 frameNumber += 8
@@ -131,7 +167,7 @@ extension Mixer {
         //    frames, which a later span mixes).
         if n0 < end {
             base = clampedBlock(block, at: n0, frames: end &- n0, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep)
+                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
         }
 
         voices.phase[v] = base
@@ -145,7 +181,7 @@ extension Mixer {
     /// returns the phase after them.
     @_noLocks @inline(__always)
     func clampedBlock(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
-                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float) -> Int64 {
+                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: TableRead) -> Int64 {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let rLanes = SIMD8<Int32>(repeating: r)
         let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
@@ -157,104 +193,11 @@ extension Mixer {
         let fadeScale = 1 / Float(1 << Mixer.fractionBits) / EngineLimits.silenceRatio
         let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
         let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
-        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level)
+        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
         // The phase advance over `frames` frames: the same sum with j = frames.
         let mf = Int64(min(frames, max(r, 0)))
         let sum = Int64(frames) &* Int64(incTarget) &- (mf &* Int64(r) &- ((mf &* (mf &- 1)) >> 1)) &* Int64(incStep)
         return block.advance(base, by: sum)
-    }
-}
-
-/// What every 8-frame block of one voice does once its lane offsets and levels are
-/// known: read the tone at the 8 positions, interpolate, apply level and envelope, and
-/// add into the mono mix. A value type of constants, built once per voice per span.
-struct VoiceBlock {
-    let cubicRows: UnsafeRawPointer
-    let linearPairs: UnsafePointer<Double>
-    let cubic: Bool
-    let mix: UnsafeMutablePointer<Float>
-    let rampStep: SIMD8<Float>
-    let ramp0: SIMD8<Float>
-    let loop: Int64
-    /// The envelope is 1 over the whole span (ramp ≥ 1 and not falling): skipped.
-    let sustained: Bool
-
-    @_noLocks @inline(__always)
-    init(tone: ToneTable, cubic: Bool, sustained: Bool, mix: UnsafeMutablePointer<Float>, rampStep: Float, ramp0: Float, loop: Int64) {
-        cubicRows = UnsafeRawPointer(tone.cubicRows)
-        linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
-        self.cubic = cubic
-        self.mix = mix
-        self.rampStep = SIMD8(repeating: rampStep)
-        self.ramp0 = SIMD8(repeating: ramp0)
-        self.loop = loop
-        self.sustained = sustained
-    }
-
-    /// Adds frames n0 ..< n0+8 of the voice into the mix.
-    /// - Parameters:
-    ///   - frameNumber: n + 1 in each lane (n0 + 1 … n0 + 8).
-    ///   - base: the fixed-point phase at frame n0, 0 ≤ base < loop.
-    ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
-    ///   - level: each lane's gain × edge fade.
-    @_noLocks @inline(__always)
-    func mix(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>) {
-        let bits = Mixer.fractionBits
-        let fractionMask = Int32((1 << bits) - 1)
-        let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
-        let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << bits))
-        let baseFrame = Int(truncatingIfNeeded: base >> Int64(bits))
-        // Lane j reads pairs of floats at its frame: (y0, c1) and (c2, c3) of its cubic
-        // row, or (y0, slope) for linear. Lanes 0, 1, 4, 5 fill one vector of 4 pairs
-        // and lanes 2, 3, 6, 7 another, so one `shufps` per column puts the 8 lanes in
-        // order: 8 64-bit loads per column pair, no scalar inserts.
-        let w = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(bits))
-        let y: SIMD8<Float>
-        if cubic {
-            let rows = cubicRows + 16 &* baseFrame
-            let o = w &<< 4  // byte offsets of the lanes' rows (≥ 0, so they widen for free)
-            let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
-            let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
-            @inline(__always) func pairs(_ at: Int, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
-                unsafeBitCast(SIMD4<Double>(rows.loadUnaligned(fromByteOffset: a &+ at, as: Double.self),
-                                            rows.loadUnaligned(fromByteOffset: b &+ at, as: Double.self),
-                                            rows.loadUnaligned(fromByteOffset: c &+ at, as: Double.self),
-                                            rows.loadUnaligned(fromByteOffset: d &+ at, as: Double.self)),
-                              to: SIMD8<Float>.self)
-            }
-            let p = pairs(0, o0, o1, o4, o5), q = pairs(0, o2, o3, o6, o7)
-            let y0 = evens(p, q), c1 = odds(p, q)
-            let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
-            let c2 = evens(r, u), c3 = odds(r, u)
-            y = multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)  // 4-point Hermite
-        } else {
-            let pairs = linearPairs + baseFrame
-            let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
-            let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
-            let p = unsafeBitCast(SIMD4<Double>(pairs[i0], pairs[i1], pairs[i4], pairs[i5]), to: SIMD8<Float>.self)
-            let q = unsafeBitCast(SIMD4<Double>(pairs[i2], pairs[i3], pairs[i6], pairs[i7]), to: SIMD8<Float>.self)
-            y = multiplyAdd(odds(p, q), t, evens(p, q))  // y0 + (y1 − y0)·t
-        }
-        // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
-        // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
-        if sustained {
-            let slot = UnsafeMutableRawPointer(mix + Int(n0))
-            slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
-            return
-        }
-        let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
-        let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
-        let envelope = ramp * ramp * (3 - 2 * ramp)
-        let slot = UnsafeMutableRawPointer(mix + Int(n0))
-        let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
-        slot.storeBytes(of: sum, as: SIMD8<Float>.self)
-    }
-
-    /// `base` advanced by one block's phase sum and wrapped once at the loop length.
-    @_noLocks @inline(__always)
-    func advance(_ base: Int64, by blockSum: Int64) -> Int64 {
-        let next = base &+ blockSum
-        return next &- (loop & -Int64(truncatingIfNeeded: (next >= loop ? 1 : 0) as Int8))
     }
 }
 

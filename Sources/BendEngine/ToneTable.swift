@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A looping mono tone at the output rate, laid out for 4-point interpolation without
 /// any wrap test: `storage[i]` is frame `(i − 1) mod length` of the tone for every
 /// `i` in `0 ..< loopFrames + 1 + guardFrames`. The loop is repeated to `loopFrames`
@@ -30,12 +32,19 @@ public struct ToneTable: @unchecked Sendable {
     let cubicRows: UnsafeMutablePointer<Float>
     /// Linear pairs: frame i's (y0, y1 − y0) at `linearPairs + 2·i`, 8-byte aligned.
     let linearPairs: UnsafeMutablePointer<Float>
+    /// The band-limited levels (`Interpolation.bandLimited`) once installed: the bit
+    /// pattern of an `UnsafeMutablePointer<LevelTable>`, 0 until then. Written once by
+    /// `install` (release), read by the render thread (acquire): until the levels are
+    /// there, a band-limited voice reads the cubic rows.
+    let levelSlot: UnsafeMutablePointer<Atomic<Int>>
 
     /// - Parameters:
     ///   - samples: one loop of the tone, mono, at `rate`; at least 1 frame, all finite.
     ///   - rate: sample rate in frames per second.
     /// - Thread: setup.
-    public init(samples: [Float], rate: Double) {
+    ///   - levels: the tone's band-limited levels (`ToneLevels`, made at load), for
+    ///     `Interpolation.bandLimited`; nil for none yet (`install` may add them later).
+    public init(samples: [Float], rate: Double, levels: ToneLevels? = nil) {
         precondition(!samples.isEmpty, "a tone needs at least one frame")
         length = samples.count
         self.rate = rate
@@ -58,11 +67,50 @@ public struct ToneTable: @unchecked Sendable {
             linearPairs[2 * i] = y0
             linearPairs[2 * i + 1] = y1 - y0
         }
+        levelSlot = .allocate(capacity: 1)
+        levelSlot.initialize(to: Atomic(0))
+        if let levels { install(levels) }
     }
+
+    /// Adds the band-limited levels: from now on band-limited voices read them (the
+    /// render thread sees them at its next span). At most once per table.
+    /// - Thread: any but render (setup, or a thread that made the levels while the
+    ///   instrument already played).
+    public func install(_ levels: ToneLevels) {
+        let table = UnsafeMutablePointer<LevelTable>.allocate(capacity: 1)
+        table.initialize(to: LevelTable(levels, length: length, loopFrames: loopFrames))
+        let (exchanged, _) = levelSlot.pointee.compareExchange(expected: 0, desired: Int(bitPattern: table), ordering: .releasing)
+        precondition(exchanged, "the levels are installed once")
+    }
+
+    /// The installed levels, or nil. - Thread: any.
+    var levels: LevelTable? {
+        @_noLocks @inline(__always) get {
+            let bits = levelSlot.pointee.load(ordering: .acquiring)
+            return bits == 0 ? nil : UnsafeMutablePointer<LevelTable>(bitPattern: bits).unsafelyUnwrapped.pointee
+        }
+    }
+
+    /// Whether the band-limited levels are installed. - Thread: any.
+    public var hasLevels: Bool { @_noLocks @inline(__always) get { levelSlot.pointee.load(ordering: .acquiring) != 0 } }
+
+    /// Levels of the band-limited tables (0 without them).
+    public var levelCount: Int { levels?.count ?? 0 }
+
+    /// Memory the band-limited tables take, bytes (0 without them).
+    public var levelBytes: Int { levels?.bytes ?? 0 }
+
+    /// Memory of the samples and the cubic and linear rows, bytes.
+    public var baseBytes: Int { 4 * (loopFrames + 4 + ToneTable.guardFrames) + 24 * (loopFrames + ToneTable.guardFrames) }
 
     /// Frame `i` of the loop, 0 ≤ i < length.
     public subscript(i: Int) -> Float { storage[i + 1] }
 
     /// Frees the samples. - Thread: setup, after the render thread stopped.
-    public func deallocate() { storage.deallocate(); UnsafeMutableRawPointer(cubicRows).deallocate(); UnsafeMutableRawPointer(linearPairs).deallocate() }
+    public func deallocate() {
+        storage.deallocate(); UnsafeMutableRawPointer(cubicRows).deallocate(); UnsafeMutableRawPointer(linearPairs).deallocate()
+        let bits = levelSlot.pointee.load(ordering: .acquiring)
+        if let table = UnsafeMutablePointer<LevelTable>(bitPattern: bits) { table.pointee.deallocate(); table.deallocate() }
+        levelSlot.deallocate()
+    }
 }

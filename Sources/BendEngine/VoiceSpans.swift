@@ -34,10 +34,16 @@ extension Mixer {
                     stop = from &+ max(Float(whole) < q ? whole &+ 1 : whole, 1)
                 }
             }
-            if state.pointee.cubic {
-                mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
-            } else {
-                mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
+            switch state.pointee.interpolation {
+            case .cubic: mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
+            case .bandLimited:
+                // Until the tone's levels are installed (`ToneTable.install`), cubic.
+                if tone.hasLevels {
+                    mixVoiceBandLimited(v, into: mono + Int(from), count: Int(stop &- from))
+                } else {
+                    mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
+                }
+            case .linear: mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
             }
             voices.mixedTo[v] = stop
             from = stop

@@ -30,6 +30,9 @@ public struct PadStatus: Sendable, Equatable {
     public var pan: Double = 0
     /// Output peak since the last frame, linear (1 = full scale); shown in dBFS.
     public var peak: Double = 0
+    /// The limiter's smallest gain in the engine's last period, linear (1 = no reduction);
+    /// shown as "GR −x.x dB" beside the meter while below 1.
+    public var limiterGain: Double = 1
     /// Voices sounding in the engine.
     public var voices: Int = 0
     /// ALSA underruns so far.

@@ -171,6 +171,9 @@ public enum TerminalScreen {
         }
         let dbText = status.peak > 1 ? " CLIP" : db.isFinite ? " " + number(db, decimals: 1) + " dBFS" : " -inf dBFS"
         add(dbText, status.peak > 1 ? .bad : .plain)
+        if status.limiterGain < 1 {
+            add(" GR " + number(20 * log10(max(status.limiterGain, 1e-6)), decimals: 1) + " dB", .warn)
+        }
         add("  voices \(status.voices)  ")
         add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
 

@@ -38,6 +38,7 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
         let mixer = context.mixer, output = context.output, deviceLine = self.deviceLine, notice = self.notice
         let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
             s.peak = Double(mixer.peak)
+            s.limiterGain = Double(mixer.limiterGain)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description

@@ -36,7 +36,9 @@ final class JACKMIDITests: JACKTestCase {
     /// 440 Hz, then 466.16 Hz (±0.1 %).
     func testMIDIInFromAJACKClientIsSampleAccurateAndSoundsAtItsPitch() throws {
         let wav = dir.appendingPathComponent("in.wav").path, touches = dir.appendingPathComponent("in.jsonl").path
-        let play = try startPlay(["-a", "jack", "--midi-in", "--no-connect", "--no-terminal", "--record", wav, "--record-touches", touches])
+        // `--limiter off`: the limiter's 1 ms look-ahead would delay the sound by 47
+        // frames; this measures where the engine puts the note.
+        let play = try startPlay(["-a", "jack", "--midi-in", "--no-connect", "--no-terminal", "--limiter", "off", "--record", wav, "--record-touches", touches])
         let sender = try JACKMIDISender(messages: [(1037, [0x90, 69, 127]), (1037 + 24005, [0xE0, 0x00, 0x60]),
                                                     (1037 + 24005 + 24011, [0x80, 69, 64])])
         defer { sender.close() }
@@ -74,7 +76,9 @@ final class JACKMIDITests: JACKTestCase {
     /// the WAV sounds 261.63 Hz (±0.1 %).
     func testMIDIInFromJackMidiseq() throws {
         let wav = dir.appendingPathComponent("seq.wav").path, touches = dir.appendingPathComponent("seq.jsonl").path
-        let play = try startPlay(["-a", "jack", "--midi-in", "--no-connect", "--no-terminal", "--record", wav, "--record-touches", touches])
+        // `--limiter off`: the limiter's 1 ms look-ahead would delay the sound by 47
+        // frames; this measures where the engine puts the note.
+        let play = try startPlay(["-a", "jack", "--midi-in", "--no-connect", "--no-terminal", "--limiter", "off", "--record", wav, "--record-touches", touches])
         try waitForPlay(play)
         let seq = try Spawn.start(["jack_midiseq", "seq", "24000", "1000", "60", "12000"])
         defer { kill(seq, SIGTERM); _ = Spawn.wait(seq, seconds: 5) }

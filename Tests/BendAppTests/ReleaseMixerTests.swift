@@ -32,13 +32,15 @@ final class ReleaseMixerTests: XCTestCase {
         try lines.joined(separator: "\n").write(to: moving, atomically: true, encoding: .utf8)
         let demo = BinaryRunner.packageRoot.appendingPathComponent("Assets/demo.jsonl")
 
-        for (name, script) in [("demo", demo), ("64 moving touches", moving)] {
+        // The default (band-limited tables, limiter on), and cubic as before.
+        for (name, script, interp) in [("demo", demo, "bandlimited"), ("64 moving touches", moving, "bandlimited"),
+                                       ("64 moving touches, cubic", moving, "cubic")] {
             var outputs: [[Float]] = []
             for (build, binary) in [("debug", BinaryRunner.executable), ("release", release)] {
                 let out = dir.appendingPathComponent("\(build).wav")
                 let p = Process()
                 p.executableURL = binary
-                p.arguments = ["render", script.path, "-o", out.path, "--voices", "64"]
+                p.arguments = ["render", script.path, "-o", out.path, "--voices", "64", "--interp", interp]
                 p.standardError = FileHandle.nullDevice
                 try p.run()
                 p.waitUntilExit()

@@ -63,6 +63,62 @@ final class MixerReferenceTests: XCTestCase {
         }
     }
 
+    /// Band-limited levels for the comparison: made by the test (the engine takes any),
+    /// each level distinct (the tone stretched ×4 with linear steps, scaled by 1 − 0.07k,
+    /// plus a level-dependent ripple), so reading a wrong level or a wrong blend shows.
+    /// Zones: cut-offs 2^(k/4), each zone the 3 % below its level's limit.
+    static func testLevels(_ tone: [Float]) -> ToneLevels {
+        let n = tone.count
+        var samples: [[Float]] = [], aliasFree: [Double] = [], starts: [Double] = []
+        for k in 0...12 {
+            samples.append((0..<(4 * n)).map { i in
+                let a = Float(tone[i / 4]), b = Float(tone[(i / 4 + 1) % n]), t = Float(i % 4) / 4
+                return (a + (b - a) * t) * (1 - 0.07 * Float(k)) + 0.05 * Float(k % 3) * Float((i * (k + 1)) % 7) / 7
+            })
+            aliasFree.append(pow(2, Double(k) / 4))
+            if k > 0 { starts.append(aliasFree[k - 1] * 0.97) }
+        }
+        return ToneLevels(samples: samples, aliasFreeRatio: aliasFree, crossfadeStart: starts)
+    }
+
+    /// `Interpolation.bandLimited` against the reference: random voice sets with the
+    /// default 3 ms glides (a span crosses several zones) and with 0.4 s glides (voices
+    /// stay inside zones for whole periods), on three tones.
+    func testBandLimitedMatchesReference() {
+        var rng = SplitMix(seed: 0xB0A7_0013)
+        let tones: [[Float]] = [Measure.harmonicTone(frames: 4800, cycles: 44),
+                                (0..<37).map { _ in Float.random(in: -1...1, using: &rng) },
+                                (0..<300).map { _ in Float.random(in: -1...1, using: &rng) }]
+        for (trial, (period, glide)) in [(64, 0.003), (256, 0.4), (100, 0.003), (64, 0.4), (61, 0.05), (512, 0.2)].enumerated() {
+            let samples = tones[trial % tones.count]
+            let levels = Self.testLevels(samples)
+            let voices = Int.random(in: 1...24, using: &rng)
+            let frames = 24_000
+            let events = randomEvents(voices: voices, frames: frames, using: &rng)
+            let h = RenderHarness(voices: voices, period: period, tone: samples, levels: levels) {
+                $0.interpolation = .bandLimited
+                $0.smoothingSeconds = glide
+            }
+            defer { h.free() }
+            let fast = h.render(frames: frames, events: events)
+            var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
+            configuration.interpolation = .bandLimited
+            configuration.smoothingSeconds = glide
+            var reference = ReferenceMixer(tone: samples, configuration: configuration, levels: levels)
+            let slow = reference.render(frames: frames, events: events)
+            var worst = 0.0, worstAt = 0, peak = 0.0
+            for i in 0..<fast.count {
+                let d = abs(Double(fast[i]) - slow[i])
+                if d > worst { worst = d; worstAt = i }
+                peak = max(peak, abs(slow[i]))
+            }
+            print(String(format: "band-limited trial %d (%d frames, %d voices, period %d, glide %.3f s): peak %.3f, largest difference %.1f dBFS",
+                         trial, samples.count, voices, period, glide, peak, Measure.dB(worst)))
+            XCTAssertGreaterThan(peak, 0.001, "trial \(trial): the voices sounded")
+            XCTAssertLessThan(Measure.dB(worst), -100, "trial \(trial): largest difference \(worst) at frame \(worstAt / 2)")
+        }
+    }
+
     /// The kernel's three stretches (inside a glide, the block where it ends, after it)
     /// against the reference at every place a glide can end in an 8-frame block: 16
     /// voices, voice k moving at frame 64·m + k, so its 144-frame glide ends at offset

@@ -22,15 +22,28 @@ struct ReferenceMixer {
 
     let tone: [Float]
     let configuration: MixerConfiguration
+    /// `Interpolation.bandLimited`: each level's loop (4 × tone length) through the
+    /// documented droop compensation (−a, 1 + 2a, −a), a = 0.219; the zones as the
+    /// engine's fixed-point increments (start rounded, end rounded down).
+    var levels: [[Double]] = []
+    var zoneStart: [Int32] = [], zoneEnd: [Int32] = []
     var voices: [Voice] = []
     var panTarget: Double = 0, panStep: Double = 0, panLeft: Int32 = 0
     let glide: Int32, panGlide: Int32
     let attackStep: Double, releaseStep: Double
     static let bits = 24
 
-    init(tone: [Float], configuration: MixerConfiguration) {
+    init(tone: [Float], configuration: MixerConfiguration, levels toneLevels: ToneLevels? = nil) {
         self.tone = tone
         self.configuration = configuration
+        if let toneLevels {
+            let a = 0.219
+            levels = toneLevels.samples.map { l in
+                (0..<l.count).map { i in (1 + 2 * a) * Double(l[i]) - a * (Double(l[(i + l.count - 1) % l.count]) + Double(l[(i + 1) % l.count])) }
+            }
+            zoneStart = toneLevels.crossfadeStart.map { Int32(($0 * Double(1 << 24)).rounded()) }
+            zoneEnd = toneLevels.aliasFreeRatio.dropLast().map { Int32(($0 * Double(1 << 24)).rounded(.down)) }
+        }
         glide = Int32(max(1, (configuration.smoothingSeconds * configuration.rate).rounded()))
         panGlide = Int32(max(1, (configuration.panSmoothingSeconds * configuration.rate).rounded()))
         attackStep = Double(Float(1 / max(1, configuration.attackSeconds * configuration.rate)))
@@ -112,7 +125,11 @@ struct ReferenceMixer {
             let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
             let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
             let y: Double
-            if case .linear = configuration.interpolation { y = y0 + (y1 - y0) * t } else { y = ((c3 * t + c2) * t + c1) * t + y0 }
+            switch configuration.interpolation {
+            case .linear: y = y0 + (y1 - y0) * t
+            case .cubic: y = ((c3 * t + c2) * t + c1) * t + y0
+            case .bandLimited: y = bandLimited(phase: v.phase, inc: inc)
+            }
             mix += y * gain * envelope * fade
             v.phase = (v.phase + Int64(inc)) % loop
             v.glideLeft = max(v.glideLeft - 1, 0)
@@ -123,6 +140,35 @@ struct ReferenceMixer {
         panLeft = max(panLeft - 1, 0)
         let theta = (min(max(pan, -1), 1) + 1) * Double.pi / 4
         return (mix * cos(theta), mix * sin(theta))
+    }
+
+    /// The band-limited read at `phase` (tone frames, 24 fractional bits) for increment
+    /// `inc`: the level place W = Σ_z clamp((inc − start_z)/(end_z − start_z), 0, 1),
+    /// levels k = min(#{z: inc ≥ end_z}, L − 2) and k + 1 blended by W − k, each read at
+    /// 4 × the phase with Niemitalo's optimal 4×, 4-point, 3rd-order polynomial (z-form).
+    func bandLimited(phase: Int64, inc: Int32) -> Double {
+        var place = 0.0, k = 0
+        for z in zoneStart.indices {
+            place += min(max(Double(inc - zoneStart[z]) / Double(zoneEnd[z] - zoneStart[z]), 0), 1)
+            if inc >= zoneEnd[z] { k += 1 }
+        }
+        k = min(k, levels.count - 2)
+        let weight = min(max(place - Double(k), 0), 1)
+        let index = Int(phase >> 22)
+        let t = Double(phase & ((1 << 22) - 1)) / Double(1 << 22)
+        func read(_ level: [Double]) -> Double {
+            let n = level.count
+            func y(_ j: Int) -> Double { level[((index + j) % n + n) % n] }
+            let z = t - 0.5
+            let even1 = y(1) + y(0), odd1 = y(1) - y(0), even2 = y(2) + y(-1), odd2 = y(2) - y(-1)
+            let c0 = even1 * 0.46209345013918979 + even2 * 0.03790693583186333
+            let c1 = odd1 * 0.51344507801315964 + odd2 * 0.16261507145522014
+            let c2 = even1 * -0.248540332990294211 + even2 * 0.24853570133765701
+            let c3 = odd1 * -0.42912649274763925 + odd2 * 0.13963062613760227
+            return ((c3 * z + c2) * z + c1) * z + c0
+        }
+        let lower = read(levels[k])
+        return weight == 0 ? lower : lower + weight * (read(levels[k + 1]) - lower)
     }
 
     /// Renders `frames` frames, applying each event at its frame. Interleaved stereo.

@@ -7,8 +7,20 @@ import Foundation
 /// Counts heap allocations on the render thread while it mixes 64 moving voices.
 final class RenderAllocationTests: XCTestCase {
     func testRenderThreadMakesNoHeapAllocations() throws {
+        try renderCountingAllocations(interpolation: .cubic)
+    }
+
+    /// The same with band-limited tables (levels from libsamplerate), the moves
+    /// crossing their crossfade zones.
+    func testBandLimitedRenderMakesNoHeapAllocations() throws {
+        try renderCountingAllocations(interpolation: .bandLimited)
+    }
+
+    func renderCountingAllocations(interpolation: Interpolation) throws {
         let period = 256
-        let h = RenderHarness(voices: 64, period: period)
+        let tone = Measure.harmonicTone(frames: 4800, cycles: 44)
+        let levels = interpolation == .bandLimited ? try Measure.bandLimitedLevels(tone) : nil
+        let h = RenderHarness(voices: 64, period: period, tone: tone, levels: levels) { $0.interpolation = interpolation }
         defer { h.free() }
         let frames = 2 * 48_000
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)

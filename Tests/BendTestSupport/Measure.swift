@@ -1,3 +1,5 @@
+import BendAudio
+import BendEngine
 import Foundation
 
 /// Measurements for tests: spectra, levels, steps. Plain, slow, obviously correct.
@@ -107,6 +109,12 @@ public enum Measure {
             let p = 2 * Double.pi * Double(cycles) * Double(i) / Double(frames)
             return Float(0.5 * sin(p) + 0.25 * sin(2 * p) + 0.125 * sin(3 * p))
         }
+    }
+
+    /// A tone's band-limited levels as the app makes them (`ToneLevelMaker`,
+    /// libsamplerate).
+    public static func bandLimitedLevels(_ samples: [Float]) throws -> ToneLevels {
+        try ToneLevelMaker.make(samples, path: "test tone")
     }
 
     /// Pitch track of a pure tone: one point per period between rising zero crossings

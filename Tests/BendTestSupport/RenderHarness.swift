@@ -26,10 +26,11 @@ public final class RenderHarness: @unchecked Sendable {
     ///   - rate: frames per second (of the tone and the output).
     ///   - samples: the tone's loop.
     ///   - pitchMap: what `port` maps x with.
+    ///   - levels: the tone's band-limited levels (for `Interpolation.bandLimited`), or nil.
     ///   - configure: changes to the mixer's configuration.
     public init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, tone samples: [Float] = Measure.harmonicTone(),
-                pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
-        tone = ToneTable(samples: samples, rate: rate)
+                levels: ToneLevels? = nil, pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
+        tone = ToneTable(samples: samples, rate: rate, levels: levels)
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         configure(&config)
         instrument = Instrument(configuration: config, tone: tone, live: false)

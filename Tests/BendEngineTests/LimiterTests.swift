@@ -1,0 +1,87 @@
+import XCTest
+import BendEngine
+import BendTestSupport
+
+/// The mix bus limiter and the master gain, measured on rendered output.
+final class LimiterTests: XCTestCase {
+    /// `voices` voices of the harmonic tone at gain `gain`, all started at frame 0 in
+    /// phase (their peaks add up), rendered for `frames` frames.
+    func render(voices: Int, gain: Float, limiter: Bool, masterGain: Float = 1, frames: Int = 24_000,
+                stagger: Int = 0) -> (out: [Float], limiterGain: Float, latency: Int) {
+        let h = RenderHarness(voices: max(voices, 1), period: 256) {
+            $0.limiter = limiter
+            $0.gain = masterGain
+        }
+        defer { h.free() }
+        let events = (0..<voices).map { v in
+            EngineEvent(frame: UInt64(v * stagger), kind: .down, key: h.key(UInt32(v)), value: 1, gain: gain)
+        }
+        let out = h.render(frames: frames, events: events)
+        return (out, h.mixer.limiterGain, h.mixer.latencyFrames)
+    }
+
+    func peakDB(_ samples: [Float]) -> Double { Measure.dB(Double(samples.reduce(0) { max($0, abs($1)) })) }
+
+    func testPeaksStayAtOrBelowMinus0point3dBFSForAnyVoiceCountAtFullGain() {
+        for voices in [1, 4, 32, 128] {
+            let unlimited = render(voices: voices, gain: 1, limiter: false)
+            let limited = render(voices: voices, gain: 1, limiter: true)
+            print(String(format: "%d voices at gain 1: unlimited peak %.1f dBFS, limited %.2f dBFS, limiter gain %.1f dB",
+                         voices, peakDB(unlimited.out), peakDB(limited.out), Measure.dB(Double(limited.limiterGain))))
+            XCTAssertLessThanOrEqual(peakDB(limited.out), -0.3, "\(voices) voices")
+            if voices >= 4 {
+                XCTAssertGreaterThan(peakDB(unlimited.out), 0, "the unlimited mix clips")
+                XCTAssertLessThan(limited.limiterGain, 0.5, "the meter shows the gain reduction")
+            }
+        }
+    }
+
+    /// Below −6 dBFS the limited output is the unlimited one, delayed by the look-ahead.
+    func testQuietMixPassesUnchangedOnlyDelayed() {
+        let unlimited = render(voices: 1, gain: 0.25, limiter: false)
+        let limited = render(voices: 1, gain: 0.25, limiter: true)
+        XCTAssertLessThan(peakDB(unlimited.out), -6)
+        let latency = limited.latency
+        XCTAssertGreaterThan(latency, 0)
+        XCTAssertLessThanOrEqual(Double(latency) / 48_000, 0.001, "look-ahead at most 1 ms")
+        var worst = 0.0
+        for i in 0..<(unlimited.out.count - 2 * latency) {
+            worst = max(worst, abs(Double(limited.out[i + 2 * latency]) - Double(unlimited.out[i])))
+        }
+        for i in 0..<(2 * latency) { worst = max(worst, abs(Double(limited.out[i]))) }
+        print(String(format: "one voice at 0.25: peak %.1f dBFS; limited (delayed %d frames) − unlimited: %.1f dBFS",
+                     peakDB(unlimited.out), latency, Measure.dB(worst)))
+        XCTAssertLessThan(Measure.dB(worst), -100)
+        XCTAssertEqual(limited.limiterGain, 1, "no gain reduction")
+    }
+
+    /// The click rule of the mixer's other tests: a voice steady below the ceiling, then
+    /// its gain raised 8× (the limiter engages), later lowered back (it lets go): the
+    /// largest sample step from 200 frames before each change to 1200 after stays within
+    /// the steady limited tone's.
+    func testEngagementDoesNotClick() {
+        let h = RenderHarness(voices: 4, period: 256) { $0.limiter = true }
+        defer { h.free() }
+        let out = Measure.channel(h.render(frames: 48_000, events: [
+            EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: 1, gain: 0.5),
+            EngineEvent(frame: 12_000, kind: .move, key: h.key(1), value: 1, gain: 4),
+            EngineEvent(frame: 40_000, kind: .move, key: h.key(1), value: 1, gain: 0.5),
+        ]), 0)
+        let steady = Measure.maxStep(out[30_000..<36_000])
+        for event in [12_000, 40_000] {
+            let around = Measure.maxStep(out[(event - 200)..<(event + 1200)])
+            print(String(format: "largest step around the change at %d: %.5f; steady limited tone: %.5f", event, around, steady))
+            XCTAssertLessThanOrEqual(around, steady * 1.0001, "change at \(event)")
+        }
+        XCTAssertLessThanOrEqual(Measure.dB(Double(out.reduce(0) { max($0, abs($1)) })), -0.3)
+    }
+
+    func testMasterGainScalesTheMix() {
+        let plain = render(voices: 1, gain: 0.25, limiter: false)
+        let quieter = render(voices: 1, gain: 0.25, limiter: false, masterGain: 0.5)
+        var worst = 0.0
+        for i in plain.out.indices { worst = max(worst, abs(Double(quieter.out[i]) - 0.5 * Double(plain.out[i]))) }
+        XCTAssertLessThan(Measure.dB(worst), -120)
+        XCTAssertGreaterThan(peakDB(plain.out) - peakDB(quieter.out), 6.0)
+    }
+}
