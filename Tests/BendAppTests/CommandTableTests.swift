@@ -105,7 +105,7 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(try complete([bin, "pl"], script: script), ["play"])
         XCTAssertEqual(try complete([bin, "play", "--dev"], script: script), ["--device"])
         XCTAssertEqual(try complete([bin, "render", "--ton"], script: script), ["--tone", "--tone-note"])
-        XCTAssertEqual(try complete([bin, "bench", "--interp", ""], script: script), ["cubic", "linear"])
+        XCTAssertEqual(try complete([bin, "render", "--format", "s"], script: script), ["s16", "s24"])
         XCTAssertEqual(try complete([bin, "play", "-a", "j"], script: script), ["jack"])
         // File options complete files.
         try Data().write(to: dir.appendingPathComponent("take.jsonl"))
