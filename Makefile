@@ -8,15 +8,16 @@ ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
 # liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
-# TLS), libqrencode (+ pkg-config to find them).
-# Tests: alsa-utils (aplay -L), tmux, sox, iproute2 (ip netns: the two-host peer tests),
+# TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them).
+# Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses),
+# lintian (the .deb), python3-dbusmock (a mock RealtimeKit1 on a private bus), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
 # chromium (the web controller's page, driven headless over its DevTools pipe by
 # Tests/BendAppTests/web).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
-            libwebsockets-dev libqrencode-dev libssl-dev
-DEB_TEST  = alsa-utils tmux sox iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium
+            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev
+DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -34,7 +35,24 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus
+.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static
+
+# Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
+# release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BIN        ?= $(RELEASE)
+BINDIR      = $(PREFIX)/bin
+DATADIR     = $(PREFIX)/share/bendsynth
+MANDIR      = $(PREFIX)/share/man/man1
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  = $(PREFIX)/share/zsh/vendor-completions
+USERUNITDIR = $(PREFIX)/lib/systemd/user
+ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
+WEB_ASSETS  = $(wildcard Assets/web/*)
+# VERSION, plus the commit (`git describe`) when built from a git checkout.
+VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
+GEN         = $(BUILD_DIR)/generated
 
 all: build
 
@@ -75,6 +93,74 @@ test: deps lint $(PYOSC)
 
 lint:
 	@python3 scripts/check-layers.py
+
+# The man page and the completions, printed by the binary from its option table.
+generated: $(if $(filter $(RELEASE),$(BIN)),build)
+	@mkdir -p $(GEN)
+	$(BIN) --man-page > $(GEN)/bendsynth.1
+	$(BIN) --completion bash > $(GEN)/bendsynth.bash
+	$(BIN) --completion zsh > $(GEN)/_bendsynth
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/bendsynth.service.in > $(GEN)/bendsynth.service
+
+install: generated
+	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/bendsynth
+	install -d $(DESTDIR)$(DATADIR)
+	install -m644 $(ASSETS) $(DESTDIR)$(DATADIR)/
+	install -d $(DESTDIR)$(DATADIR)/web
+	install -m644 $(WEB_ASSETS) $(DESTDIR)$(DATADIR)/web/
+	echo "$(VERSION_STRING)" > $(DESTDIR)$(DATADIR)/VERSION
+	install -d $(DESTDIR)$(MANDIR)
+	gzip -9n < $(GEN)/bendsynth.1 > $(DESTDIR)$(MANDIR)/bendsynth.1.gz
+	install -Dm644 $(GEN)/bendsynth.bash $(DESTDIR)$(BASHCOMPDIR)/bendsynth
+	install -Dm644 $(GEN)/_bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth
+	install -Dm644 $(GEN)/bendsynth.service $(DESTDIR)$(USERUNITDIR)/bendsynth.service
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/bendsynth $(DESTDIR)$(MANDIR)/bendsynth.1.gz \
+	  $(DESTDIR)$(BASHCOMPDIR)/bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth \
+	  $(DESTDIR)$(USERUNITDIR)/bendsynth.service
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION) $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_ASSETS)))
+	-rmdir $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(DATADIR)
+
+# The .deb: the release build for any x86-64 (CPU=baseline) with the Swift runtime linked
+# statically (--static-swift-stdlib: it runs where Swift is not installed), installed with
+# PREFIX=/usr into a staging root; Depends are the Debian packages of the shared libraries
+# it links (ldd → dpkg -S). `make deb DEB_BIN=path` packages another executable.
+STATIC_BUILD = $(BUILD_DIR)/static
+STATIC_BIN   = $(STATIC_BUILD)/release/bendsynth
+DEB_BIN     ?= $(STATIC_BIN)
+DEB_VERSION := $(shell echo "$(VERSION_STRING)" | sed 's/-/./g')
+DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_ROOT     = $(BUILD_DIR)/debroot
+DEB_FILE    ?= $(BUILD_DIR)/bendsynth_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_MAINTAINER ?= bendsynth maintainers <maintainers@users.noreply.a-seed-78f53a30.example>
+
+static: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD)
+
+deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static)
+	rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN
+	$(MAKE) -s install PREFIX=/usr DESTDIR=$(abspath $(DEB_ROOT)) BIN=$(DEB_BIN) GEN=$(DEB_ROOT).gen
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/bendsynth
+	install -Dm644 dist/copyright $(DEB_ROOT)/usr/share/doc/bendsynth/copyright
+	printf 'bendsynth (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n' \
+	  "$(DEB_VERSION)" "$$(git describe --always --dirty 2>/dev/null || echo 'a source tree')" "$(DEB_MAINTAINER)" \
+	  "$$(date -R -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)})" \
+	  | gzip -9n > $(DEB_ROOT)/usr/share/doc/bendsynth/changelog.gz
+	chmod -R u+rwX,go+rX,go-w $(DEB_ROOT)
+	depends=$$(dist/deb-depends.sh $(DEB_ROOT)/usr/bin/bendsynth); \
+	{ echo "Package: bendsynth"; echo "Version: $(DEB_VERSION)"; echo "Architecture: $(DEB_ARCH)"; \
+	  echo "Maintainer: $(DEB_MAINTAINER)"; echo "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)"; \
+	  echo "Depends: $$depends"; echo "Section: sound"; echo "Priority: optional"; \
+	  echo "Description: real-time synth instrument played by touch"; \
+	  echo " bendsynth loops a tone in many voices at once; each touch (the pad drawn in the"; \
+	  echo " terminal, a touchscreen through evdev, OSC/TUIO, MIDI/MPE, a remote player or a"; \
+	  echo " touch script) bends one voice in pitch, gain and pan. Sound goes to ALSA or"; \
+	  echo " JACK, or is rendered offline to WAV, FLAC, Ogg Vorbis, AIFF or CAF. A systemd"; \
+	  echo " user unit runs it as a headless instrument."; } > $(DEB_ROOT)/DEBIAN/control
+	cd $(DEB_ROOT) && find usr -type f -exec md5sum {} + | sort -k2 > DEBIAN/md5sums
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB_FILE)
+	@echo "built $(DEB_FILE)"
 
 clean:
 	rm -rf $(BUILD_DIR)

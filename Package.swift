@@ -4,7 +4,7 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
-//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
@@ -17,6 +17,7 @@
 //   BendControl → BendEngine, BendSystem
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
+//   BendRTKit → CSystemd
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -51,6 +52,9 @@ let package = Package(
         // its cflags carry -D_REENTRANT, which SwiftPM warns about; headers are in /usr/include.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi",
                        providers: [.apt(["libavahi-client-dev"])]),
+        // libsystemd: sd_notify (READY=1 for a Type=notify service).
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
         // libwebsockets: HTTP, WebSocket and TLS of the web controller.
         .systemLibrary(name: "CWebsockets", path: "Sources/CWebsockets", pkgConfig: "libwebsockets",
                        providers: [.apt(["libwebsockets-dev"])]),
@@ -80,25 +84,27 @@ let package = Package(
         .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
-        .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
+        .target(name: "BendInput", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendInput"),
         // Input devices (evdev: touchscreens, touchpads, accelerometers) and evemu recordings.
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
-        .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
+        .target(name: "BendOSC", dependencies: ["BendControl", "BendEngine", "BendSystem", "CLO"], path: "Sources/BendOSC"),
         // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
         // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
         .target(name: "BendMIDI", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendMIDI"),
         // The web controller (`play --web`): a phone's browser is the pad. The page's
         // messages → control events; libwebsockets serves the page and the WebSocket.
-        .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
+        .target(name: "BendWeb", dependencies: ["BendControl", "BendEngine", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
         // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA"],
+        // RealtimeKit over D-Bus (sd-bus): real-time priority when SCHED_FIFO is refused.
+        .target(name: "BendRTKit", dependencies: ["CSystemd"], path: "Sources/BendRTKit"),
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
-        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline

@@ -24,6 +24,9 @@ MAX_LINES = 400
 # are layer 0). Targets on the same layer (the input sources, audio out) never see each other.
 LAYERS = {
     "BendEngine": 1, "BendSystem": 1,
+    # RealtimeKit over D-Bus: a C library BendSystem must not link; the app installs it
+    # as SystemThread's real-time fallback.
+    "BendRTKit": 1,
     "BendControl": 2,
     # audio out, and the input sources: each decodes outside bytes into control events.
     "BendAudio": 3, "BendInput": 3, "BendEvdev": 3, "BendOSC": 3, "BendPeers": 3,

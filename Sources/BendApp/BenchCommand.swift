@@ -21,6 +21,16 @@ enum BenchCommand {
         OptionSpec("help", "h", help: "show this help"),
     ]
 
+    static let usage = """
+    usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
+           bendsynth bench --peers LIST | --osc [--period FRAMES]
+
+    Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
+    the voices one core could mix in real time. --peers and --osc measure latencies
+    instead. Figures on a shared machine move by 25 % or more between runs.
+
+    """
+
     static func run(_ arguments: [String]) throws {
         let (options, operands) = try parse(arguments, specs: specs)
         guard operands.isEmpty else { throw AppError.usage("bench: unexpected argument '\(operands[0])'") }
@@ -37,7 +47,7 @@ enum BenchCommand {
         for (name, value) in options {
             switch name {
             case "help":
-                print("usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]\n\n" + OptionParser.help(specs))
+                print(CommandTable.help("bench"))
                 return
             case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536)
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)

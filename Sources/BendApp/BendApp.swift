@@ -3,25 +3,9 @@ import Glibc
 
 /// The `bendsynth` command: `play`, `render`, `replay`, `devices`, `bench`.
 public enum BendApp {
-    static let usage = """
-    usage: bendsynth COMMAND [options]
+    static var usage: String { CommandTable.topHelp }
 
-    A real-time synth: touch the pad and looping tone voices bend in pitch (x),
-    gain (y) and pan (tilt).
-
-    commands:
-      play       play the instrument: a pad in the terminal, sound through ALSA
-      render     render a touch script (JSON Lines) to a WAV file, faster than real time
-      replay     play, render or convert an evemu recording of a touch device
-      remote     play an instrument on another machine (play --listen) from this pad
-      peers      list instruments nearby that accept remote players
-      devices    list ALSA playback cards and PCMs, and input devices (touch, tilt)
-      bench      measure the mixer: ns per voice-frame and real-time factor
-
-    'bendsynth COMMAND --help' shows a command's options.
-    """
-
-    static let commands = ["play", "render", "replay", "devices", "bench", "remote", "peers"]
+    static var commands: [String] { CommandTable.names }
 
     /// Runs the command line and returns the exit code: 0 success, 2 bad usage or
     /// input, 1 runtime failure.
@@ -30,11 +14,18 @@ public enum BendApp {
             printErr(usage)
             return 2
         }
-        let rest = Array(arguments.dropFirst())
+        var rest = Array(arguments.dropFirst())
+        RealtimeFallback.install()
+        var configEntries: [ConfigFile.Entry] = []
         do {
+            if CommandTable.command(command) != nil {
+                (rest, configEntries) = try ConfigFile.arguments(for: command, rest)
+            }
             switch command {
-            case "-h", "--help", "help":
+            case "help":
                 print(usage)
+            case _ where command.hasPrefix("-"):
+                try runTopOptions(arguments)
             case "play": try PlayCommand.run(rest)
             case "render": try RenderCommand.run(rest)
             case "replay": try ReplayCommand.run(rest)
@@ -49,7 +40,10 @@ public enum BendApp {
         } catch let e as InputSourceError {
             printErr("bendsynth: \(e)")
             return AppError(e).exitCode
-        } catch let e as AppError {
+        } catch var e as AppError {
+            if case .usage(let m) = e, !configEntries.isEmpty {
+                e = .usage(ConfigFile.locate(m, entries: configEntries, commandLine: Array(arguments.dropFirst())))
+            }
             printErr("bendsynth: \(e)")
             if case .usage = e {
                 printErr(usageLine(command))
@@ -62,16 +56,28 @@ public enum BendApp {
         }
     }
 
-    /// The one-line usage of `command` (the top-level one for an unknown command).
-    static func usageLine(_ command: String) -> String {
-        switch command {
-        case "play": return "usage: bendsynth play [--device PCM] [--record FILE.wav] [--record-touches FILE.jsonl] [--script FILE.jsonl] [options]"
-        case "render": return "usage: bendsynth render SCRIPT -o OUT.wav [--tone FILE] [--rate HZ] [options]"
-        case "devices": return "usage: bendsynth devices"
-        case "peers": return "usage: bendsynth peers [--seconds S] [--bluetooth]"
-        case "remote": return "usage: bendsynth remote HOST[:PORT] [--key-file FILE] [--script FILE.jsonl] [--text MESSAGE]"
-        case "bench": return "usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]"
-        default: return "usage: bendsynth COMMAND [options]   (commands: \(commands.joined(separator: ", ")))"
+    /// The usage line of `command` (the top-level one for an unknown command), the
+    /// same as the first lines of its --help.
+    static func usageLine(_ command: String) -> String { CommandTable.usageLine(command) }
+
+    /// `bendsynth --version`, `--man-page`, `--completion SHELL`, `--help`.
+    static func runTopOptions(_ arguments: [String]) throws {
+        let (options, operands) = try parse(arguments, specs: CommandTable.topSpecs)
+        guard operands.isEmpty else {
+            throw AppError.usage("options before the command: '\(operands[0])' (a command goes first: 'bendsynth \(operands[0]) ...')")
+        }
+        for (name, value) in options {
+            switch name {
+            case "version": print(VersionInfo.text())
+            case "man-page": print(ManPage.roff(version: VersionInfo.version()), terminator: "")
+            case "completion":
+                guard let script = Completion.script(for: value ?? "") else {
+                    throw AppError.usage("option '--completion': expected 'bash' or 'zsh', got '\(value ?? "")'")
+                }
+                print(script, terminator: "")
+            default: print(usage)
+            }
+            return
         }
     }
 

@@ -1,8 +1,6 @@
 import Foundation
 
-/// Finds the default tone, Assets/synth_tone_mono.caf: `$BENDSYNTH_ASSETS` first, then
-/// the Assets folder of the checkout the running executable was built in (walking up
-/// from it), then /usr/local/share/bendsynth and /usr/share/bendsynth.
+/// Finds the default tone, synth_tone_mono.caf, in `Installation.assetDirectories()`.
 enum DefaultTone {
     static let fileName = "synth_tone_mono.caf"
 
@@ -15,19 +13,8 @@ enum DefaultTone {
     }
 }
 
-/// Where an asset `name` (a file or folder of Assets) may be, in the order looked:
-/// `$BENDSYNTH_ASSETS/name`, `Assets/name` in the folders above the running executable,
-/// /usr/local/share/bendsynth/name, /usr/share/bendsynth/name.
+/// Where an asset `name` (a file or folder of Assets: the tone, web/) may be, in the
+/// order looked: each of `Installation.assetDirectories()`.
 func assetCandidates(_ name: String) -> [String] {
-    var candidates: [String] = []
-    if let dir = ProcessInfo.processInfo.environment["BENDSYNTH_ASSETS"] {
-        candidates.append(dir + "/" + name)
-    }
-    var dir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                  ?? CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<6 {
-        candidates.append(dir.appendingPathComponent("Assets/" + name).path)
-        dir.deleteLastPathComponent()
-    }
-    return candidates + ["/usr/local/share/bendsynth/" + name, "/usr/share/bendsynth/" + name]
+    Installation.assetDirectories().map { $0 + "/" + name }
 }

@@ -6,15 +6,31 @@ import Glibc
 /// `bendsynth devices`: ALSA playback cards (like `aplay -l`) and PCMs (like
 /// `aplay -L`), each with whether it opens for playback now.
 enum DevicesCommand {
-    static let specs: [OptionSpec] = [OptionSpec("help", "h", help: "show this help")]
+    static let specs: [OptionSpec] = [
+        OptionSpec("pcm-names", help: "print only the names of the playback PCMs, one a line (for scripts and completion)"),
+        OptionSpec("help", "h", help: "show this help"),
+    ]
+
+    static let usage = """
+    usage: bendsynth devices [--pcm-names]
+
+    Lists ALSA playback cards and PCMs and whether each opens, and input devices
+    (/dev/input) with their kind, axes and resolution, or why each is skipped.
+
+    """
 
     static func run(_ arguments: [String]) throws {
         let (options, operands) = try parse(arguments, specs: specs)
         if options.contains(where: { $0.0 == "help" }) {
-            print("usage: bendsynth devices\n\nLists ALSA playback cards and PCMs and whether each opens, and input devices\n(/dev/input) with their kind, axes and resolution, or why each is skipped.\n\n" + OptionParser.help(specs))
+            print(CommandTable.help("devices"))
             return
         }
         guard operands.isEmpty else { throw AppError.usage("devices: unexpected argument '\(operands[0])'") }
+        if options.contains(where: { $0.0 == "pcm-names" }) {
+            calsa_silence_library_messages()
+            for pcm in (try? ALSADevices.playbackPCMs()) ?? [] { print(pcm.name) }
+            return
+        }
         print(report())
         print(EvdevDiscovery.report())
     }

@@ -49,6 +49,14 @@ struct EvdevOptions {
         }
         return true
     }
+
+    /// Options that only make sense together: --grab needs --evdev (as --allow needs
+    /// --bluetooth).
+    func validate() throws {
+        if grab && devices.isEmpty {
+            throw AppError.usage("option '--grab' applies to --evdev devices only; give --evdev DEV too")
+        }
+    }
 }
 
 extension EvdevSource {

@@ -26,7 +26,7 @@ enum PeersCommand {
         for (name, value) in parsed {
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("peers"))
                 return
             case "seconds": seconds = try OptionValues.integer(value, option: name, in: 1...30)
             case "bluetooth": bluetooth = true

@@ -61,6 +61,8 @@ enum PlayCommand {
         var web = WebOptions()
         var bluetooth = false
         var bluetoothAdmission = BluetoothAdmission()
+        /// What to suggest when no device opens and nothing records (replay: its -o).
+        var noOutputHint: String?
     }
 
     static func run(_ arguments: [String]) throws {
@@ -75,7 +77,7 @@ enum PlayCommand {
             if o.web.apply(name, value) { continue }
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("play"))
                 return
             case "device": o.device = value ?? ""
             case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192)
@@ -95,6 +97,7 @@ enum PlayCommand {
             }
         }
         try o.sound.validate()
+        try o.evdev.validate()
         try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         var sources: [InputSource] = []
@@ -155,6 +158,7 @@ enum PlayCommand {
                 throw AppError.usage("play: \(a.name) and \(b.name) name the same file '\(a.path)'")
             }
         }
+        for (name, path, _) in outputs { try OutputPath.check(path, option: name, command: "play") }
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
         // (Its band-limited levels are made once the output's rate is known, on a thread
         // of their own while play starts: `makeLevelsInBackground`.)
@@ -281,6 +285,9 @@ enum PlayCommand {
         }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
         if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
+        // Under systemd (Type=notify): READY once the first period has reached the device.
+        ServiceNotifier.ready(status: "playing: \(output.description)", firstPeriodDone: { mixer.position > 0 },
+                              frames: { mixer.position })
         var stopping = false
         if padWaitsForEnter {
             printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")
@@ -295,6 +302,7 @@ enum PlayCommand {
             }
         }
         if !stopping { finished.wait() }
+        ServiceNotifier.stopping()
 
         // Stop cleanly: every source stops and its touches end, voices fade, the output
         // stops, files are finished, the terminal is restored.
@@ -310,7 +318,8 @@ enum PlayCommand {
         do { try midiRecorder?.close() } catch { midiFailure = "cannot write MIDI file '\(o.recordMIDI ?? "")': \(error)" }
         let seconds = Double(mixer.position) / Double(rate)
         let dropped = instrument.dropped
-        printErr(String(format: "bendsynth: played %.1f s, %d xruns", seconds, output.xruns)
+        // Paced by the clock (no device): no xruns to speak of.
+        printErr(String(format: "bendsynth: played %.1f s", seconds) + (output is PacedOutput ? "" : ", \(output.xruns) xruns")
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
         if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 {
             printErr("bendsynth: the JACK server changed its period to \(jack.currentPeriodFrames) frames"
@@ -376,14 +385,15 @@ enum PlayCommand {
                 // The null PCM takes periods as fast as they come: a live take would race ahead.
                 printErr("bendsynth: note: ALSA '\(o.device)' is a null PCM (it discards sound and keeps no time); playing paced by the clock instead")
                 alsa.stop()
-                return PacedOutput(rate: alsa.rate, periodFrames: alsa.periodFrames)
+                return PacedOutput(rate: alsa.rate, periodFrames: alsa.periodFrames,
+                                   label: "ALSA '\(o.device)' (null PCM): rendering in real time, paced by the clock" + (o.record == nil ? "" : ", into the recording"))
             }
             return alsa
         } catch {
             printErr("bendsynth: cannot open ALSA PCM '\(o.device)': \(error)")
             printErr(DevicesCommand.report())
             guard o.record != nil else {
-                throw AppError.runtime("no sound output: pick a PCM that opens with --device, or add --record FILE.wav to play into a file")
+                throw AppError.runtime("no sound output: pick a PCM that opens with --device, or " + (o.noOutputHint ?? "add --record FILE.wav to play into a file"))
             }
             return PacedOutput(rate: o.sound.rate, periodFrames: o.period)
         }

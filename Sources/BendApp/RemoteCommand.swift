@@ -61,7 +61,7 @@ enum RemoteCommand {
             case "device": local.device = value ?? ""
             case "record": local.record = value
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("remote"))
                 return
             case "key-file": o.keyFile = value
             case "name": o.name = value
@@ -72,6 +72,7 @@ enum RemoteCommand {
             }
         }
         try local.sound.validate()
+        try o.evdev.validate()
         o.sound = local.sound
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter

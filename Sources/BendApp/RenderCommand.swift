@@ -9,7 +9,8 @@ import Glibc
 /// faster than real time, into a float32 stereo WAV.
 enum RenderCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec("output", "o", value: "OUT.wav", help: "the WAV file to write (float32 stereo); required"),
+        OptionSpec("output", "o", value: "OUT.wav", help: "the file to write, its format from the extension: .wav, .flac, .ogg (Vorbis), .aiff, .caf; '-': WAV on standard output; required"),
+        OptionSpec("format", value: "s16|s24|f32", help: "sample format of .wav, .aiff, .caf (default f32) and .flac (s16 or s24, default s24)"),
         OptionSpec("period", value: "FRAMES", help: "render block in frames (16…8192, default 256)"),
     ] + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
@@ -18,8 +19,10 @@ enum RenderCommand {
 
     Plays the touch script SCRIPT (JSON Lines; see README), or a Standard MIDI File
     (known by its 'MThd' header; notes as MIDI in plays them, --tone-note), through
-    the same mixer as 'play' and writes what it would have sounded like. OUT.wav appears only when the
-    whole render succeeded.
+    the same mixer as 'play' and writes what it would have sounded like, in the format
+    of OUT's extension. OUT appears only when the whole render succeeded. On a terminal,
+    a progress line on standard error shows the percent done, the speed as a multiple
+    of real time and the time left.
 
     """
 
@@ -28,14 +31,16 @@ enum RenderCommand {
         var sound = SoundOptions()
         var output: String?
         var period = 256
+        var sampleFormat: String?
         for (name, value) in options {
             if try sound.apply(name, value) { continue }
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("render"))
                 return
             case "output": output = value
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
+            case "format": sampleFormat = value
             default: break
             }
         }
@@ -45,6 +50,16 @@ enum RenderCommand {
         }
         guard let output else { throw AppError.usage("render: missing -o OUT.wav") }
         guard !output.isEmpty else { throw AppError.usage("render: -o needs a file name, got ''") }
+        try OutputPath.check(output, option: "-o", command: "render")
+        let format: SoundFileFormat
+        do {
+            format = try SoundFileFormat.forOutput(path: output, sample: sampleFormat)
+        } catch let e as SoundFileFormatError {
+            throw AppError.usage("render: \(e)")
+        }
+        if output == "-" && isatty(1) != 0 {
+            throw AppError.usage("render: -o - writes WAV to standard output, which is a terminal; pipe it (| sox -t wav - ...) or give a file")
+        }
         let script = try ScriptFile.load(path: operands[0], toneNote: sound.toneNote)
         let tone = try ToneSource.load(sound, rate: Double(sound.rate))
         defer { tone.table.deallocate() }
@@ -63,9 +78,12 @@ enum RenderCommand {
         }
         defer { signalSources.forEach { $0.cancel() } }
         do {
+            let line = ProgressLine(enabled: isatty(2) != 0)
+            let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
             let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
-                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, configure: sound.configure, to: output)
-            printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
+                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period,
+                                                     configure: sound.configure, to: output, format: format, progress: progress)
+            printErr("wrote \(output == "-" ? "standard output" : output) (\(format)): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
         } catch let e as WAVFileError where e.call == "stat" {
             throw AppError.input("render: \(e)")
         } catch {

@@ -46,7 +46,7 @@ enum ReplayCommand {
             if try evdev.apply(name, value) { continue }
             switch name {
             case "help":
-                print(usage + OptionParser.help(specs))
+                print(CommandTable.help("replay"))
                 return
             case "output": output = value
             case "touches": touches = value
@@ -61,9 +61,15 @@ enum ReplayCommand {
             throw AppError.usage(operands.isEmpty ? "replay: missing the recording (RECORDING.evemu, or DEVICE.desc EVENTS.events)"
                                  : "replay: expected one recording or a .desc and an .events file, got \(operands.count) arguments")
         }
+        if let output { try OutputPath.check(output, option: "-o", command: "replay") }
+        if let touches { try OutputPath.check(touches, option: "--touches", command: "replay") }
         let recording: EvemuRecording
         do { recording = try EvemuRecording.load(paths: operands) } catch let e as EvemuRecording.ParseError {
             throw AppError.input("replay: \(e)")
+        }
+        guard !recording.events.isEmpty else {
+            throw AppError.input("replay: \(operands.last!): the recording has no events"
+                + (operands.count == 1 && operands[0].hasSuffix(".desc") ? "; a .desc file comes with its .events file: bendsynth replay DEVICE.desc EVENTS.events" : ""))
         }
         let kind = EvdevDeviceKind.classify(recording.device)
         if case .skipped(let why) = kind {
@@ -106,6 +112,7 @@ enum ReplayCommand {
             o.device = device
             o.period = period
             o.terminal = false
+            o.noOutputHint = "render offline with -o OUT.wav"
             try PlayCommand.play(o, sources: [ScriptSource(name: "replay '\(operands[0])'", script: script)])
         }
     }

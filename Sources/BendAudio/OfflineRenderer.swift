@@ -50,24 +50,43 @@ public enum OfflineRenderer {
     /// - Throws: `WAVFileError` naming `path`: "sf_open" (e.g. the directory is missing),
     ///   "sf_writef_float", "sf_close" with libsndfile's text, "rename" with `strerror`.
     /// - Thread: any non-real-time thread (it makes and owns its own engine).
+    ///   - format: container and encoding (default float32 WAV); `path` "-" writes it to
+    ///     standard output (no temporary file).
+    ///   - progress: called about every `progressInterval` seconds and once at the end
+    ///     (on this thread) with the frames written and the script's length in frames.
     @discardableResult
     public static func render(script: TouchScript, tone: ToneTable, voices: Int, pitchMap: PitchMap, rounding: PitchRounding? = nil,
                               periodFrames: Int = 256, configure: (inout MixerConfiguration) -> Void = { _ in },
-                              to path: String) throws -> RenderSummary {
+                              to path: String, format: SoundFileFormat = .wavFloat,
+                              progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
         let rate = Int(tone.rate.rounded())
+        var meter = RenderProgress.Meter(scriptFrames: Int(((script.entries.last?.time ?? 0) * tone.rate).rounded()), rate: tone.rate, report: progress)
+        if path == "-" {
+            // libsndfile writes no WAV to a pipe (its header is finished by seeking back):
+            // render to a temporary file, then copy it to standard output.
+            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let file = dir + "/.bendsynth-render.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).wav"
+            defer { unlink(file) }
+            let summary = try render(script: script, tone: tone, voices: voices, pitchMap: pitchMap, rounding: rounding,
+                                     periodFrames: periodFrames, configure: configure, to: file, format: format, progress: progress)
+            try copyToStandardOutput(file)
+            return summary
+        }
         let target = try OfflineRenderer.outputTarget(path)
         let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
-        let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: rate, channels: 2, rf64: true)
+        let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: rate, channels: 2, rf64: true, format: format)
         OfflineRenderer.temporaryPath.withLock { $0 = temporary }
         defer { OfflineRenderer.temporaryPath.withLock { $0 = nil } }
         do {
             let (frames, peak) = try renderPeriods(script: script, tone: tone, voices: voices, pitchMap: pitchMap,
                                                    rounding: rounding, periodFrames: periodFrames, configure: configure) { period in
                 try writer.write(period.baseAddress!, frames: period.count / 2)
+                meter.advance(period.count / 2)
             }
             try writer.close()
+            meter.finish()
             if rename(temporary, target) != 0 {
                 let code = errno
                 throw WAVFileError(path: path, call: "rename", reason: String(cString: strerror(code)))
@@ -77,6 +96,27 @@ public enum OfflineRenderer {
             try? writer.close()
             unlink(temporary)
             throw error
+        }
+    }
+
+    /// Copies `file` to descriptor 1 (EINTR retried, short writes continued).
+    static func copyToStandardOutput(_ file: String) throws {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw WAVFileError(path: "standard output", call: "open", reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw WAVFileError(path: "standard output", call: "read", reason: String(cString: strerror(errno))) }
+            if n == 0 { return }
+            var done = 0
+            while done < n {
+                let w = buffer.withUnsafeBytes { write(1, $0.baseAddress! + done, n - done) }
+                if w < 0 && errno == EINTR { continue }
+                guard w > 0 else { throw WAVFileError(path: "standard output", call: "write", reason: String(cString: strerror(errno))) }
+                done += w
+            }
         }
     }
 

@@ -17,11 +17,16 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     private var thread: SystemThread?
     public private(set) var realtimeNote: String?
     public private(set) var loadMeter: RenderLoadMeter?
+    /// What this output stands for, e.g. "no sound device: … into the recording only".
+    public let label: String
 
     /// - Parameters:
     ///   - rate: frames per second.
     ///   - periodFrames: frames per period.
-    public init(rate: Int, periodFrames: Int) {
+    ///   - label: what it stands for, first in `description` (default: no sound device,
+    ///     the recording only).
+    public init(rate: Int, periodFrames: Int, label: String = "no sound device: rendering in real time into the recording only") {
+        self.label = label
         self.rate = rate
         self.periodFrames = periodFrames
         stopFlag = .allocate(capacity: 1); stopFlag.initialize(to: Atomic(false))
@@ -35,7 +40,7 @@ public final class PacedOutput: AudioOutput, @unchecked Sendable {
     }
 
     public var description: String {
-        String(format: "no sound device: rendering in real time into the recording only, %d Hz, period %d frames (%.1f ms)",
+        label + String(format: ", %d Hz, period %d frames (%.1f ms)",
                rate, periodFrames, Double(periodFrames) * 1000 / Double(rate))
     }
 

@@ -36,18 +36,28 @@ final class FloatWAVWriter {
     ///   wrap) — for files finished in one go. Without it (a recording, whose header must
     ///   be valid while it grows) the file is a WAV and writing stops at 4 GiB.
     /// - Throws: `WAVFileError` (call "sf_open") naming `displayPath`.
-    init(path: String, displayPath: String, rate: Int, channels: Int, rf64: Bool = false) throws {
+    /// - Parameters:
+    ///   - format: the file's container and encoding (`render -o`; default float32 WAV);
+    ///     libsndfile converts the float frames written. The 4 GiB limit is WAV's only.
+    ///   - descriptor: write to this open descriptor (a pipe: `render -o -`) instead of `path`.
+    init(path: String, displayPath: String, rate: Int, channels: Int, rf64: Bool = false,
+         format: SoundFileFormat = .wavFloat, descriptor: Int32? = nil) throws {
         self.displayPath = displayPath
         self.channels = channels
         var info = SF_INFO()
         info.samplerate = Int32(rate)
         info.channels = Int32(channels)
-        info.format = Int32((rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | SF_FORMAT_FLOAT)
-        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+        info.format = format.sfFormat(rf64: rf64)
+        let opened = descriptor.map { sf_open_fd($0, Int32(SFM_WRITE), &info, 0) } ?? sf_open(path, Int32(SFM_WRITE), &info)
+        guard let handle = opened else {
             throw WAVFileError(path: displayPath, call: "sf_open", reason: String(cString: sf_strerror(nil)))
         }
-        if rf64 { _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
-        self.rf64 = rf64
+        if rf64 && format.container == .wav { _ = sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
+        if format.sample != .f32 {
+            // Samples beyond full scale are clipped, not wrapped, when converted to integers.
+            _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        }
+        self.rf64 = rf64 || format.container != .wav
         self.handle = handle
     }
 

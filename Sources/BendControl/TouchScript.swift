@@ -69,6 +69,17 @@ public struct TouchScript: Sendable, Equatable {
             throw ParseError(file: path, line: 0, field: nil, message: "cannot be read (permission denied?)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
+            // Name the first line that is not UTF-8, and the byte in the file.
+            var line = 1, lineStart = 0
+            let bytes = [UInt8](data)
+            for (i, b) in bytes.enumerated() where b == 0x0A || i == bytes.count - 1 {
+                let end = b == 0x0A ? i : i + 1
+                if String(validating: bytes[lineStart..<end], as: UTF8.self) == nil {
+                    throw ParseError(file: path, line: line, field: nil, message: "not UTF-8 text (the line starts at byte \(lineStart) of the file); expected JSON Lines in UTF-8")
+                }
+                line += 1
+                lineStart = i + 1
+            }
             throw ParseError(file: path, line: 0, field: nil, message: "not UTF-8 text")
         }
         return try parse(text, file: path)

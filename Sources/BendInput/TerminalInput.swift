@@ -1,4 +1,5 @@
 import BendControl
+import BendEngine
 import BendSystem
 import Glibc
 import Synchronization

@@ -1,4 +1,5 @@
 import BendControl
+import BendEngine
 import Glibc
 import Synchronization
 

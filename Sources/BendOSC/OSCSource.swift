@@ -1,4 +1,5 @@
 import BendControl
+import BendEngine
 import Foundation
 
 /// OSC and TUIO senders (`play --osc`) as an input source: one `OSCReceiver` (its own

@@ -32,10 +32,32 @@ public final class SystemThread: @unchecked Sendable {
     /// mlockall is asked for once per process.
     private static let memoryLockTried = Atomic<Bool>(false)
 
+    /// What `realtimeFallback` got for a thread SCHED_FIFO was refused to.
+    public enum RealtimeFallbackResult: Sendable, Equatable {
+        /// The thread now runs SCHED_FIFO at this priority.
+        case granted(priority: Int32)
+        /// Why not.
+        case refused(String)
+    }
+
+    /// Asked when SCHED_FIFO is refused, with the new thread's kernel id and the priority
+    /// wanted: another way to make it real-time (the app installs RTKit's, BendRTKit, so
+    /// this runtime links no D-Bus library). Called on the creating thread.
+    private static let fallback = Mutex<(@Sendable (_ tid: Int32, _ priority: Int32) -> RealtimeFallbackResult)?>(nil)
+
+    /// Installs (or removes, nil) the real-time fallback. - Thread: setup.
+    public static func setRealtimeFallback(_ f: (@Sendable (_ tid: Int32, _ priority: Int32) -> RealtimeFallbackResult)?) {
+        fallback.withLock { $0 = f }
+    }
+
+    /// The kernel thread id of the calling thread.
+    public static func currentKernelID() -> Int32 { bend_gettid() }
+
     private final class Box: @unchecked Sendable {
         let body: () -> Void
         let name: String
         let id = Atomic<UInt>(0)
+        let tid = Atomic<Int32>(0)
         init(_ name: String, _ body: @escaping () -> Void) { self.name = name; self.body = body }
     }
 
@@ -72,6 +94,7 @@ public final class SystemThread: @unchecked Sendable {
         let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             box.id.store(UInt(pthread_self()), ordering: .releasing)
+            box.tid.store(bend_gettid(), ordering: .releasing)
             // The kernel keeps 15 bytes and a NUL; a longer name makes the call fail.
             let utf8 = Array(box.name.utf8.prefix(15)) + [0]
             utf8.withUnsafeBufferPointer { p in
@@ -83,6 +106,7 @@ public final class SystemThread: @unchecked Sendable {
         var t = pthread_t()
         var realtime = false
         var created: Int32 = -1
+        var refusal = ""
         if let priority {
             // The policy is set in the attributes, so the body runs under SCHED_FIFO from
             // its first instruction; EPERM here means the system refuses real-time.
@@ -98,7 +122,8 @@ public final class SystemThread: @unchecked Sendable {
             if created == 0 {
                 realtime = true
             } else {
-                notes.append("real-time scheduling refused (\(SystemError.name(of: created))): playing at normal priority")
+                refusal = "real-time scheduling refused (\(SystemError.name(of: created)))"
+                notes.append(refusal + ": playing at normal priority")
             }
         }
         if created != 0 {
@@ -109,6 +134,17 @@ public final class SystemThread: @unchecked Sendable {
             throw SystemError(call: "pthread_create(\(name))", code: created)
         }
         box.id.store(UInt(t), ordering: .releasing)
+        if let priority, !realtime, let ask = SystemThread.fallback.withLock({ $0 }) {
+            // The new thread publishes its kernel id first thing: wait for it (microseconds).
+            while box.tid.load(ordering: .acquiring) == 0 { sched_yield() }
+            switch ask(box.tid.load(ordering: .acquiring), priority) {
+            case .granted(let p):
+                realtime = true
+                notes[notes.count - 1] = refusal + "; RTKit made the thread real-time at priority \(p)"
+            case .refused(let why):
+                notes[notes.count - 1] = refusal + ", and by RTKit (\(why)): playing at normal priority"
+            }
+        }
         thread = t
         identity = box
         self.name = name

@@ -1,4 +1,5 @@
 import BendControl
+import BendEngine
 import Foundation
 
 /// Phones' browsers (`play --web`) as an input source: libwebsockets serves the page and

@@ -20,6 +20,7 @@ struct timespec;
 extern int ppoll(struct pollfd *fds, unsigned long nfds, const struct timespec *timeout, const void *sigmask);
 extern int pthread_setname_np(unsigned long thread, const char *name);
 extern int eventfd(unsigned int initial, int flags);
+extern int gettid(void);
 
 /* ppoll(2): poll `nfds` `struct pollfd`s with a `struct timespec` timeout (NULL: wait
  * forever), the signal mask unchanged. */
@@ -32,4 +33,6 @@ static inline int bend_pthread_setname_np(unsigned long thread, const char *name
 }
 /* eventfd(2); its flags EFD_CLOEXEC and EFD_NONBLOCK are O_CLOEXEC and O_NONBLOCK. */
 static inline int bend_eventfd(unsigned int initial, int flags) { return eventfd(initial, flags); }
+/* gettid(2): the calling thread's kernel id (what RTKit's MakeThreadRealtime takes). */
+static inline int bend_gettid(void) { return gettid(); }
 #endif

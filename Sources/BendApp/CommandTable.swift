@@ -1,0 +1,103 @@
+import Foundation
+
+/// One command of `bendsynth`, as every view of the command line shows it.
+struct CommandInfo {
+    var name: String
+    /// One line for the command list.
+    var summary: String
+    /// The command's help text: the usage line(s), a blank line, what it does, a blank line.
+    var usage: String
+    var specs: [OptionSpec]
+    /// What the operands are, for completion: files, or nothing to complete.
+    var operandsAreFiles: Bool
+}
+
+/// The one list of commands and their options. `--help`, the usage line printed with
+/// an error, the man page (`ManPage`) and the bash/zsh completion (`Completion`) are all
+/// made from it, so they cannot disagree. A command's options are its `specs` array
+/// (in its *Command.swift); add an option there and every view has it.
+enum CommandTable {
+    static let all: [CommandInfo] = [
+        CommandInfo(name: "play", summary: "play the instrument: a pad in the terminal, sound through ALSA or JACK",
+                    usage: PlayCommand.usage, specs: PlayCommand.specs + ConfigFile.specs, operandsAreFiles: false),
+        CommandInfo(name: "render", summary: "render a touch script or MIDI file to a sound file, faster than real time",
+                    usage: RenderCommand.usage, specs: RenderCommand.specs + ConfigFile.specs, operandsAreFiles: true),
+        CommandInfo(name: "replay", summary: "play, render or convert an evemu recording of a touch device",
+                    usage: ReplayCommand.usage, specs: ReplayCommand.specs + ConfigFile.specs, operandsAreFiles: true),
+        CommandInfo(name: "remote", summary: "play an instrument on another machine (play --listen) from this pad",
+                    usage: RemoteCommand.usage, specs: RemoteCommand.specs + ConfigFile.specs, operandsAreFiles: false),
+        CommandInfo(name: "peers", summary: "list instruments nearby that accept remote players",
+                    usage: PeersCommand.usage, specs: PeersCommand.specs + ConfigFile.specs, operandsAreFiles: false),
+        CommandInfo(name: "devices", summary: "list ALSA playback cards and PCMs, and input devices (touch, tilt)",
+                    usage: DevicesCommand.usage, specs: DevicesCommand.specs + ConfigFile.specs, operandsAreFiles: false),
+        CommandInfo(name: "bench", summary: "measure the mixer: ns per voice-frame and real-time factor",
+                    usage: BenchCommand.usage, specs: BenchCommand.specs + ConfigFile.specs, operandsAreFiles: false),
+    ]
+
+    /// Options of `bendsynth` itself, before any command.
+    static let topSpecs: [OptionSpec] = [
+        OptionSpec("version", "V", help: "print the version and the versions of the linked libraries"),
+        OptionSpec("man-page", help: "print the man page bendsynth(1) (roff; 'bendsynth --man-page | man -l -')"),
+        OptionSpec("completion", value: "bash|zsh", help: "print the shell completion script for bash or zsh"),
+        OptionSpec("help", "h", help: "show this help"),
+    ]
+
+    static var names: [String] { all.map(\.name) }
+
+    static func command(_ name: String) -> CommandInfo? { all.first { $0.name == name } }
+
+    /// `bendsynth COMMAND --help`: the usage text and every option.
+    static func help(_ name: String) -> String {
+        guard let c = command(name) else { return topHelp }
+        return c.usage + OptionParser.help(c.specs)
+    }
+
+    /// The usage line(s) of `name` (the top-level one for an unknown command): the first
+    /// paragraph of its help.
+    static func usageLine(_ name: String) -> String {
+        guard let c = command(name) else {
+            return "usage: bendsynth COMMAND [options]   (commands: \(names.joined(separator: ", ")))"
+        }
+        return c.usage.split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .joined(separator: "\n")
+    }
+
+    static var topHelp: String {
+        let width = (names.map(\.count).max() ?? 0) + 3
+        let list = all.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count) + $0.summary }
+        return """
+        usage: bendsynth COMMAND [options]
+               bendsynth --version | --man-page | --completion bash|zsh
+
+        A real-time synth: touch the pad and looping tone voices bend in pitch (x),
+        gain (y) and pan (tilt).
+
+        commands:
+        \(list.joined(separator: "\n"))
+
+        'bendsynth COMMAND --help' shows a command's options.
+
+        options:
+        \(OptionParser.help(topSpecs))
+        """
+    }
+}
+
+extension OptionSpec {
+    /// What the value of this option is, for completion, read off its value name:
+    /// `FILE`, `OUT.wav`, `/dev/...` → a file; `PCM` → an ALSA PCM; `a|b` → one of the words.
+    enum ValueKind: Equatable {
+        case none, file, pcm
+        case words([String])
+        case other
+    }
+
+    var valueKind: ValueKind {
+        guard let v = value else { return .none }
+        if v == "PCM" { return .pcm }
+        if v.contains("FILE") || v.contains(".") || v == "DEV" || v == "DIR" { return .file }
+        if v.contains("|") && !v.contains("[") { return .words(v.split(separator: "|").map(String.init)) }
+        return .other
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// The config file: long options as `key = value` under a `[command]` section.
+///
+///     # ~/.config/bendsynth/bendsynth.conf
+///     [play]
+///     device = hw:1
+///     no-terminal = true      # a flag: true or false
+///     [render]
+///     rate = 44100
+///
+/// Read: `/etc/bendsynth.conf`, then `$XDG_CONFIG_HOME/bendsynth/bendsynth.conf` (default
+/// ~/.config), or only `--config FILE`; `--no-config` reads none. The entries go before
+/// the command line's options, so the command line wins (and a later file wins over an
+/// earlier one). An unknown section or key, a flag that is not true/false, or a bad value
+/// is an error naming the file and line (exit 2).
+struct ConfigFile {
+    static let systemPath = "/etc/bendsynth.conf"
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("config", value: "FILE", help: "read options from FILE instead of ~/.config/bendsynth/bendsynth.conf and /etc/bendsynth.conf"),
+        OptionSpec("no-config", help: "read no config file"),
+    ]
+
+    struct Entry {
+        var file: String
+        var line: Int
+        var option: String
+        /// The argument given to the command: `--key=value` or `--flag`.
+        var argument: String
+    }
+
+    static var userPath: String {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "") + "/.config")
+        return base + "/bendsynth/bendsynth.conf"
+    }
+
+    /// Takes `--config FILE` / `--no-config` out of `arguments` (before a `--`), reads the
+    /// files they select, and returns the command's arguments with the entries of the
+    /// `[command]` section in front, and the entries (to name them in errors).
+    static func arguments(for command: String, _ arguments: [String]) throws -> (arguments: [String], entries: [Entry]) {
+        var rest: [String] = [], explicit: String?, none = false
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            if a == "--" { rest += arguments[i...]; break }
+            if a == "--no-config" { none = true } else if a == "--config" {
+                guard i + 1 < arguments.count else { throw AppError.usage("option '--config' needs a value (FILE)") }
+                explicit = arguments[i + 1]
+                i += 1
+            } else if a.hasPrefix("--config=") {
+                explicit = String(a.dropFirst("--config=".count))
+            } else {
+                rest.append(a)
+            }
+            i += 1
+        }
+        if none && explicit != nil { throw AppError.usage("options '--config' and '--no-config' exclude each other") }
+        if none || arguments.contains("--help") || arguments.contains("-h") { return (rest, []) }
+        guard let info = CommandTable.command(command) else { return (rest, []) }
+        var entries: [Entry] = []
+        if let explicit {
+            guard let text = try? String(contentsOfFile: explicit, encoding: .utf8) else {
+                throw AppError.input("config file '\(explicit)': cannot read it (\(String(cString: strerror(access(explicit, R_OK) == 0 ? EILSEQ : errno))))")
+            }
+            entries = try parse(text, file: explicit, command: info)
+        } else {
+            for path in [systemPath, userPath] where FileManager.default.fileExists(atPath: path) {
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw AppError.input("config file '\(path)': cannot read it (not readable or not UTF-8); --no-config skips it")
+                }
+                entries += try parse(text, file: path, command: info)
+            }
+        }
+        return (entries.map(\.argument) + rest, entries)
+    }
+
+    /// The entries of `command`'s section; every section and key is checked.
+    static func parse(_ text: String, file: String, command: CommandInfo) throws -> [Entry] {
+        var section: CommandInfo?
+        var entries: [Entry] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let where_ = "\(file):\(n + 1)"
+            var line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#") || line.hasPrefix(";") || line.isEmpty { continue }
+            if let hash = line.range(of: " #") { line = line[..<hash.lowerBound].trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else { throw AppError.input("\(where_): expected a section '[command]', got '\(line)'") }
+                let name = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+                guard let s = CommandTable.command(name) else {
+                    throw AppError.input("\(where_): unknown section '[\(name)]'; expected one of \(CommandTable.names.map { "[\($0)]" }.joined(separator: ", "))")
+                }
+                section = s
+                continue
+            }
+            guard let eq = line.firstIndex(of: "=") else {
+                throw AppError.input("\(where_): expected 'key = value', got '\(line)'")
+            }
+            let key = line[..<eq].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            guard let section else {
+                throw AppError.input("\(where_): '\(key)' comes before any section; put it under [play], [render]…")
+            }
+            guard let spec = section.specs.first(where: { $0.long == key }), !["help", "config", "no-config"].contains(key) else {
+                throw AppError.input("\(where_): unknown key '\(key)' in [\(section.name)]; expected a long option of 'bendsynth \(section.name)' without its dashes (see 'bendsynth \(section.name) --help')")
+            }
+            let argument: String?
+            if spec.value == nil {
+                switch value {
+                case "true", "yes", "on", "1": argument = "--" + key
+                case "false", "no", "off", "0": argument = nil
+                default: throw AppError.input("\(where_): '\(key)' is a flag; expected true or false, got '\(value)'")
+                }
+            } else {
+                guard !value.isEmpty else { throw AppError.input("\(where_): '\(key)' needs a value (\(spec.value!))") }
+                argument = "--\(key)=\(value)"
+            }
+            if section.name == command.name, let argument {
+                entries.append(Entry(file: file, line: n + 1, option: key, argument: argument))
+            }
+        }
+        return entries
+    }
+
+    /// A usage error caused by a config entry (its option is named in the message and the
+    /// command line did not give it): the message with the entry's file and line in front.
+    static func locate(_ message: String, entries: [Entry], commandLine: [String]) -> String {
+        for entry in entries.reversed() where message.contains("--\(entry.option)'") || message.contains("--\(entry.option) ") {
+            let onCommandLine = commandLine.contains { $0 == "--\(entry.option)" || $0.hasPrefix("--\(entry.option)=") }
+            if !onCommandLine { return "\(entry.file):\(entry.line): \(entry.option) = …: \(message)" }
+        }
+        return message
+    }
+}

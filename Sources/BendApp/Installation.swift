@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where an installed or checked-out bendsynth keeps its assets (the default tone,
+/// demo.jsonl, VERSION).
+enum Installation {
+    /// Folders to look in, in order: `$BENDSYNTH_ASSETS`; `PREFIX/share/bendsynth` of
+    /// the running executable (`PREFIX/bin/bendsynth`), so an installed binary uses its
+    /// own files, never a checkout's; the Assets folder of the checkout the executable
+    /// was built in (walking up from it); /usr/local/share/bendsynth; /usr/share/bendsynth.
+    static func assetDirectories() -> [String] {
+        var dirs: [String] = []
+        if let dir = ProcessInfo.processInfo.environment["BENDSYNTH_ASSETS"], !dir.isEmpty { dirs.append(dir) }
+        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                      ?? CommandLine.arguments[0])
+        var dir = exe.deletingLastPathComponent()
+        if dir.lastPathComponent == "bin" {
+            dirs.append(dir.deletingLastPathComponent().appendingPathComponent("share/bendsynth").path)
+        } else {
+            for _ in 0..<6 {
+                dirs.append(dir.appendingPathComponent("Assets").path)
+                dir.deleteLastPathComponent()
+            }
+        }
+        dirs += ["/usr/local/share/bendsynth", "/usr/share/bendsynth"]
+        return dirs
+    }
+}

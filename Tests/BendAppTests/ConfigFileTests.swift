@@ -1,0 +1,88 @@
+import XCTest
+import Foundation
+@testable import BendApp
+
+/// The config file: sections, precedence (command line > --config / user file), errors
+/// naming the file and line, --no-config. Measured by the rate of the WAV `render` writes.
+final class ConfigFileTests: XCTestCase {
+    var dir: URL!
+    var script: URL!
+
+    override func setUpWithError() throws {
+        dir = try BinaryRunner.temporaryDirectory()
+        script = dir.appendingPathComponent("a.jsonl")
+        try "{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 1}\n{\"t\": 0.1, \"type\": \"up\", \"id\": 1}\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("bendsynth"), withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func writeUserConfig(_ text: String) throws {
+        try text.write(to: dir.appendingPathComponent("bendsynth/bendsynth.conf"), atomically: true, encoding: .utf8)
+    }
+
+    /// Renders with XDG_CONFIG_HOME in the test folder; the WAV's rate, or nil on failure.
+    func renderRate(_ extra: [String] = []) throws -> (rate: Int32?, result: BinaryRunner.Result) {
+        let out = dir.appendingPathComponent("out.wav")
+        try? FileManager.default.removeItem(at: out)
+        let r = try BinaryRunner.run(["render", script.path, "-o", out.path] + extra, environment: ["XDG_CONFIG_HOME": dir.path])
+        let rate = r.status == 0 ? try WAVReader.read(out.path).rate : nil
+        return (rate, r)
+    }
+
+    func testSectionsAndPrecedence() throws {
+        try writeUserConfig("""
+        # comment
+        [play]
+        rate = 22050
+        no-terminal = true
+
+        [render]
+        rate = 32000   # the render section's rate
+        voices = 8
+        """)
+        XCTAssertEqual(try renderRate().rate, 32_000, "the [render] section applies, not [play]")
+        XCTAssertEqual(try renderRate(["-r", "44100"]).rate, 44_100, "the command line wins")
+        XCTAssertEqual(try renderRate(["--rate=44100"]).rate, 44_100)
+        XCTAssertEqual(try renderRate(["--no-config"]).rate, 48_000, "--no-config: the default")
+        let other = dir.appendingPathComponent("other.conf")
+        try "[render]\nrate = 16000\n".write(to: other, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try renderRate(["--config", other.path]).rate, 16_000, "--config replaces the user file")
+        XCTAssertEqual(try renderRate(["--config=\(other.path)", "-r", "8000"]).rate, 8_000)
+        // --help lists the config options (one table).
+        XCTAssertTrue(try BinaryRunner.run(["render", "--help"]).stdout.contains("--no-config"))
+    }
+
+    func testErrorsNameTheFileAndLine() throws {
+        let cases: [(String, String)] = [
+            ("[render]\nbogus = 1\n", "bendsynth.conf:2: unknown key 'bogus' in [render]"),
+            ("[render]\n\nvoices = 0\n", "bendsynth.conf:3: voices = …: option '--voices': expected an integer in 1…4096, got '0'"),
+            ("[render]\nrate\n", "bendsynth.conf:2: expected 'key = value', got 'rate'"),
+            ("[wobble]\n", "bendsynth.conf:1: unknown section '[wobble]'"),
+            ("rate = 1\n", "bendsynth.conf:1: 'rate' comes before any section"),
+            ("[play]\nno-terminal = maybe\n", "bendsynth.conf:2: 'no-terminal' is a flag; expected true or false, got 'maybe'"),
+            ("[render]\nrate =\n", "bendsynth.conf:2: 'rate' needs a value (HZ)"),
+            ("[render]\nhelp = true\n", "bendsynth.conf:2: unknown key 'help'"),
+        ]
+        for (text, message) in cases {
+            try writeUserConfig(text)
+            let (rate, r) = try renderRate()
+            XCTAssertNil(rate)
+            XCTAssertEqual(r.status, 2, text)
+            XCTAssertTrue(r.stderr.contains(message), "\(text): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.wav").path))
+            XCTAssertEqual(try renderRate(["--no-config"]).rate, 48_000, "--no-config skips the bad file")
+        }
+        // A bad value given on the command line is named as the command line's, not the file's.
+        try writeUserConfig("[render]\nvoices = 0\n")
+        let r = try renderRate(["--voices", "5000"]).result
+        XCTAssertEqual(r.status, 2)
+        XCTAssertFalse(r.stderr.contains("bendsynth.conf"), r.stderr)
+        // --config naming a missing file; --config with --no-config.
+        let missing = try renderRate(["--config", dir.appendingPathComponent("none.conf").path]).result
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("none.conf': cannot read it (No such file or directory)"), missing.stderr)
+        XCTAssertEqual(try renderRate(["--config", "x", "--no-config"]).result.status, 2)
+    }
+}
