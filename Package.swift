@@ -8,12 +8,12 @@
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
-//   BendInput → BendControl, BendSystem
+//   BendInput → BendControl, BendEngine, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
-//   BendOSC → BendControl, BendSystem, CLO
-//   BendPeers → BendControl, BendSystem, CSodium, CBluetooth, CAvahi
+//   BendOSC → BendControl, BendEngine, BendSystem, CLO
+//   BendPeers → BendControl, BendEngine, BendSystem, CSodium, CBluetooth, CAvahi
 //   BendMIDI → BendControl, BendEngine, BendSystem
-//   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
+//   BendWeb → BendControl, BendEngine, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —

@@ -134,21 +134,6 @@ enum PlayCommand {
         try play(o, sources: sources)
     }
 
-    /// Waits for a line on standard input (Enter, or end of input) or for `finished`
-    /// (SIGINT, SIGTERM, a source that ends play). - Returns: true when play is stopping.
-    /// The terminal is still in cooked mode here: it is readable only once a whole line
-    /// is typed, so the read after the wait never blocks.
-    static func waitForEnterOrStop(_ finished: DispatchSemaphore) -> Bool {
-        while true {
-            if finished.wait(timeout: .now()) == .success { return true }
-            let ready = (try? IOWait.wait(fd: STDIN_FILENO, for: .readable, timeout: 0.05)) ?? [.error]
-            if !ready.isEmpty {
-                _ = readLine()
-                return false
-            }
-        }
-    }
-
     static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
         let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
@@ -221,7 +206,6 @@ enum PlayCommand {
             if output is PacedOutput { printErr("bendsynth: playing into '\(path)' only") }
         }
 
-
         // Play until q / Ctrl-C / hang-up (the terminal), SIGINT / SIGTERM, or until
         // every source that does not end play by itself has ended (a script is done).
         let finished = DispatchSemaphore(value: 0)
@@ -291,7 +275,7 @@ enum PlayCommand {
         var stopping = false
         if padWaitsForEnter {
             printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")
-            stopping = waitForEnterOrStop(finished)
+            stopping = EnterPrompt.waitForEnterOrStop(finished)
             if !stopping {
                 do {
                     for (source, port) in zip(sources, ports) where source is TerminalSource { try startSource(source, port) }
