@@ -229,15 +229,19 @@ enum PlayCommand {
             }
             started.append(source)
         }
+        // When play cannot go on from here: undo what started (sources, output, recording).
+        func abandon(_ error: Error) -> Error {
+            started.forEach { $0.stop() }
+            output.stop()
+            recorder?.stop()
+            return error
+        }
         do {
             for (source, port) in zip(sources, ports) where !(padWaitsForEnter && source is TerminalSource) {
                 try startSource(source, port)
             }
         } catch {
-            started.forEach { $0.stop() }
-            output.stop()
-            recorder?.stop()
-            throw error
+            throw abandon(error)
         }
         // The output starts after the sources, so a script's first events are queued
         // before the first period is rendered.
@@ -247,9 +251,7 @@ enum PlayCommand {
             finished.signal()
         }
         do { try output.start(instrument.driver(record: ring)) } catch {
-            started.forEach { $0.stop() }
-            recorder?.stop()
-            throw AppError.runtime("cannot start the output: \(error)")
+            throw abandon(AppError.runtime("cannot start the output: \(error)"))
         }
         // `--round hold` moves resting touches between their sources' events.
         var ticker: RoundingTicker?
@@ -258,10 +260,7 @@ enum PlayCommand {
                 ticker = try RoundingTicker(ports: ports)
                 try ticker?.start()
             } catch {
-                started.forEach { $0.stop() }
-                output.stop()
-                recorder?.stop()
-                throw AppError.runtime("cannot start the rounding thread: \(error)")
+                throw abandon(AppError.runtime("cannot start the rounding thread: \(error)"))
             }
         }
         do { try midiOut?.start(position: { mixer.position }) } catch {
