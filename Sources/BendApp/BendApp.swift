@@ -18,22 +18,14 @@ public enum BendApp {
         RealtimeFallback.install()
         var configEntries: [ConfigFile.Entry] = []
         do {
-            if CommandTable.command(command) != nil {
+            if let info = CommandTable.command(command) {
                 (rest, configEntries) = try ConfigFile.arguments(for: command, rest)
-            }
-            switch command {
-            case "help":
+                try info.run(rest)
+            } else if command == "help" {
                 print(usage)
-            case _ where command.hasPrefix("-"):
+            } else if command.hasPrefix("-") {
                 try runTopOptions(arguments)
-            case "play": try PlayCommand.run(rest)
-            case "render": try RenderCommand.run(rest)
-            case "replay": try ReplayCommand.run(rest)
-            case "devices": try DevicesCommand.run(rest)
-            case "bench": try BenchCommand.run(rest)
-            case "remote": try RemoteCommand.run(rest)
-            case "peers": try PeersCommand.run(rest)
-            default:
+            } else {
                 throw AppError.usage("unknown command '\(command)'")
             }
             return 0

@@ -1,37 +1,51 @@
 import Foundation
 
 /// One command of `bendsynth`, as every view of the command line shows it.
-struct CommandInfo {
+struct CommandInfo: Sendable {
     var name: String
     /// One line for the command list.
     var summary: String
     /// The command's help text: the usage line(s), a blank line, what it does, a blank line.
     var usage: String
+    /// The command's own options, then the config file's (`--config`, `--no-config`).
     var specs: [OptionSpec]
     /// What the operands are, for completion: files, or nothing to complete.
     var operandsAreFiles: Bool
+    /// Runs the command on its arguments (the config file's entries already in front).
+    var run: @Sendable ([String]) throws -> Void
+
+    init(_ name: String, summary: String, usage: String, specs: [OptionSpec], operandsAreFiles: Bool = false,
+         run: @escaping @Sendable ([String]) throws -> Void) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.specs = specs + ConfigFile.specs
+        self.operandsAreFiles = operandsAreFiles
+        self.run = run
+    }
 }
 
 /// The one list of commands and their options. `--help`, the usage line printed with
-/// an error, the man page (`ManPage`) and the bash/zsh completion (`Completion`) are all
-/// made from it, so they cannot disagree. A command's options are its `specs` array
-/// (in its *Command.swift); add an option there and every view has it.
+/// an error, the man page (`ManPage`), the bash/zsh completion (`Completion`), the config
+/// file's sections and `BendApp.run`'s dispatch are all made from it, so they cannot
+/// disagree. A command's options are its `specs` array (in its *Command.swift); add an
+/// option there and every view has it.
 enum CommandTable {
     static let all: [CommandInfo] = [
-        CommandInfo(name: "play", summary: "play the instrument: a pad in the terminal, sound through ALSA or JACK",
-                    usage: PlayCommand.usage, specs: PlayCommand.specs + ConfigFile.specs, operandsAreFiles: false),
-        CommandInfo(name: "render", summary: "render a touch script or MIDI file to a sound file, faster than real time",
-                    usage: RenderCommand.usage, specs: RenderCommand.specs + ConfigFile.specs, operandsAreFiles: true),
-        CommandInfo(name: "replay", summary: "play, render or convert an evemu recording of a touch device",
-                    usage: ReplayCommand.usage, specs: ReplayCommand.specs + ConfigFile.specs, operandsAreFiles: true),
-        CommandInfo(name: "remote", summary: "play an instrument on another machine (play --listen) from this pad",
-                    usage: RemoteCommand.usage, specs: RemoteCommand.specs + ConfigFile.specs, operandsAreFiles: false),
-        CommandInfo(name: "peers", summary: "list instruments nearby that accept remote players",
-                    usage: PeersCommand.usage, specs: PeersCommand.specs + ConfigFile.specs, operandsAreFiles: false),
-        CommandInfo(name: "devices", summary: "list ALSA playback cards and PCMs, and input devices (touch, tilt)",
-                    usage: DevicesCommand.usage, specs: DevicesCommand.specs + ConfigFile.specs, operandsAreFiles: false),
-        CommandInfo(name: "bench", summary: "measure the mixer: ns per voice-frame and real-time factor",
-                    usage: BenchCommand.usage, specs: BenchCommand.specs + ConfigFile.specs, operandsAreFiles: false),
+        CommandInfo("play", summary: "play the instrument: a pad in the terminal, sound through ALSA or JACK",
+                    usage: PlayCommand.usage, specs: PlayCommand.specs, run: PlayCommand.run),
+        CommandInfo("render", summary: "render a touch script or MIDI file to a sound file, faster than real time",
+                    usage: RenderCommand.usage, specs: RenderCommand.specs, operandsAreFiles: true, run: RenderCommand.run),
+        CommandInfo("replay", summary: "play, render or convert an evemu recording of a touch device",
+                    usage: ReplayCommand.usage, specs: ReplayCommand.specs, operandsAreFiles: true, run: ReplayCommand.run),
+        CommandInfo("remote", summary: "play an instrument on another machine (play --listen) from this pad",
+                    usage: RemoteCommand.usage, specs: RemoteCommand.specs, run: RemoteCommand.run),
+        CommandInfo("peers", summary: "list instruments nearby that accept remote players",
+                    usage: PeersCommand.usage, specs: PeersCommand.specs, run: PeersCommand.run),
+        CommandInfo("devices", summary: "list ALSA playback cards and PCMs, and input devices (touch, tilt)",
+                    usage: DevicesCommand.usage, specs: DevicesCommand.specs, run: DevicesCommand.run),
+        CommandInfo("bench", summary: "measure the mixer: ns per voice-frame and real-time factor",
+                    usage: BenchCommand.usage, specs: BenchCommand.specs, run: BenchCommand.run),
     ]
 
     /// Options of `bendsynth` itself, before any command.
