@@ -54,16 +54,20 @@ WEB_ASSETS  = $(wildcard Assets/web/*)
 VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
 GEN         = $(BUILD_DIR)/generated
 
-all: build
-
-deps: $(DEB_STAMP)
-$(DEB_STAMP):
-	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+# The recipe that installs those of the Debian packages $(1) that are missing (apt-get,
+# through sudo unless root): `deps` and `bench-deps`.
+apt_install = @missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages:" $$missing; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+
+all: build
+
+deps: $(DEB_STAMP)
+$(DEB_STAMP):
+	$(call apt_install,$(DEB_BUILD) $(DEB_TEST))
 	@mkdir -p $(BUILD_DIR) && touch $@
 
 # python-osc (PyPI; Debian has no package) in a venv: the OSC tests' second client.
@@ -86,9 +90,8 @@ build: deps
 run: build
 	$(RELEASE) play $(ARGS)
 
-# The release build compiles the @_noLocks render path with the checks on.
-test: deps lint $(PYOSC)
-	$(SWIFT) build -c release $(SWIFT_CPU)
+# The release build (`build`) compiles the @_noLocks render path with the checks on.
+test: deps lint $(PYOSC) build
 	$(SWIFT) test
 
 lint:
@@ -184,12 +187,7 @@ bench-icount: build $(OPENAL_BASELINE)
 	@Benchmarks/icount.sh $(RELEASE) $(OPENAL_BASELINE)
 
 bench-deps:
-	@missing=$$(for p in $(DEB_BENCH); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:" $$missing; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(DEB_BENCH))
 
 $(OPENAL_BASELINE): Benchmarks/OpenALBaseline/openal_baseline.c | bench-deps
 	@mkdir -p $(BUILD_DIR)
