@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+@testable import BendApp
 
 /// The systemd user unit: it verifies, and `play` sends READY=1 through sd_notify to a
 /// NOTIFY_SOCKET the test owns once the first period is out, then STOPPING=1 on SIGTERM.
@@ -62,6 +63,24 @@ final class SystemdServiceTests: XCTestCase {
         XCTAssertEqual(p.terminationReason, .exit)
         XCTAssertEqual(p.terminationStatus, 0, stderr)
         XCTAssertTrue(stderr.contains("played "), stderr)
+    }
+
+    /// READY=1 waits for the first period (the end-to-end test above tells only now and
+    /// then: its first period is mostly out before play reaches the notifier), and is not
+    /// sent when no period comes in the time allowed.
+    func testReadyWaitsForTheFirstPeriod() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = try NotifySocket(path: dir.appendingPathComponent("notify").path)
+        setenv("NOTIFY_SOCKET", socket.path, 1)
+        defer { unsetenv("NOTIFY_SOCKET") }
+        let start = Date()
+        XCTAssertTrue(ServiceNotifier.ready(status: "playing: x", firstPeriodDone: { Date().timeIntervalSince(start) > 0.2 }, frames: { 256 }))
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.2, "READY before the first period")
+        XCTAssertEqual(socket.receive(), "READY=1\nSTATUS=playing: x; 256 frames out")
+        XCTAssertFalse(ServiceNotifier.ready(status: "playing: x", seconds: 0.1, firstPeriodDone: { false }, frames: { 0 }))
+        let status = try XCTUnwrap(socket.receive())
+        XCTAssertTrue(status.hasPrefix("STATUS=no period reached the device"), status)
     }
 
     func testUnitVerifies() throws {
