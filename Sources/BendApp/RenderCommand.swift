@@ -84,8 +84,6 @@ enum RenderCommand {
                                                      pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period,
                                                      configure: sound.configure, to: output, format: format, progress: progress)
             printErr("wrote \(output == "-" ? "standard output" : output) (\(format)): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
-        } catch let e as WAVFileError where e.call == "stat" {
-            throw AppError.input("render: \(e)")
         } catch {
             throw AppError.runtime("render: cannot write '\(output)': \(error)")
         }
