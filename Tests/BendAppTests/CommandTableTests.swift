@@ -128,5 +128,16 @@ final class CommandTableTests: XCTestCase {
         let script = dir.appendingPathComponent("_bendsynth")
         try BinaryRunner.run(["--completion", "zsh"]).stdout.write(to: script, atomically: true, encoding: .utf8)
         XCTAssertEqual(try BinaryRunner.spawn(["zsh", "-n", script.path]).status, 0)
+        // Every option of every --help is in its command's _arguments (valid zsh alone
+        // would pass a script that lost options).
+        let text = try String(contentsOf: script, encoding: .utf8)
+        for command in CommandTable.names {
+            let start = try XCTUnwrap(text.range(of: "\n    (\(command)) _arguments"), "no case for \(command)").upperBound
+            let block = text[start..<(text.range(of: " ;;", range: start..<text.endIndex)?.lowerBound ?? text.endIndex)]
+            for option in try helpOptions(command) {
+                XCTAssertNotNil(block.range(of: #"[',]"# + NSRegularExpression.escapedPattern(for: option) + #"[=+\[}]"#, options: .regularExpression),
+                                "\(command) \(option) is not in the zsh completion")
+            }
+        }
     }
 }
