@@ -51,7 +51,8 @@ enum VersionInfo {
     static func libcVersion() -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return "" }
-        return String(cString: buffer).replacingOccurrences(of: "glibc ", with: "")
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.replacingOccurrences(of: "glibc ", with: "")
     }
 
     /// Paths of the shared objects mapped into this process (/proc/self/maps).
