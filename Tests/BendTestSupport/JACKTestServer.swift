@@ -16,25 +16,59 @@ public final class JACKTestServer {
     /// Whether Debian's jackd2 is installed (`make test` installs it).
     public static var installed: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/jackd") }
 
+    /// The server names a test may use. jackd keeps up to 8 servers in its shared registry
+    /// (/dev/shm/jack-shm-registry) and reclaims the entry of a dead server only when a new
+    /// one starts under the same name: names unique per run (pid + random) filled the
+    /// registry with the entries of servers that were killed (or orphaned by a crashed test
+    /// run) until every start failed with "Too many servers already active". A small fixed
+    /// set of names reclaims its own entries; the next name is taken only while another
+    /// test run holds one.
+    static let names = (0..<4).map { "bendsynth-test-\($0)" }
+
     /// Starts the server and waits until `jack_lsp` answers (polled every 20 ms, 20 s at most).
     public init(rate: Int = 48_000, period: Int = 64) throws {
-        name = "bendtest\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
-        logPath = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).log").path
-        setenv("JACK_DEFAULT_SERVER", name, 1)
-        setenv("JACK_NO_START_SERVER", "1", 1)
-        pid = try Spawn.start(["jackd", "--no-realtime", "-S", "-d", "dummy", "-r", "\(rate)", "-p", "\(period)"], output: logPath)
+        var failures: [String] = []
+        names: for candidate in JACKTestServer.names {
+            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("\(candidate)-\(getpid()).log").path
+            setenv("JACK_DEFAULT_SERVER", candidate, 1)
+            setenv("JACK_NO_START_SERVER", "1", 1)
+            let pid = try Spawn.start(["jackd", "--no-realtime", "-S", "-d", "dummy", "-r", "\(rate)", "-p", "\(period)"], output: logPath)
+            switch try JACKTestServer.waitUntilAnswering(pid) {
+            case .answering:
+                self.name = candidate
+                self.pid = pid
+                self.logPath = logPath
+                return
+            case .exited:
+                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                try? FileManager.default.removeItem(atPath: logPath)
+                failures.append("\(candidate): \(log)")
+                // Another run's server holds this name: try the next. Anything else (the
+                // registry full of other names' entries) is this machine's, not the test's.
+                if !log.contains("already active") || log.contains("Too many servers") { break names }
+            case .silent:
+                kill(pid, SIGKILL)
+                _ = Spawn.wait(pid, seconds: 5)
+                failures.append("\(candidate): jackd did not answer jack_lsp within 20 s")
+            }
+        }
+        unsetenv("JACK_DEFAULT_SERVER")
+        unsetenv("JACK_NO_START_SERVER")
+        throw JACKTestError("jackd did not start: " + failures.joined(separator: "\n"))
+    }
+
+    private enum Start { case answering, exited, silent }
+
+    /// Polls `jack_lsp` every 20 ms, 20 s at most, while `pid` runs.
+    private static func waitUntilAnswering(_ pid: pid_t) throws -> Start {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if try Spawn.run(["jack_lsp"]).status == 0 { return }
+            if try Spawn.run(["jack_lsp"]).status == 0 { return .answering }
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                running = false
-                throw JACKTestError("jackd exited at start: \(log)")
-            }
+            if waitpid(pid, &status, WNOHANG) == pid { return .exited }
             usleep(20_000)
         }
-        stop()
-        throw JACKTestError("jackd did not answer jack_lsp within 20 s: \(log)")
+        return .silent
     }
 
     /// The server's output so far.
