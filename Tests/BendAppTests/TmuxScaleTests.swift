@@ -3,7 +3,6 @@ import Foundation
 import BendControl
 import BendInput
 import BendTestSupport
-import CSndFile
 
 /// `bendsynth play --scale chromatic --round hold` in a real terminal (tmux): the pad
 /// draws the scale's guides and the touch's nearest step, and the take is on the step
@@ -13,13 +12,6 @@ final class TmuxScaleTests: XCTestCase {
 
     func screen() throws -> String { try tmux.screen("play") }
 
-    func recordedFrames(_ path: String) -> Int {
-        var info = SF_INFO()
-        guard let f = sf_open(path, Int32(SFM_READ), &info) else { return 0 }
-        sf_close(f)
-        return Int(info.frames)
-    }
-
     func testRoundedTouchInTmux() throws {
         guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
         let dir = try BinaryRunner.temporaryDirectory()
@@ -27,8 +19,8 @@ final class TmuxScaleTests: XCTestCase {
         let wav = dir.appendingPathComponent("take.wav").path
         let log = dir.appendingPathComponent("stderr.txt").path
         let (columns, rows) = (100, 30)
-        let command = "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --scale chromatic --round hold --round-rate 50 2>\(log); echo exit=$? >>\(log)"
-        try tmux(["new-session", "-d", "-s", "play", "-x", "\(columns)", "-y", "\(rows)", command])
+        try tmux.start("play", columns: columns, rows: rows,
+                       "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --scale chromatic --round hold --round-rate 50", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the pad") { try screen().contains("voices 0") }
         // A column 15…35 cents above a step, right of the centre.
@@ -48,13 +40,11 @@ final class TmuxScaleTests: XCTestCase {
         try waitUntil("a voice") { try screen().contains("voices 1") }
         let shown = Scale.noteNames[(9 + Int(step)) % 12] + "+" + String(Int((cents - step * 100).rounded())) + "¢"
         try waitUntil("the touch's step and offset (\(shown))") { try screen().contains(shown) }
-        let pressedAt = recordedFrames(wav)
-        try waitUntil("1 s of the held tone") { recordedFrames(wav) > pressedAt + 48_000 }
+        let pressedAt = WAVReader.frames(wav)
+        try waitUntil("1 s of the held tone") { WAVReader.frames(wav) > pressedAt + 48_000 }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(column);\(row)m"])
         try waitUntil("the release") { try screen().contains("voices 0") }
-        try tmux(["send-keys", "-t", "play", "q"])
-        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
-        XCTAssertTrue(try String(contentsOfFile: log).contains("exit=0"))
+        XCTAssertTrue(try quit(tmux, "play", log: log).contains("exit=0"))
 
         let left = Measure.channel(try WAVReader.read(wav).samples, 0)
         let first = try XCTUnwrap(left.firstIndex { $0 != 0 })
