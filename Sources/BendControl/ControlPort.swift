@@ -156,8 +156,12 @@ public final class ControlPort: @unchecked Sendable {
     private func releaseAllLocked() {
         rounded.removeAll()
         let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? lastFrame, lastFrame)
-        // The sustained touches end too, and the control is let go: nothing stays stuck.
-        for id in activeTouches.union(sustain.releaseAll()).sorted() {
+        // The sustained touches end too, and the control is let go: nothing stays stuck
+        // (observers see it let go first, so a recorded take's ups are not held either).
+        let held = sustain.held
+        let deferred = sustain.releaseAll()
+        if held { for o in observers { o.observe(.sustain(false), source: source, streamFrame: frame) } }
+        for id in activeTouches.union(deferred).sorted() {
             for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
         }
         activeTouches.removeAll()

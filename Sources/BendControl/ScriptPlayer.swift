@@ -4,7 +4,9 @@ import BendEngine
 /// stamped at stream frame `startFrame + round(t · rate)`, so it lands on exactly the
 /// frame the offline renderer would use, whatever the device's pacing. Events are
 /// queued ahead (the render thread holds each until its frame); when the source's ring
-/// is full the player waits for room.
+/// is full the player waits for room. With `hold` rounding the player ticks the port a
+/// millisecond apart between its events, as `render` does: the ticker's ticks come at
+/// the latest frame queued, too late for the script's resting touches.
 public final class ScriptPlayer: @unchecked Sendable {
     public let script: TouchScript
     private let port: ControlPort
@@ -25,6 +27,9 @@ public final class ScriptPlayer: @unchecked Sendable {
     private var next = 0
     private var startFrame: UInt64 = 0
     private var lastFrame: UInt64 = 0
+    /// The frame of the next tick of `hold` rounding.
+    private var nextTick: UInt64 = 0
+    private var tickFrames: UInt64 { UInt64(max(1, (rate / 1000).rounded())) }
 
     /// Sets the script's start at stream frame `startFrame` and queues as many events
     /// as the ring holds (all of them for scripts up to the ring's capacity), so a
@@ -33,10 +38,11 @@ public final class ScriptPlayer: @unchecked Sendable {
     public func prefill(startFrame: UInt64) {
         self.startFrame = startFrame
         lastFrame = startFrame
+        nextTick = startFrame
         while next < script.entries.count {
             let entry = script.entries[next]
             let frame = startFrame + UInt64((entry.time * rate).rounded())
-            guard port.trySend(entry.event, atFrame: frame) else { return }
+            guard tick(before: frame), port.trySend(entry.event, atFrame: frame) else { return }
             lastFrame = frame
             next += 1
         }
@@ -60,11 +66,22 @@ public final class ScriptPlayer: @unchecked Sendable {
         while next < script.entries.count {
             let entry = script.entries[next]
             let frame = startFrame + UInt64((entry.time * rate).rounded())
-            guard port.trySend(entry.event, atFrame: frame) else { return .ringFull }
+            guard tick(before: frame), port.trySend(entry.event, atFrame: frame) else { return .ringFull }
             lastFrame = frame
             next += 1
         }
         let now = position()
         return now > lastFrame ? .done : .waiting(frames: lastFrame - now + 1)
+    }
+
+    /// `hold` rounding's ticks before stream frame `frame`; false when the ring is full
+    /// (the rest are ticked when there is room).
+    private func tick(before frame: UInt64) -> Bool {
+        while port.needsTicks && nextTick < frame {
+            guard port.ring.count < port.ring.capacity else { return false }
+            port.tick(atFrame: nextTick)
+            nextTick += tickFrames
+        }
+        return true
     }
 }

@@ -10,8 +10,10 @@ import Synchronization
 /// Format 0, 960 ticks per quarter note at 120 bpm (1920 ticks a second, 0.52 ms);
 /// times are stream time (each event's frame over the rate) from the first event; the
 /// zone set-up (`MPEEncoder.configuration`) comes first, at tick 0. The file is
-/// created (truncated) at once, so a bad path fails before play starts; its content is
-/// written at `close()` (note-offs for held touches included), through a temporary file
+/// created (truncated) at once, so a bad path fails before play starts; the events are
+/// kept as they come and encoded at `close()` in the order they sound (by frame, as
+/// MIDI out's pump does: a script's events are seen long before a live touch that
+/// sounds first), note-offs for held touches last; written through a temporary file
 /// renamed over it: never half-written.
 public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
     public static let ticksPerQuarter = 960
@@ -19,15 +21,14 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
     public static let ticksPerSecond = 1920.0
 
     private struct Take {
-        var events: [(tick: UInt64, message: MIDIMessage)] = []
-        var firstFrame: UInt64?
+        /// Every event so far, as observed (each source's frames non-decreasing).
+        var events: [(frame: UInt64, source: UInt32, event: ControlEvent)] = []
+        var closed = false
     }
-    /// The messages so far: appended by the stream's sink, read by `close`.
-    private final class TakeBox: Sendable { let take = Mutex(Take()) }
-    private let box = TakeBox()
-    private var stream: MPEStream!
+    private let take = Mutex(Take())
     private let rate: Double
-    private let closed = Atomic<Bool>(false)
+    private let toneNote: Int
+    private let pitchMap: PitchMap
     public let path: String
 
     /// - Throws: `SystemError` (open) when the file cannot be created.
@@ -37,32 +38,50 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
         Glibc.close(fd)
         self.path = path
         self.rate = rate
-        let box = self.box
-        stream = MPEStream(toneNote: toneNote, pitchMap: pitchMap) { message, frame in
-            box.take.withLock { t in
-                // The set-up is sent before any event: it gets tick 0.
-                let first = t.firstFrame ?? frame
-                t.firstFrame = first
-                let tick = UInt64((Double(frame &- min(first, frame)) / rate * MIDIRecorder.ticksPerSecond).rounded())
-                t.events.append((max(tick, t.events.last?.tick ?? 0), message))
-            }
-        }
-        stream.configure(atFrame: 0)
-        box.take.withLock { $0.firstFrame = nil }  // the set-up is at tick 0; so is the first event
+        self.toneNote = toneNote
+        self.pitchMap = pitchMap
     }
 
     public func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
-        stream.observe(event, source: source, streamFrame: streamFrame)
+        take.withLock { t in
+            guard !t.closed else { return }
+            t.events.append((streamFrame, source, event))
+        }
+    }
+
+    /// The take as MPE: the zone set-up at tick 0, every event in frame order (ties: the
+    /// order observed), note-offs for touches still held at the last event's tick.
+    private func messages(_ events: [(frame: UInt64, source: UInt32, event: ControlEvent)]) -> [(tick: UInt64, message: MIDIMessage)] {
+        let ordered = events.indices.sorted { (events[$0].frame, $0) < (events[$1].frame, $1) }.map { events[$0] }
+        let first = ordered.first?.frame ?? 0
+        let rate = self.rate
+        func tick(_ frame: UInt64) -> UInt64 {
+            UInt64((Double(frame - first) / rate * MIDIRecorder.ticksPerSecond).rounded())
+        }
+        var out: [(tick: UInt64, message: MIDIMessage)] = []
+        var encoder = MPEEncoder(toneNote: toneNote, pitchMap: pitchMap)
+        encoder.configuration { out.append((0, $0)) }
+        for e in ordered {
+            let t = tick(e.frame)
+            encoder.encode(e.event, source: e.source) { out.append((t, $0)) }
+        }
+        let end = tick(ordered.last?.frame ?? first)
+        encoder.releaseAll { out.append((end, $0)) }
+        return out
     }
 
     /// Writes the file (note-offs for touches still held at the last event's time).
     /// Further events are ignored.
     /// - Throws: `SystemError` when the file cannot be written.
     public func close() throws {
-        guard !closed.exchange(true, ordering: .relaxed) else { return }
-        stream.finish()
-        let events = box.take.withLock { $0.events }
-        let bytes = StandardMIDIFile.format0(events: events, ticksPerQuarter: MIDIRecorder.ticksPerQuarter)
+        let events = take.withLock { t -> [(frame: UInt64, source: UInt32, event: ControlEvent)]? in
+            guard !t.closed else { return nil }
+            t.closed = true
+            defer { t.events = [] }
+            return t.events
+        }
+        guard let events else { return }
+        let bytes = StandardMIDIFile.format0(events: messages(events), ticksPerQuarter: MIDIRecorder.ticksPerQuarter)
         let temporary = path + ".\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError(call: "open(\(temporary))") }

@@ -40,4 +40,20 @@ struct Tmux {
 
     /// What session `target` shows now.
     func screen(_ target: String) throws -> String { try self(["capture-pane", "-p", "-t", target]) }
+
+    /// Runs the shell command line `command` in a new `columns`×`rows` session `name`;
+    /// its stderr, then `exit=STATUS` when it ends, go to the file `log`.
+    func start(_ name: String, columns: Int, rows: Int, _ command: String, log: String) throws {
+        try self(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", "\(command) 2>\(log); echo exit=$? >>\(log)"])
+    }
+}
+
+extension XCTestCase {
+    /// Types `q` in `tmux`'s session `name` (started by `Tmux.start`) and waits for its
+    /// command to end: what it wrote to `log`, its exit status last.
+    func quit(_ tmux: Tmux, _ name: String, log: String) throws -> String {
+        try tmux(["send-keys", "-t", name, "q"])
+        try waitUntil("\(name) to exit") { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("exit=") ?? false }
+        return try String(contentsOfFile: log, encoding: .utf8)
+    }
 }

@@ -11,8 +11,7 @@ final class TmuxLocaleTests: XCTestCase {
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let log = dir.appendingPathComponent("stderr.txt").path
-        let command = "env -u LC_CTYPE LC_ALL=C LANG=C \(BinaryRunner.executable.path) play -d null 2>\(log); echo exit=$? >>\(log)"
-        try tmux(["new-session", "-d", "-s", "play", "-x", "60", "-y", "20", command])
+        try tmux.start("play", columns: 60, rows: 20, "env -u LC_CTYPE LC_ALL=C LANG=C \(BinaryRunner.executable.path) play -d null", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the pad") { try tmux.screen("play").contains("voices 0") }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;30;10M"])
@@ -21,9 +20,7 @@ final class TmuxLocaleTests: XCTestCase {
         XCTAssertTrue(screen.unicodeScalars.allSatisfy(\.isASCII), screen)
         XCTAssertTrue(screen.components(separatedBy: "\n")[1].hasPrefix("+-"), screen)
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;30;10m"])
-        try tmux(["send-keys", "-t", "play", "q"])
-        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
-        let said = try String(contentsOfFile: log)
+        let said = try quit(tmux, "play", log: log)
         XCTAssertTrue(said.contains("exit=0"), said)
     }
 }

@@ -16,8 +16,7 @@ final class TmuxOtherTouchesTests: XCTestCase {
         {"t": 0.0, "type": "down", "id": 1, "x": 0.25, "y": 0.5}
         {"t": 60.0, "type": "up", "id": 1}
         """.write(to: script, atomically: true, encoding: .utf8)
-        let command = "\(BinaryRunner.executable.path) play -d null --script \(script.path) 2>\(log); echo exit=$? >>\(log)"
-        try tmux(["new-session", "-d", "-s", "play", "-x", "100", "-y", "24", command])
+        try tmux.start("play", columns: 100, rows: 24, "\(BinaryRunner.executable.path) play -d null --script \(script.path)", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the script's touch on the pad") { try tmux.screen("play").contains("S ×0.50 g0.50") }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;60;10M"])
@@ -26,9 +25,7 @@ final class TmuxOtherTouchesTests: XCTestCase {
             return s.contains("voices 2") && s.contains("● ×") && s.contains("  S ×0.50 g0.50")
         }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;60;10m"])
-        try tmux(["send-keys", "-t", "play", "q"])
-        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
-        let said = try String(contentsOfFile: log)
+        let said = try quit(tmux, "play", log: log)
         XCTAssertTrue(said.contains("exit=0"), said)
     }
 }

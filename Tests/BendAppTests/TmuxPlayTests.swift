@@ -2,7 +2,6 @@ import XCTest
 import Foundation
 import BendInput
 import BendTestSupport
-import CSndFile
 
 /// `bendsynth play` in a real terminal (tmux), played with SGR mouse reports sent by
 /// `tmux send-keys`, recording what it plays.
@@ -10,13 +9,6 @@ final class TmuxPlayTests: XCTestCase {
     let tmux = Tmux("bendsynth-test")
 
     func screen() throws -> String { try tmux.screen("play") }
-
-    func recordedFrames(_ path: String) -> Int {
-        var info = SF_INFO()
-        guard let f = sf_open(path, Int32(SFM_READ), &info) else { return 0 }
-        sf_close(f)
-        return Int(info.frames)
-    }
 
     func testMouseTouchInTmuxIsPlayedAndRecorded() throws {
         guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
@@ -27,8 +19,8 @@ final class TmuxPlayTests: XCTestCase {
         let log = dir.appendingPathComponent("stderr.txt").path
         let (columns, rows) = (100, 30)
         // No ALSA device here: play says so and plays, paced in real time, into the file.
-        let command = "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --record-touches \(touches) 2>\(log); echo exit=$? >>\(log)"
-        try tmux(["new-session", "-d", "-s", "play", "-x", "\(columns)", "-y", "\(rows)", command])
+        try tmux.start("play", columns: columns, rows: rows,
+                       "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --record-touches \(touches)", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the pad") { try screen().contains("voices 0") }
 
@@ -37,18 +29,16 @@ final class TmuxPlayTests: XCTestCase {
         let a = pad.cell(x: 0.5, y: 1), b = pad.cell(x: 0.75, y: 1)
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(a.column);\(a.row)M"])
         try waitUntil("a voice") { try screen().contains("voices 1") }
-        let pressedAt = recordedFrames(wav)
-        try waitUntil("1 s of the held tone") { recordedFrames(wav) > pressedAt + 48_000 }
+        let pressedAt = WAVReader.frames(wav)
+        try waitUntil("1 s of the held tone") { WAVReader.frames(wav) > pressedAt + 48_000 }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<32;\(b.column);\(b.row)M"])
-        let draggedAt = recordedFrames(wav)
-        try waitUntil("1 s after the drag") { recordedFrames(wav) > draggedAt + 48_000 }
+        let draggedAt = WAVReader.frames(wav)
+        try waitUntil("1 s after the drag") { WAVReader.frames(wav) > draggedAt + 48_000 }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(b.column);\(b.row)m"])
         try waitUntil("the release") { try screen().contains("voices 0") }
-        let releasedAt = recordedFrames(wav)
-        try waitUntil("0.5 s after the release") { recordedFrames(wav) > releasedAt + 24_000 }
-        try tmux(["send-keys", "-t", "play", "q"])
-        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
-        let stderr = try String(contentsOfFile: log)
+        let releasedAt = WAVReader.frames(wav)
+        try waitUntil("0.5 s after the release") { WAVReader.frames(wav) > releasedAt + 24_000 }
+        let stderr = try quit(tmux, "play", log: log)
         XCTAssertTrue(stderr.contains("exit=0"), stderr)
         XCTAssertTrue(stderr.contains("cannot open ALSA PCM 'bendsynth_no_such_pcm'"), stderr)
 

@@ -16,8 +16,8 @@ final class TmuxRemoteTests: XCTestCase {
         XCTAssertTrue(instrument.waitFor("listening for peers"), instrument.stderr)
         let log = dir.appendingPathComponent("remote.err").path
         let (columns, rows) = (100, 30)
-        let command = "\(BinaryRunner.executable.path) remote 127.0.0.1:\(instrument.port) --name tester 2>\(log); echo exit=$? >>\(log)"
-        try tmux(["new-session", "-d", "-s", "remote", "-x", "\(columns)", "-y", "\(rows)", command])
+        try tmux.start("remote", columns: columns, rows: rows,
+                       "\(BinaryRunner.executable.path) remote 127.0.0.1:\(instrument.port) --name tester", log: log)
         defer { try? tmux(["kill-server"]) }
         func screen() throws -> String { try tmux.screen("remote") }
         try waitUntil("the remote pad") { try screen().contains("connected, RTT") }
@@ -45,9 +45,7 @@ final class TmuxRemoteTests: XCTestCase {
         XCTAssertTrue(instrument.waitFor("message from tester: hello"), instrument.stderr)
         XCTAssertFalse(instrument.stderr.contains("message from tester: hi"), "the cancelled line was not sent")
 
-        try tmux(["send-keys", "-t", "remote", "q"])
-        try waitUntil("remote to exit") { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("exit=") ?? false }
-        let stderr = try String(contentsOfFile: log, encoding: .utf8)
+        let stderr = try quit(tmux, "remote", log: log)
         XCTAssertTrue(stderr.contains("exit=0"), stderr)
     }
 }

@@ -3,22 +3,16 @@ import Foundation
 import BendControl
 import BendInput
 import BendTestSupport
-import CSndFile
 
 /// `bendsynth play --scale chromatic --round hold` in a real terminal (tmux): the pad
 /// draws the scale's guides and the touch's nearest step, and the take is on the step
-/// although the mouse is between steps (the live rounding path: port, ticker, pad).
+/// although the mouse is between steps (the live rounding path: port, ticker, pad); a
+/// drag to another point between steps settles on its nearest step by the ticker alone
+/// (the move keeps the first touch's offset; no event follows it).
 final class TmuxScaleTests: XCTestCase {
     let tmux = Tmux("bendsynth-scale-test")
 
     func screen() throws -> String { try tmux.screen("play") }
-
-    func recordedFrames(_ path: String) -> Int {
-        var info = SF_INFO()
-        guard let f = sf_open(path, Int32(SFM_READ), &info) else { return 0 }
-        sf_close(f)
-        return Int(info.frames)
-    }
 
     func testRoundedTouchInTmux() throws {
         guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
@@ -27,8 +21,8 @@ final class TmuxScaleTests: XCTestCase {
         let wav = dir.appendingPathComponent("take.wav").path
         let log = dir.appendingPathComponent("stderr.txt").path
         let (columns, rows) = (100, 30)
-        let command = "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --scale chromatic --round hold --round-rate 50 2>\(log); echo exit=$? >>\(log)"
-        try tmux(["new-session", "-d", "-s", "play", "-x", "\(columns)", "-y", "\(rows)", command])
+        try tmux.start("play", columns: columns, rows: rows,
+                       "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --scale chromatic --round hold --round-rate 50", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the pad") { try screen().contains("voices 0") }
         // A column 15…35 cents above a step, right of the centre.
@@ -40,6 +34,15 @@ final class TmuxScaleTests: XCTestCase {
         })
         let cents = (pad.point(column: column, row: pad.top).x - 0.5) * 2400
         let step = (cents / 100).rounded()
+        // Where the drag goes: 15…35 cents below a step, at least a step further right
+        // (without ticks the touch would sound 30…70 cents below that step).
+        let column2 = try XCTUnwrap((column + 4...pad.left + pad.width - 2).first { c in
+            let cents = (pad.point(column: c, row: pad.top).x - 0.5) * 2400
+            let off = cents - (cents / 100).rounded() * 100
+            return off < -15 && off > -35
+        })
+        let cents2 = (pad.point(column: column2, row: pad.top).x - 0.5) * 2400
+        let step2 = (cents2 / 100).rounded()
         let row = pad.cell(x: 0, y: 1).row
         let border = try screen().components(separatedBy: "\n")[1]
         XCTAssertTrue(border.contains("C#") && border.contains("A"), "the steps' names in the border: \(border)")
@@ -48,17 +51,22 @@ final class TmuxScaleTests: XCTestCase {
         try waitUntil("a voice") { try screen().contains("voices 1") }
         let shown = Scale.noteNames[(9 + Int(step)) % 12] + "+" + String(Int((cents - step * 100).rounded())) + "¢"
         try waitUntil("the touch's step and offset (\(shown))") { try screen().contains(shown) }
-        let pressedAt = recordedFrames(wav)
-        try waitUntil("1 s of the held tone") { recordedFrames(wav) > pressedAt + 48_000 }
-        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(column);\(row)m"])
+        let pressedAt = WAVReader.frames(wav)
+        try waitUntil("1 s of the held tone") { WAVReader.frames(wav) > pressedAt + 48_000 }
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<32;\(column2);\(row)M"])
+        let draggedAt = WAVReader.frames(wav)
+        try waitUntil("1.5 s after the drag") { WAVReader.frames(wav) > draggedAt + 72_000 }
+        try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(column2);\(row)m"])
         try waitUntil("the release") { try screen().contains("voices 0") }
-        try tmux(["send-keys", "-t", "play", "q"])
-        try waitUntil("play to exit") { (try? String(contentsOfFile: log))?.contains("exit=") ?? false }
-        XCTAssertTrue(try String(contentsOfFile: log).contains("exit=0"))
+        XCTAssertTrue(try quit(tmux, "play", log: log).contains("exit=0"))
 
         let left = Measure.channel(try WAVReader.read(wav).samples, 0)
         let first = try XCTUnwrap(left.firstIndex { $0 != 0 })
         let hz = Measure.peakFrequency(Array(left[(first + 2_400)..<(first + 40_000)]), rate: 48_000)
         XCTAssertEqual(1200 * log2(hz / 440), step * 100, accuracy: 2, "\(hz) Hz: on the step, not \(cents) cents")
+        // The last 0.7 s before the release (from 0.75 s after the drag): settled.
+        let last = try XCTUnwrap(left.lastIndex { $0 != 0 })
+        let hz2 = Measure.peakFrequency(Array(left[(last - 36_000)..<(last - 2_400)]), rate: 48_000)
+        XCTAssertEqual(1200 * log2(hz2 / 440), step2 * 100, accuracy: 2, "\(hz2) Hz: settled on the step, not \(cents2) cents")
     }
 }

@@ -12,4 +12,13 @@ enum WAVReader {
         XCTAssertEqual(sf_readf_float(file, &samples, info.frames), info.frames)
         return (samples, Int(info.frames), Int(info.channels), info.samplerate)
     }
+
+    /// Frames in the file at `path` so far (a take still being recorded); 0 before it
+    /// can be opened.
+    static func frames(_ path: String) -> Int {
+        var info = SF_INFO()
+        guard let f = sf_open(path, Int32(SFM_READ), &info) else { return 0 }
+        sf_close(f)
+        return Int(info.frames)
+    }
 }

@@ -37,6 +37,31 @@ final class RoundingPortTests: XCTestCase {
         XCTAssertEqual(1200 * log2(Measure.peakFrequency(Array(out[9600...]), rate: 48_000) / 440), 130, accuracy: 1)
     }
 
+    /// A script played live (`play --script`: `ScriptPlayer`, its events queued ahead of
+    /// the ticker's ticks) with `hold`: a touch moved between steps and resting settles
+    /// on the nearest step as `render` has it (370 → 400 cents above A4; without ticks
+    /// between the events it keeps the down's offset: 340).
+    func testAScriptsRestingTouchSettlesLive() {
+        let harness = RenderHarness(voices: 4, period: 256, rate: 48_000, tone: Measure.sineTone())
+        defer { harness.free() }
+        let port = ControlPort(mixer: harness.mixer, pitchMap: map, rounding: hold(), clock: nil)
+        let script = TouchScript(entries: [.init(time: 0, event: .touch(id: 1, phase: .down, x: x(130), y: 1)),
+                                           .init(time: 0.5, event: .touch(id: 1, phase: .move, x: x(370), y: 1)),
+                                           .init(time: 2, event: .touch(id: 1, phase: .up, x: 0, y: 0))])
+        let mixer = harness.mixer
+        let player = ScriptPlayer(script: script, port: port, rate: 48_000, position: { mixer.position })
+        player.prefill(startFrame: 0)
+        var out: [Float] = []
+        while mixer.position < 96_000 {
+            _ = player.advance()
+            out += harness.render(frames: 256)
+        }
+        let left = Measure.channel(out, 0)
+        XCTAssertEqual(1200 * log2(Measure.peakFrequency(Array(left[4_800..<21_600]), rate: 48_000) / 440), 100, accuracy: 1)
+        XCTAssertEqual(1200 * log2(Measure.peakFrequency(Array(left[60_000..<93_600]), rate: 48_000) / 440), 400, accuracy: 1,
+                       "settled on C#5")
+    }
+
     /// Live: the ticker moves a resting touch onto its step with no event from the
     /// source (the stream clock published here as the render thread would).
     func testTickerSettlesARestingTouch() throws {

@@ -82,6 +82,14 @@ final class SustainTests: XCTestCase {
         _ = harness.render(frames: 4800)
         XCTAssertEqual(harness.mixer.activeVoices, 0, "the source's stop ends the sustained touch")
         XCTAssertEqual(seen.events.last, up, "observers see its up")
+        // What observers saw (a --record-touches take) played again leaves no voice either:
+        // they saw the control let go before the up.
+        let replay = RenderHarness(voices: 8, period: 256, rate: rate)
+        defer { replay.free() }
+        let again = replay.instrument.addPort(pitchMap: .linear)
+        for (i, e) in seen.events.enumerated() { again.send(e, atFrame: UInt64(i) * 480) }
+        _ = replay.render(frames: 9600)
+        XCTAssertEqual(replay.mixer.activeVoices, 0, "the recorded events end the touch: \(seen.events)")
         // And the control was let go with it: the next up is not held.
         port.send(down, atFrame: 9600)
         port.send(up, atFrame: 12_000)

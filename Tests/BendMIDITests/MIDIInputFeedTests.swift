@@ -23,23 +23,4 @@ final class MIDIInputFeedTests: XCTestCase {
         XCTAssertEqual(feed.heldNotes, 0)
         XCTAssertTrue(h.port.activeTouches.isEmpty)
     }
-
-    /// Two sources' touches through one stream: the set-up first, one channel each,
-    /// every note ended by finish, nothing after it.
-    func testStreamEncodesEverySourceAndFinishes() {
-        var out: [(MIDIMessage, UInt64)] = []
-        let stream = MPEStream(pitchMap: .linear) { out.append(($0, $1)) }
-        stream.configure(atFrame: 0)
-        let setup = out.count
-        stream.observe(.touch(id: 1, phase: .down, x: 0.5, y: 1), source: 0, streamFrame: 100)
-        stream.observe(.touch(id: 1, phase: .down, x: 0.75, y: 1), source: 1, streamFrame: 90)
-        stream.finish()
-        stream.observe(.touch(id: 2, phase: .down, x: 0.5, y: 1), source: 0, streamFrame: 300)
-        XCTAssertEqual(Array(out.prefix(3)).map(\.0), [.controlChange(0, 101, 0), .controlChange(0, 100, 6), .controlChange(0, 6, 15)])
-        let notes = out[setup...].filter { $0.0.kind == 0x90 }
-        XCTAssertEqual(notes.map(\.0.channel), [1, 2])
-        XCTAssertEqual(notes.map(\.1), [100, 100], "frames never go backwards")
-        XCTAssertEqual(out.filter { $0.0.kind == 0x80 }.map(\.0.channel).sorted(), [1, 2])
-        XCTAssertEqual(out.last?.0.kind, 0x80, "nothing after finish")
-    }
 }
