@@ -34,10 +34,10 @@ final class OSCListenTests: XCTestCase {
             let c = UDPClient(port: play.port, host: ip, bindTo: ip)
             c.send(OSCEncoder.encode("/bendsynth/touch", [.int32(1), .float(0.5), .float(0.5)])!)
             if heard {
-                try oscWaitUntil("the allowed sender's touch") { c.voices()?.touches == 1 }
+                try waitUntil("the allowed sender's touch") { c.voices()?.touches == 1 }
             } else {
                 XCTAssertNil(c.voices(), "no reply to a sender not allowed")
-                try oscWaitUntil("the refusal note") { play.stderr.contains("osc: ignoring \(ip): not in --osc-allow") }
+                try waitUntil("the refusal note") { play.stderr.contains("osc: ignoring \(ip): not in --osc-allow") }
                 XCTAssertEqual(play.stderr.components(separatedBy: "osc: ignoring").count - 1, 1, "logged once")
             }
             XCTAssertEqual(play.terminate(), 0, play.stderr)
@@ -56,11 +56,11 @@ final class OSCListenTests: XCTestCase {
         XCTAssertEqual(try play.client("/usr/bin/oscsend", ["osc.tcp://127.0.0.1:\(play.port)", "/bendsynth/touch", "iff", "3", "0.5", "0.5"]), 0)
         let a = try TCPClient(port: play.port)
         a.send(OSCEncoder.encode("/bendsynth/touch", [.int32(1), .float(0.25), .float(0.5)])!)
-        try oscWaitUntil("the framed client's touch") { a.voices()?.mine == 1 }
-        try oscWaitUntil("a voice") { a.voices()?.voices == 1 }
+        try waitUntil("the framed client's touch") { a.voices()?.mine == 1 }
+        try waitUntil("a voice") { a.voices()?.voices == 1 }
         a.close()
         let b = try TCPClient(port: play.port)
-        try oscWaitUntil("the closed connection's touch to end") { b.voices()?.touches == 0 }
+        try waitUntil("the closed connection's touch to end") { b.voices()?.touches == 0 }
         XCTAssertEqual(play.terminate(), 0, play.stderr)
         let lines = try String(contentsOfFile: touches, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.filter { $0.contains("\"down\"") }.count, 2, "oscsend's and the framed client's")
