@@ -1,4 +1,5 @@
 import BendOSC
+import BendSystem
 import Foundation
 import Glibc
 import XCTest
@@ -68,20 +69,7 @@ final class OSCListenTests: XCTestCase {
     }
 
     static func nonLoopbackIPv4() -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return nil }
-        defer { freeifaddrs(list) }
-        var p = list
-        while let i = p {
-            defer { p = i.pointee.ifa_next }
-            guard let a = i.pointee.ifa_addr, a.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var sin = UnsafeRawPointer(a).load(as: sockaddr_in.self)
-            var buffer = [CChar](repeating: 0, count: 32)
-            inet_ntop(AF_INET, &sin.sin_addr, &buffer, 32)
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !text.hasPrefix("127.") { return text }
-        }
-        return nil
+        SocketAddress.interfaceAddresses().first { $0.family == .ipv4 && !$0.isLoopback }?.host
     }
 }
 
