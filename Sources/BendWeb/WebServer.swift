@@ -172,9 +172,7 @@ public final class WebServer: @unchecked Sendable {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return header(wsi, WSI_TOKEN_GET_URI) == WebServer.socketPath ? 0 : 1  // 1: refused
         case LWS_CALLBACK_ESTABLISHED:
-            let fd = lws_get_socket_fd(wsi)
-            var one: Int32 = 1  // Nagle + delayed ACK: ~200 ms stalls on small messages
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            try? Socket(fd: lws_get_socket_fd(wsi)).setNoDelay()  // Nagle + delayed ACK: ~200 ms stalls on small messages
             let (id, refusal) = sessions.open(now: MonotonicClock.nanos())
             user?.storeBytes(of: id, as: UInt64.self)
             if case let .close(code, why)? = refusal { return close(wsi, code, why) }
