@@ -158,6 +158,13 @@ final class WebPlayTests: XCTestCase {
                              "GET /Assets/web/pad.js": "404", "GET /nothing": "404", "POST /": "404",
                              "HEAD /": "404", "GET /ws": "404"])
         XCTAssertTrue(out.contains(["upgrade", "/other", "refused"]), "\(out)")
+        // Every answer, a file or a 404, carries the security headers.
+        for request in ["GET /", "GET /pad.js", "GET /nothing", "POST /"] {
+            let headers = Dictionary(out.filter { $0.first == "header" && "\($0[1]) \($0[2])" == request }
+                .map { ($0[3], $0.dropFirst(4).joined(separator: " ")) }) { a, _ in a }
+            XCTAssertEqual(headers, ["cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
+                                     "content-security-policy": "default-src 'self'; connect-src 'self'; frame-ancestors 'none'"], request)
+        }
         XCTAssertEqual(play.terminate(), 0, play.stderr)
     }
 
