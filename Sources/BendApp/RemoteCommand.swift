@@ -112,7 +112,10 @@ enum RemoteCommand {
         var config = PeerSession.Configuration(displayName: o.name ?? "\(user)@\(ProcessInfo.processInfo.hostName)", role: .client)
         config.key = key
         let bluetooth = BluetoothAddress.looksLike(o.target)
-        let session = PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport())
+        let session: PeerSession
+        do { session = try PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport()) } catch {
+            throw AppError.runtime("remote: cannot play '\(o.target)': \(error)")
+        }
         let gone = Mutex<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let monitored = Mutex<RemoteMonitorSource?>(nil)

@@ -18,7 +18,12 @@ public enum PeerBench {
     /// - Throws: `BenchError.setup` when the loopback session cannot be set up.
     static func measure(peers: Int, seconds: Double) throws -> Result {
         let latencies = Mutex<[UInt64]>([])
-        let server = PeerSession(configuration: .init(displayName: "bench", role: .server))
+        func session(_ name: String, _ role: PeerRole) throws -> PeerSession {
+            do { return try PeerSession(configuration: .init(displayName: name, role: role)) } catch {
+                throw BenchError.setup("bench: peer session: \(error)")
+            }
+        }
+        let server = try session("bench", .server)
         server.onReceive = { m, _ in
             if case .touch(_, _, _, _, let sent) = m {
                 let now = MonotonicClock.nanos()
@@ -26,7 +31,7 @@ public enum PeerBench {
             }
         }
         defer { server.stop() }
-        let clients = (0..<peers).map { PeerSession(configuration: .init(displayName: "c\($0)", role: .client)) }
+        let clients = try (0..<peers).map { try session("c\($0)", .client) }
         defer { clients.forEach { $0.stop() } }
         do {
             let address = try server.listen(on: "127.0.0.1:0")

@@ -87,12 +87,14 @@ public final class PeerSession: @unchecked Sendable {
     /// How often the links' timers (heartbeats, handshake deadlines) are looked at, in ns.
     static let tickInterval: UInt64 = 50_000_000
 
-    public init(configuration: Configuration, transport: PeerTransport = TCPTransport()) {
+    /// - Throws: `PeerError.system` when the I/O thread's loop cannot be made (no file
+    ///   descriptors left).
+    public init(configuration: Configuration, transport: PeerTransport = TCPTransport()) throws(PeerError) {
         self.configuration = configuration
         self.transport = transport
         let instance = randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } | 1
         self.instance = instance
-        do { loop = try EventLoop(name: "bendsynth peers") } catch { fatalError("\(error)") }  // no descriptors left at setup
+        do { loop = try EventLoop(name: "bendsynth peers") } catch { throw .system(error) }
         self.links = PeerLinks(configuration: configuration, instance: instance, datagrams: datagrams, loop: loop)
     }
 

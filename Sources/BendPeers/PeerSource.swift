@@ -93,7 +93,10 @@ public final class PeerSource: InputSource, @unchecked Sendable {
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
         config.key = key
-        let session = PeerSession(configuration: config, transport: transport)
+        let session: PeerSession
+        do { session = try PeerSession(configuration: config, transport: transport) } catch {
+            throw InputSourceError(.runtime, "cannot listen for peers: \(error)")
+        }
         if let admission {
             let prompt = self.prompt
             session.invitationPolicy = { peer in

@@ -250,3 +250,25 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         withUnsafeBytes(of: storage) { body(UnsafeRawBufferPointer(rebasing: $0[0..<Int(length)])) }
     }
 }
+
+extension SocketAddress {
+    /// The IPv4 and IPv6 addresses of this machine's interfaces that are up (getifaddrs),
+    /// in the system's order, port 0; empty when they cannot be listed.
+    /// - Thread: any.
+    public static func interfaceAddresses() -> [SocketAddress] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var found: [SocketAddress] = []
+        var p = list
+        while let ifa = p {
+            defer { p = ifa.pointee.ifa_next }
+            guard let sa = ifa.pointee.ifa_addr, ifa.pointee.ifa_flags & UInt32(IFF_UP) != 0 else { continue }
+            let size = Int32(sa.pointee.sa_family) == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: size)) }
+            if let a = SocketAddress(storage: storage, length: socklen_t(size)) { found.append(a) }
+        }
+        return found
+    }
+}

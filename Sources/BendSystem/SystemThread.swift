@@ -50,9 +50,6 @@ public final class SystemThread: @unchecked Sendable {
         fallback.withLock { $0 = f }
     }
 
-    /// The kernel thread id of the calling thread.
-    public static func currentKernelID() -> Int32 { bend_gettid() }
-
     private final class Box: @unchecked Sendable {
         let body: () -> Void
         let name: String

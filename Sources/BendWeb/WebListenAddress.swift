@@ -1,4 +1,4 @@
-import Glibc
+import BendSystem
 
 /// `play --web [ADDR][:PORT]`: where the web controller listens. No ADDR: loopback
 /// (127.0.0.1) only, like `--listen`; `0.0.0.0`: every interface. IPv4 only (for now).
@@ -29,8 +29,7 @@ public struct WebListenAddress: Sendable, Equatable {
         if host.contains(":") || host.hasPrefix("[") {
             throw WebAddressError("'\(text)': IPv6 is not supported by the web controller yet; give an IPv4 address")
         }
-        var a = in_addr()
-        guard inet_pton(AF_INET, host, &a) == 1 else {
+        guard SocketAddress(numeric: host, port: port)?.family == .ipv4 else {
             throw WebAddressError("'\(text)': '\(host)' is not a numeric IPv4 address")
         }
         self.host = host
@@ -44,22 +43,7 @@ public struct WebListenAddress: Sendable, Equatable {
     /// machine's first non-loopback IPv4 address (getifaddrs).
     public var reachableHost: String {
         guard host == "0.0.0.0" else { return host }
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return host }
-        defer { freeifaddrs(list) }
-        var p = list
-        while let ifa = p {
-            defer { p = ifa.pointee.ifa_next }
-            guard let sa = ifa.pointee.ifa_addr, sa.pointee.sa_family == sa_family_t(AF_INET),
-                  ifa.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0, ifa.pointee.ifa_flags & UInt32(IFF_UP) != 0 else { continue }
-            var buf = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            let ok = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
-                var addr = sin.pointee.sin_addr
-                return inet_ntop(AF_INET, &addr, &buf, socklen_t(buf.count)) != nil
-            }
-            if ok { return cText(buf) }
-        }
-        return host
+        return SocketAddress.interfaceAddresses().first { $0.family == .ipv4 && !$0.isLoopback }?.host ?? host
     }
 }
 

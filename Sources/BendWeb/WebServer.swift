@@ -9,8 +9,8 @@ import Synchronization
 /// connection's text messages go to `WebSessions`, whose verdict is carried out here.
 ///
 /// One service thread runs every connection (lws's own loop); replies are queued and
-/// written when lws says the connection is writable. An event loop's timer ends the
-/// touches of silent connections.
+/// written when lws says the connection is writable. A timer of that loop (lws's sorted
+/// usec list) ends the touches of silent connections.
 public final class WebServer: @unchecked Sendable {
     public static let socketPath = "/ws"
     /// The WebSocket subprotocol the page asks for.
@@ -22,7 +22,11 @@ public final class WebServer: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private var context: OpaquePointer?
     private var thread: SystemThread?
-    private var loop: EventLoop?
+    /// The silence rule's lws timer (zeroed `lws_sorted_usec_list_t`), this server's
+    /// pointer stored right after it for the callback. Service thread once started.
+    private var silenceTimer: UnsafeMutableRawPointer?
+    /// How often silent connections are looked for (`WebSessions.endSilent`), in µs.
+    static let silenceCheckMicros: lws_usec_t = 50_000
     private let stopping = Atomic<Bool>(false)
     /// The port bound (the one asked for, or the one the system gave for 0).
     public private(set) var boundPort: UInt16 = 0
@@ -46,6 +50,7 @@ public final class WebServer: @unchecked Sendable {
     deinit {
         stop()
         keep.forEach { free($0) }
+        silenceTimer?.deallocate()
         protocols?.deallocate()
     }
 
@@ -112,35 +117,47 @@ public final class WebServer: @unchecked Sendable {
         let vhost = lws_get_vhost_by_name(ctx, "default")
         let port = vhost.map { lws_get_vhost_listen_port($0) } ?? -1
         boundPort = port > 0 ? UInt16(port) : address.port
+        let timerBytes = MemoryLayout<lws_sorted_usec_list_t>.stride
+        let timer = UnsafeMutableRawPointer.allocate(byteCount: timerBytes + MemoryLayout<UnsafeMutableRawPointer>.size, alignment: 8)
+        timer.initializeMemory(as: UInt8.self, repeating: 0, count: timerBytes)
+        timer.storeBytes(of: Unmanaged.passUnretained(self).toOpaque(), toByteOffset: timerBytes, as: UnsafeMutableRawPointer.self)
+        silenceTimer = timer
+        scheduleSilenceCheck()  // before the service thread starts; then only on it
         do {
-            let loop = try EventLoop(name: "bendsynth web")
-            let sessions = self.sessions
-            loop.schedule(after: 50_000_000, repeating: 50_000_000) { sessions.endSilent(now: MonotonicClock.nanos()) }
-            try loop.start()
-            self.loop = loop
             thread = try SystemThread(name: "bendsynth web io") { [self] in
                 while !stopping.load(ordering: .acquiring), let context {
                     if lws_service(context, 0) < 0 { break }
                 }
             }
         } catch {
-            loop?.stop()
+            lws_sul_cancel(timer.assumingMemoryBound(to: lws_sorted_usec_list_t.self))
             lws_context_destroy(ctx)
             context = nil
-            throw WebServerError("cannot start the web controller's threads: \(error)")
+            throw WebServerError("cannot start the web controller's thread: \(error)")
         }
     }
 
-    /// Stops serving: every connection closes (each one's touches end) and the threads
-    /// are joined. - Thread: setup.
+    /// Runs the silence rule on the service thread in `silenceCheckMicros`, and again after.
+    private func scheduleSilenceCheck() {
+        guard let context, let silenceTimer else { return }
+        lws_sul_schedule(context, 0, silenceTimer.assumingMemoryBound(to: lws_sorted_usec_list_t.self), { sul in
+            guard let sul else { return }
+            let raw = UnsafeMutableRawPointer(sul).load(fromByteOffset: MemoryLayout<lws_sorted_usec_list_t>.stride, as: UnsafeMutableRawPointer.self)
+            let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
+            server.sessions.endSilent(now: MonotonicClock.nanos())
+            server.scheduleSilenceCheck()
+        }, WebServer.silenceCheckMicros)
+    }
+
+    /// Stops serving: every connection closes (each one's touches end) and the service
+    /// thread is joined. - Thread: setup.
     public func stop() {
         guard let context else { return }
-        loop?.stop()
-        loop = nil
         stopping.store(true, ordering: .releasing)
         lws_cancel_service(context)
         thread?.join()
         thread = nil
+        silenceTimer.map { lws_sul_cancel($0.assumingMemoryBound(to: lws_sorted_usec_list_t.self)) }
         lws_context_destroy(context)
         self.context = nil
     }
@@ -155,9 +172,7 @@ public final class WebServer: @unchecked Sendable {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return header(wsi, WSI_TOKEN_GET_URI) == WebServer.socketPath ? 0 : 1  // 1: refused
         case LWS_CALLBACK_ESTABLISHED:
-            let fd = lws_get_socket_fd(wsi)
-            var one: Int32 = 1  // Nagle + delayed ACK: ~200 ms stalls on small messages
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            try? Socket(fd: lws_get_socket_fd(wsi)).setNoDelay()  // Nagle + delayed ACK: ~200 ms stalls on small messages
             let (id, refusal) = sessions.open(now: MonotonicClock.nanos())
             user?.storeBytes(of: id, as: UInt64.self)
             if case let .close(code, why)? = refusal { return close(wsi, code, why) }

@@ -1,4 +1,5 @@
 import BendOSC
+import BendSystem
 import Foundation
 import Glibc
 import XCTest
@@ -34,10 +35,10 @@ final class OSCListenTests: XCTestCase {
             let c = UDPClient(port: play.port, host: ip, bindTo: ip)
             c.send(OSCEncoder.encode("/bendsynth/touch", [.int32(1), .float(0.5), .float(0.5)])!)
             if heard {
-                try oscWaitUntil("the allowed sender's touch") { c.voices()?.touches == 1 }
+                try waitUntil("the allowed sender's touch") { c.voices()?.touches == 1 }
             } else {
                 XCTAssertNil(c.voices(), "no reply to a sender not allowed")
-                try oscWaitUntil("the refusal note") { play.stderr.contains("osc: ignoring \(ip): not in --osc-allow") }
+                try waitUntil("the refusal note") { play.stderr.contains("osc: ignoring \(ip): not in --osc-allow") }
                 XCTAssertEqual(play.stderr.components(separatedBy: "osc: ignoring").count - 1, 1, "logged once")
             }
             XCTAssertEqual(play.terminate(), 0, play.stderr)
@@ -56,11 +57,11 @@ final class OSCListenTests: XCTestCase {
         XCTAssertEqual(try play.client("/usr/bin/oscsend", ["osc.tcp://127.0.0.1:\(play.port)", "/bendsynth/touch", "iff", "3", "0.5", "0.5"]), 0)
         let a = try TCPClient(port: play.port)
         a.send(OSCEncoder.encode("/bendsynth/touch", [.int32(1), .float(0.25), .float(0.5)])!)
-        try oscWaitUntil("the framed client's touch") { a.voices()?.mine == 1 }
-        try oscWaitUntil("a voice") { a.voices()?.voices == 1 }
+        try waitUntil("the framed client's touch") { a.voices()?.mine == 1 }
+        try waitUntil("a voice") { a.voices()?.voices == 1 }
         a.close()
         let b = try TCPClient(port: play.port)
-        try oscWaitUntil("the closed connection's touch to end") { b.voices()?.touches == 0 }
+        try waitUntil("the closed connection's touch to end") { b.voices()?.touches == 0 }
         XCTAssertEqual(play.terminate(), 0, play.stderr)
         let lines = try String(contentsOfFile: touches, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.filter { $0.contains("\"down\"") }.count, 2, "oscsend's and the framed client's")
@@ -68,20 +69,7 @@ final class OSCListenTests: XCTestCase {
     }
 
     static func nonLoopbackIPv4() -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return nil }
-        defer { freeifaddrs(list) }
-        var p = list
-        while let i = p {
-            defer { p = i.pointee.ifa_next }
-            guard let a = i.pointee.ifa_addr, a.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var sin = UnsafeRawPointer(a).load(as: sockaddr_in.self)
-            var buffer = [CChar](repeating: 0, count: 32)
-            inet_ntop(AF_INET, &sin.sin_addr, &buffer, 32)
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !text.hasPrefix("127.") { return text }
-        }
-        return nil
+        SocketAddress.interfaceAddresses().first { $0.family == .ipv4 && !$0.isLoopback }?.host
     }
 }
 

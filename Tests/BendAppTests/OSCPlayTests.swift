@@ -20,14 +20,14 @@ final class OSCPlayTests: XCTestCase {
 
         // 1. oscsend: touch 1 at x = 0.25 (220 Hz), held 0.4 s, released.
         try play.oscsend(["/bendsynth/touch", "iff", "1", "0.25", "0.8"])
-        try oscWaitUntil("the oscsend voice") { voices() == 1 }
+        try waitUntil("the oscsend voice") { voices() == 1 }
         usleep(400_000)  // the note's length, not a wait for a result
         try play.oscsend(["/bendsynth/release", "i", "1"])
-        try oscWaitUntil("the release") { voices() == 0 }
+        try waitUntil("the release") { voices() == 0 }
 
         // 2. python-osc: a TUIO cursor at x = 0.75 (660 Hz), TUIO y 0.2 = pad y 0.8, 0.4 s.
         try play.python("tuio_cursor.py", [String(play.port), "0.75", "0.2", "0.4"])
-        try oscWaitUntil("the cursor's end") { voices() == 0 }
+        try waitUntil("the cursor's end") { voices() == 0 }
 
         // 3. Wrong argument types, three times: one line, no sound.
         for _ in 0..<3 { try play.oscsend(["/bendsynth/touch", "sff", "one", "0.5", "0.5"]) }
@@ -50,14 +50,14 @@ final class OSCPlayTests: XCTestCase {
         // 5. A sender that vanishes mid-touch: its touch ends after --osc-timeout (1 s).
         try play.python("tuio_cursor.py", [String(play.port), "0.5", "0.5", "0.2", "--vanish"])
         XCTAssertEqual(q.voices()?.touches, 1)
-        try oscWaitUntil("the timeout", seconds: 5) { q.voices()?.touches == 0 }
+        try waitUntil("the timeout", seconds: 5) { q.voices()?.touches == 0 }
         XCTAssertTrue(play.stderr.contains("silent for 1.0 s: ending its 1 touch"), play.stderr)
 
         // 6. 3,000 hostile datagrams over the wire, then silence: nothing held.
         try play.python("fuzz_wire.py", [String(play.port), "3000", "42"])
         XCTAssertNotNil(q.voices(), "still answering")
-        try oscWaitUntil("the fuzzers' touches to time out", seconds: 5) { q.voices()?.touches == 0 }
-        try oscWaitUntil("silence", seconds: 5) { voices() == 0 }
+        try waitUntil("the fuzzers' touches to time out", seconds: 5) { q.voices()?.touches == 0 }
+        try waitUntil("silence", seconds: 5) { voices() == 0 }
 
         XCTAssertEqual(play.terminate(), 0, play.stderr)
         XCTAssertFalse(play.stderr.contains("Fatal"), play.stderr)

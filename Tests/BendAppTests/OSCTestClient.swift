@@ -21,7 +21,7 @@ final class OSCPlayProcess {
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
-        try oscWaitUntil("the OSC listener", seconds: 30) { stderr.contains("OSC listening on ") || !process.isRunning }
+        try Poll.require("the OSC listener", seconds: 30) { stderr.contains("OSC listening on ") || !process.isRunning }
         let line = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("OSC listening on ") }, stderr)
         let addr = line.split(separator: " ")[5].trimmingCharacters(in: CharacterSet(charactersIn: ","))
         port = try XCTUnwrap(UInt16(addr.split(separator: ":").last!), String(line))
@@ -130,14 +130,3 @@ final class UDPClient {
     }
 }
 
-/// Polls `condition` until it holds, failing after `seconds`.
-func oscWaitUntil(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while try !condition() {
-        if Date() > deadline {
-            XCTFail("timed out waiting for \(what)")
-            throw CocoaError(.executableLoad)
-        }
-        usleep(10_000)
-    }
-}

@@ -46,7 +46,7 @@ final class PadNoticesTests: XCTestCase {
         defer { source.stop() }
         let address = try XCTUnwrap(source.boundAddress)
 
-        let remote = PeerSession(configuration: .init(displayName: "Ada", role: .client))
+        let remote = try PeerSession(configuration: .init(displayName: "Ada", role: .client))
         defer { remote.stop() }
         _ = try remote.connect(to: address)
         XCTAssertTrue(Poll.until { notices.current()?.hasSuffix("connected") == true }, notices.current() ?? "no notice")

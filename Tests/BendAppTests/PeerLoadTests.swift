@@ -21,7 +21,7 @@ final class PeerLoadTests: XCTestCase {
         var sessions: [PeerSession] = []
         defer { sessions.forEach { $0.stop() } }
         for i in 0..<controllers {
-            let s = PeerSession(configuration: .init(displayName: "load\(i)", role: .client))
+            let s = try PeerSession(configuration: .init(displayName: "load\(i)", role: .client))
             _ = try s.connect(to: "127.0.0.1:\(instrument.port)")
             sessions.append(s)
         }

@@ -14,8 +14,8 @@ final class PeerNamespaceTests: XCTestCase {
         let instrument = try PeerEndToEndTests.Instrument(dir: dir, listen: { String($0) }, extra: ["--record-touches", touches])
         defer { _ = instrument.stop() }
         XCTAssertTrue(instrument.waitFor("listening for peers"), instrument.stderr)
-        let a = PeerSession(configuration: .init(displayName: "A", role: .client))
-        let b = PeerSession(configuration: .init(displayName: "B", role: .client))
+        let a = try PeerSession(configuration: .init(displayName: "A", role: .client))
+        let b = try PeerSession(configuration: .init(displayName: "B", role: .client))
         defer { a.stop(); b.stop() }
         _ = try a.connect(to: "127.0.0.1:\(instrument.port)")
         _ = try b.connect(to: "127.0.0.1:\(instrument.port)")

@@ -12,14 +12,20 @@ enum Poll {
         }
         return try condition()
     }
+
+    /// Polls `condition` until it holds; fails the running test and gives up (throws)
+    /// after `seconds`. For helpers outside a test case; a test calls `waitUntil`.
+    static func require(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
+        guard try !until(seconds, condition) else { return }
+        XCTFail("timed out waiting for \(what)")
+        throw XCTSkip("gave up")
+    }
 }
 
 extension XCTestCase {
     /// Polls `condition` until it holds; fails the test and gives up after `seconds`.
     func waitUntil(_ what: String, seconds: Double = 20, _ condition: () throws -> Bool) throws {
-        guard try !Poll.until(seconds, condition) else { return }
-        XCTFail("timed out waiting for \(what)")
-        throw XCTSkip("gave up")
+        try Poll.require(what, seconds: seconds, condition)
     }
 }
 

@@ -51,14 +51,14 @@ final class RemoteEvdevTests: XCTestCase {
 
     /// An instrument on loopback and a controller connected to it.
     private func instrumentAndController() throws -> (server: PeerSession, remote: PeerSession, Received) {
-        let server = PeerSession(configuration: .init(displayName: "evdev-test", role: .server))
+        let server = try PeerSession(configuration: .init(displayName: "evdev-test", role: .server))
         let received = Received()
         server.onReceive = { m, _ in
             if case let .touch(id, phase, x, _, _) = m {
                 received.lines.withLock { $0.append((id, phase == .up ? "up" : "\(phase) \(String(format: "%.2f", x))")) }
             }
         }
-        let remote = PeerSession(configuration: .init(displayName: "controller", role: .client))
+        let remote = try PeerSession(configuration: .init(displayName: "controller", role: .client))
         _ = try remote.connect(to: try server.listen(on: "127.0.0.1:0"))   // on a throw, deinit stops both
         return (server, remote, received)
     }

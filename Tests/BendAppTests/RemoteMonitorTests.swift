@@ -8,7 +8,7 @@ import XCTest
 /// `remote --monitor`: the same touches reach the instrument and sound locally.
 final class RemoteMonitorTests: XCTestCase {
     func testMonitoredRemoteSoundsLocallyAtThePitchAndTheInstrumentGetsTheTouches() throws {
-        let server = PeerSession(configuration: .init(displayName: "monitor-test", role: .server))
+        let server = try PeerSession(configuration: .init(displayName: "monitor-test", role: .server))
         let touches = Mutex<[String]>([])
         server.onReceive = { m, _ in
             if case let .touch(id, phase, x, _, _) = m { touches.withLock { $0.append(phase == .up ? "\(id) up" : "\(id) \(phase) \(x)") } }

@@ -39,7 +39,7 @@ final class RemoteTargetTests: XCTestCase {
     /// NAME and plays it: the touch arrives with the remote's name.
     func testRemoteByNamePlaysTheAnnouncedInstrument() throws {
         let name = "named-instrument-\(getpid())"
-        let server = PeerSession(configuration: .init(displayName: name, role: .server))
+        let server = try PeerSession(configuration: .init(displayName: name, role: .server))
         let touches = Mutex<[String]>([])
         server.onReceive = { m, peer in
             if case let .touch(_, phase, x, _, _) = m { touches.withLock { $0.append(phase == .down ? "\(peer.name) down \(x)" : "\(peer.name) \(phase)") } }

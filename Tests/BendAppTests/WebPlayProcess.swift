@@ -25,7 +25,7 @@ final class WebPlayProcess {
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
-        try webWaitUntil("the web pad's address", seconds: 30) { urlLine != nil || !process.isRunning }
+        try Poll.require("the web pad's address", seconds: 30) { urlLine != nil || !process.isRunning }
         url = try XCTUnwrap(urlLine, stderr)
     }
 
@@ -79,25 +79,6 @@ final class WebPlayProcess {
         XCTAssertEqual(status, 0, "pad_driver.py \(scenario) failed (its message is in the log); play said:\n\(stderr)")
         XCTAssertEqual(lines.last, ["done"])
         return lines
-    }
-}
-
-/// CLOCK_MONOTONIC nanoseconds (Python's time.monotonic_ns() on Linux).
-func monotonicNanos() -> UInt64 {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-}
-
-/// Polls `condition` until it holds, failing after `seconds`.
-func webWaitUntil(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while try !condition() {
-        if Date() > deadline {
-            XCTFail("timed out waiting for \(what)")
-            throw CocoaError(.executableLoad)
-        }
-        usleep(2_000)
     }
 }
 

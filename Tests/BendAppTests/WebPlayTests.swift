@@ -1,3 +1,4 @@
+import BendSystem
 import Foundation
 import Glibc
 import XCTest
@@ -95,8 +96,8 @@ final class WebPlayTests: XCTestCase {
         let driver = try play.chromium("kill")
         let killed = try XCTUnwrap(driver.first { $0.first == "killed" }.flatMap { UInt64($0[1]) })
         XCTAssertEqual(lines(play.touches, "down").count, 1)
-        try webWaitUntil("the killed page's touch to end", seconds: 5) { !lines(play.touches, "up").isEmpty }
-        let seen = monotonicNanos()
+        try waitUntil("the killed page's touch to end", seconds: 5) { !lines(play.touches, "up").isEmpty }
+        let seen = MonotonicClock.nanos()
         XCTAssertLessThan(Double(seen - killed) / 1e9, 1.0, "up seen after the kill")
         XCTAssertEqual(play.terminate(), 0, play.stderr)
     }
@@ -114,13 +115,13 @@ final class WebPlayTests: XCTestCase {
         try p.run()
         defer { try? input.fileHandleForWriting.close(); p.waitUntilExit() }
         var text = ""
-        try webWaitUntil("the client's down", seconds: 10) {
+        try waitUntil("the client's down", seconds: 10) {
             text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
             return text.contains("down ")
         }
         let down = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("down ") }.flatMap { UInt64($0.split(separator: " ")[1]) })
-        try webWaitUntil("the silent connection's touch to end", seconds: 5) { !lines(play.touches, "up").isEmpty }
-        let seconds = Double(monotonicNanos() - down) / 1e9
+        try waitUntil("the silent connection's touch to end", seconds: 5) { !lines(play.touches, "up").isEmpty }
+        let seconds = Double(MonotonicClock.nanos() - down) / 1e9
         XCTAssertGreaterThan(seconds, 0.5, "ended before the page's pings could be missed")
         XCTAssertLessThan(seconds, 1.0)
         XCTAssertEqual(lines(play.touches, "down").count, 1)
@@ -157,6 +158,13 @@ final class WebPlayTests: XCTestCase {
                              "GET /Assets/web/pad.js": "404", "GET /nothing": "404", "POST /": "404",
                              "HEAD /": "404", "GET /ws": "404"])
         XCTAssertTrue(out.contains(["upgrade", "/other", "refused"]), "\(out)")
+        // Every answer, a file or a 404, carries the security headers.
+        for request in ["GET /", "GET /pad.js", "GET /nothing", "POST /"] {
+            let headers = Dictionary(out.filter { $0.first == "header" && "\($0[1]) \($0[2])" == request }
+                .map { ($0[3], $0.dropFirst(4).joined(separator: " ")) }) { a, _ in a }
+            XCTAssertEqual(headers, ["cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
+                                     "content-security-policy": "default-src 'self'; connect-src 'self'; frame-ancestors 'none'"], request)
+        }
         XCTAssertEqual(play.terminate(), 0, play.stderr)
     }
 
@@ -266,7 +274,7 @@ final class WebTerminalTests: XCTestCase {
         client.standardOutput = Pipe()
         try client.run()
         defer { try? input.fileHandleForWriting.close(); client.waitUntilExit() }
-        try webWaitUntil("the phone's touch to end before Enter", seconds: 10) {
+        try waitUntil("the phone's touch to end before Enter", seconds: 10) {
             (try? String(contentsOfFile: touches, encoding: .utf8))?.contains("\"up\"") ?? false
         }
         let events = try String(contentsOfFile: touches, encoding: .utf8).split(separator: "\n").map {

@@ -68,6 +68,33 @@ final class OSCAddressSpaceTests: XCTestCase {
         XCTAssertEqual(osc.feed(Array("/bendsynth/voices".utf8) + [0, 0, 0], from: "a:1"), replies)
     }
 
+    /// At most `maxSenders` senders and `maxTouches` touches at once: further new ones
+    /// are ignored (logged once), the ones held play on and end.
+    func testSendersAndTouchesAreCapped() {
+        let log = EventLog()
+        let osc = log.interpreter()
+        for n in 0...OSCInterpreter.maxSenders {
+            osc.feed(osc_("/bendsynth/touch", .int32(1), .float(0.5), .float(0.5)), from: "10.0.0.1:\(6000 + n)")
+        }
+        XCTAssertEqual(osc.activeTouches, OSCInterpreter.maxSenders, "the 65th sender is not heard")
+        XCTAssertEqual(log.lines, ["osc: more than 64 senders at once; ignoring 10.0.0.1:6064 and further new ones"])
+        osc.feed(osc_("/bendsynth/release", .int32(1)), from: "10.0.0.1:6000")
+        XCTAssertEqual(osc.activeTouches, OSCInterpreter.maxSenders - 1, "a sender held plays on")
+
+        let many = EventLog()
+        let one = many.interpreter()
+        for id in 0...Int32(OSCInterpreter.maxTouches) {
+            one.feed(osc_("/bendsynth/touch", .int32(id), .float(0.5), .float(0.5)))
+        }
+        XCTAssertEqual(one.activeTouches, OSCInterpreter.maxTouches)
+        XCTAssertEqual(many.starts, OSCInterpreter.maxTouches)
+        XCTAssertEqual(many.lines, ["osc: more than 256 touches at once; ignoring new ones"])
+        one.feed(osc_("/bendsynth/release", .int32(Int32(OSCInterpreter.maxTouches))))   // never started: nothing
+        one.endAll()
+        XCTAssertEqual(one.activeTouches, 0)
+        XCTAssertEqual(many.faults, [])
+    }
+
     /// XY pads: z = 1 touching, z = 0 released; a position alone makes no sound.
     func testXYPad() {
         let log = EventLog()

@@ -35,7 +35,7 @@ final class BrowsingTests: XCTestCase {
     func testSessionReportsAnInstrumentAvailableThenUnavailableOverLoopback() throws {
         let port: UInt16 = 48_100 + UInt16(getpid() % 90)
         let events = Mutex<[PeerStateChange]>([])
-        let session = PeerSession(configuration: .init(displayName: "controller", role: .client))
+        let session = try PeerSession(configuration: .init(displayName: "controller", role: .client))
         session.onStateChange = { c in events.withLock { $0.append(c) } }
         defer { session.stop() }
         try session.browse(port: port, expiry: 1.5)

@@ -1,4 +1,5 @@
 import BendPeers
+import BendTestSupport
 import XCTest
 
 final class FrameCodecTests: XCTestCase {
@@ -91,18 +92,5 @@ final class FrameCodecTests: XCTestCase {
         print("fuzz: \(rounds) frames, \(decoded) decoded, \(rejected) rejected")
         XCTAssertGreaterThan(rejected, rounds / 4)
         XCTAssertGreaterThan(decoded, 0)
-    }
-}
-
-/// Deterministic generator for the fuzz (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

@@ -9,7 +9,7 @@ final class HandshakeResendTests: XCTestCase {
     private func session(_ name: String, role: PeerRole, resend: Double) -> (PeerSession, PeerRecorder) {
         var c = PeerSession.Configuration(displayName: name, role: role)
         c.handshakeResendInterval = resend
-        let s = PeerSession(configuration: c)
+        let s = try! PeerSession(configuration: c)  // no descriptors left: the test cannot go on
         let r = PeerRecorder()
         r.attach(s)
         return (s, r)

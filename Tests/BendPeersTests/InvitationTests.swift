@@ -5,10 +5,11 @@ import XCTest
 
 /// Invitations the player answers (`.ask`), as Bluetooth invitations are.
 final class InvitationTests: XCTestCase {
-    private func asking(timeout: Double = 30) -> (PeerSession, PeerRecorder) {
+    private func asking(timeout: Double = 30, maxPeers: Int = 8) -> (PeerSession, PeerRecorder) {
         var c = PeerSession.Configuration(displayName: "stage", role: .server)
         c.invitationTimeout = timeout
-        let s = PeerSession(configuration: c)
+        c.maxPeers = maxPeers
+        let s = try! PeerSession(configuration: c)  // no descriptors left: the test cannot go on
         s.invitationPolicy = { _ in .ask }
         let r = PeerRecorder()
         r.attach(s)
@@ -33,6 +34,32 @@ final class InvitationTests: XCTestCase {
         XCTAssertTrue(server.pendingInvitations.isEmpty)
         XCTAssertEqual(client.send(.text("hi")), 1)
         XCTAssertTrue(waitFor { sr.messages.last?.0 == .text("hi") })
+    }
+
+    /// Two invitations wait while the room has one place: the one accepted first plays,
+    /// the other, accepted after, is declined as too many (the room is counted again at
+    /// the answer, not only when the HELLO came).
+    func testAnInvitationAcceptedWhenTheRoomIsFullIsDeclined() throws {
+        let (server, _) = asking(maxPeers: 1)
+        defer { server.stop() }
+        let address = try server.listen(on: "127.0.0.1:0")
+        let (a, _) = makeSession("phone a", role: .client)
+        let (b, _) = makeSession("phone b", role: .client)
+        defer { a.stop(); b.stop() }
+        let first = connectInBackground(a, address, timeout: 10)
+        let second = connectInBackground(b, address, timeout: 10)
+        XCTAssertTrue(waitFor { server.pendingInvitations.count == 2 })
+        let waiting = server.pendingInvitations
+        let idA = try XCTUnwrap(waiting.first { $0.name == "phone a" }?.id)
+        let idB = try XCTUnwrap(waiting.first { $0.name == "phone b" }?.id)
+        server.answerInvitation(from: idA, .accept)
+        XCTAssertTrue(waitFor { first.get() != nil })
+        XCTAssertEqual(try first.get()?.get().name, "stage")
+        server.answerInvitation(from: idB, .accept)
+        XCTAssertTrue(waitFor { second.get() != nil })
+        guard case .failure(let e)? = second.get() else { return XCTFail("expected a decline") }
+        XCTAssertEqual(e as? PeerError, .declined(.tooManyPeers, "already 1 peers"))
+        XCTAssertTrue(waitFor { server.pendingInvitations.isEmpty })
     }
 
     func testThePlayerDeclinesWithAReason() throws {

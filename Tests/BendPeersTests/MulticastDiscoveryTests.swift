@@ -9,8 +9,8 @@ import XCTest
 final class MulticastDiscoveryTests: XCTestCase {
     func testTwoListenersOnOneHostBothHearOneAnnouncer() throws {
         let port: UInt16 = 48_100 + UInt16(getpid() % 90)
-        let a = PeerSession(configuration: .init(displayName: "listener A", role: .client))
-        let b = PeerSession(configuration: .init(displayName: "listener B", role: .client))
+        let a = try PeerSession(configuration: .init(displayName: "listener A", role: .client))
+        let b = try PeerSession(configuration: .init(displayName: "listener B", role: .client))
         defer { a.stop(); b.stop() }
         try a.browse(port: port)
         try b.browse(port: port)

@@ -1,4 +1,5 @@
 import BendControl
+import BendTestSupport
 import BendWeb
 import XCTest
 
@@ -51,7 +52,7 @@ final class WebMessageDecoderTests: XCTestCase {
     /// cut or repeated): none crashes; every message decoded keeps to the protocol's
     /// ranges; the sessions it is fed to never hold more touches than the limit.
     func testFuzzOfTheDecoderAndTheSessions() throws {
-        var random = SplitMix64(seed: 0x5eed_11)
+        var random = SplitMix(seed: 0x5eed_11)
         let valid = ["h 0123456789abcdef0123456789abcdef", "d 1 0.25 0.5 10", "m 1 0.3 0.6 11", "u 1 0.3 0.6 12",
                      "t -0.5", "p 100", "s 1", "s 0", "d 4000000 1 1 1e3", "m 2 0 0 0\nm 3 1 1 1"]
         let alphabet = Array("0123456789.-+eEdmuthpnaifs x\n\u{0}".utf8)
@@ -107,19 +108,6 @@ final class WebMessageDecoderTests: XCTestCase {
         sessions.close(connection)
         XCTAssertEqual(sessions.touches, 0)
         XCTAssertEqual(emitted.held, 0, "every touch that went down went up")
-    }
-}
-
-/// SplitMix64: a small seeded generator, so a failing fuzz round can be replayed.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }
 

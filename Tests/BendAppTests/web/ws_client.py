@@ -10,7 +10,7 @@ browser will not send: silence on an open socket, malformed and oversized messag
           connection and prints the close code and reason; then A sends a ping and its up:
           prints A's pong (A was not closed)
   http    plain requests: the page's files, paths that try to escape, other methods;
-          prints each status; then a WebSocket upgrade on another path
+          prints each status and security header; then a WebSocket upgrade on another path
 """
 import base64
 import os
@@ -134,6 +134,8 @@ def main():
             r = c.getresponse()
             body = r.read()
             print("status", method, path, r.status, r.getheader("Content-Type"), len(body), flush=True)
+            for name in ["Cache-Control", "X-Content-Type-Options", "Referrer-Policy", "Content-Security-Policy"]:
+                print("header", method, path, name.lower(), r.getheader(name), flush=True)
             c.close()
         try:
             Client.path = "/other"
