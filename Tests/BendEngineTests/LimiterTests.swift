@@ -83,5 +83,19 @@ final class LimiterTests: XCTestCase {
         for i in plain.out.indices { worst = max(worst, abs(Double(quieter.out[i]) - 0.5 * Double(plain.out[i]))) }
         XCTAssertLessThan(Measure.dB(worst), -120)
         XCTAssertGreaterThan(peakDB(plain.out) - peakDB(quieter.out), 6.0)
+
+        // With the limiter the master gain is applied in its pass, before it limits: the
+        // quiet mix at half gain is the limited one at full gain halved, and a mix that
+        // clips at full gain (4 voices in phase) is not reduced at gain 0.1.
+        let limitedPlain = render(voices: 1, gain: 0.25, limiter: true)
+        let limitedQuieter = render(voices: 1, gain: 0.25, limiter: true, masterGain: 0.5)
+        worst = 0
+        for i in limitedPlain.out.indices {
+            worst = max(worst, abs(Double(limitedQuieter.out[i]) - 0.5 * Double(limitedPlain.out[i])))
+        }
+        XCTAssertLessThan(Measure.dB(worst), -120, "the limiter applies the master gain")
+        let loud = render(voices: 4, gain: 1, limiter: true, masterGain: 0.1)
+        XCTAssertEqual(loud.limiterGain, 1, "the master gain is applied before the limiter")
+        XCTAssertLessThan(peakDB(loud.out), -1)
     }
 }
