@@ -76,6 +76,24 @@ final class LimiterTests: XCTestCase {
         XCTAssertLessThanOrEqual(Measure.dB(Double(out.reduce(0) { max($0, abs($1)) })), -0.3)
     }
 
+    /// The peak meter (`Mixer.peak`) is the largest absolute sample of the last period as
+    /// it was output: limited, scaled by the master gain, or the plain mix.
+    func testPeakMeterReadsTheLastPeriodsOutput() {
+        for (limiter, masterGain) in [(true, Float(1)), (true, 0.5), (false, 0.5), (false, 1)] {
+            let h = RenderHarness(voices: 4, period: 256) {
+                $0.limiter = limiter
+                $0.gain = masterGain
+            }
+            defer { h.free() }
+            let out = h.render(frames: 4096, events: (0..<4).map {
+                EngineEvent(frame: 0, kind: .down, key: h.key($0), value: 1, gain: 1)
+            })
+            let last = out[(out.count - 2 * 256)...].reduce(Float(0)) { max($0, abs($1)) }
+            XCTAssertGreaterThan(last, 0.5)
+            XCTAssertEqual(h.mixer.peak, last, "limiter \(limiter), master gain \(masterGain)")
+        }
+    }
+
     func testMasterGainScalesTheMix() {
         let plain = render(voices: 1, gain: 0.25, limiter: false)
         let quieter = render(voices: 1, gain: 0.25, limiter: false, masterGain: 0.5)
