@@ -76,6 +76,34 @@ final class LimiterTests: XCTestCase {
         XCTAssertLessThanOrEqual(Measure.dB(Double(out.reduce(0) { max($0, abs($1)) })), -0.3)
     }
 
+    /// The release: once a loud stretch ends the gain returns toward 1 with the 100 ms
+    /// time constant, not at once. A voice at gain 4 (limited) lowered to 0.5 (below the
+    /// ceiling): the limited output against the unlimited one (delayed by the look-ahead),
+    /// peak against peak over 10 ms, is still reduced 50 ms after the change, and
+    /// 100 ms later the reduction (1 − gain) has fallen by e^−1.
+    func testGainReturnsWithTheReleaseTimeConstant() {
+        func run(limiter: Bool) -> (out: [Float], latency: Int) {
+            let h = RenderHarness(voices: 4, period: 256) { $0.limiter = limiter }
+            defer { h.free() }
+            let out = Measure.channel(h.render(frames: 48_000, events: [
+                EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: 1, gain: 4),
+                EngineEvent(frame: 30_000, kind: .move, key: h.key(1), value: 1, gain: 0.5),
+            ]), 0)
+            return (out, h.mixer.latencyFrames)
+        }
+        let limited = run(limiter: true), plain = run(limiter: false)
+        func gain(msAfter ms: Int) -> Double {
+            let window = (30_000 + 48 * ms)..<(30_000 + 48 * ms + 480)
+            let p = window.map { abs(Double(plain.out[$0])) }.max()!
+            return window.map { abs(Double(limited.out[$0 + limited.latency])) }.max()! / p
+        }
+        let g50 = gain(msAfter: 50), g150 = gain(msAfter: 150)
+        print(String(format: "gain 50 ms after: %.3f, 150 ms after: %.3f; reduction ratio %.3f (e^-1 = 0.368)",
+                     g50, g150, (1 - g150) / (1 - g50)))
+        XCTAssertLessThan(g50, 0.9, "the return is slow")
+        XCTAssertEqual((1 - g150) / (1 - g50), exp(-1), accuracy: 0.05, "time constant 100 ms")
+    }
+
     /// The peak meter (`Mixer.peak`) is the largest absolute sample of the last period as
     /// it was output: limited, scaled by the master gain, or the plain mix.
     func testPeakMeterReadsTheLastPeriodsOutput() {
