@@ -104,6 +104,36 @@ final class LimiterTests: XCTestCase {
         XCTAssertEqual((1 - g150) / (1 - g50), exp(-1), accuracy: 0.05, "time constant 100 ms")
     }
 
+    /// The attack: the gain is the mean of the held gains over the L frames of the
+    /// look-ahead, so however fast the mix gets loud (a voice at gain 4 from silence,
+    /// its 4 ms attack) the gain falls by at most 1/L per frame, starting before the
+    /// loud frames reach the output. Gain per frame: the limited output over the
+    /// unlimited one (delayed by the look-ahead), where the latter is not near 0.
+    func testGainFallsLinearlyOverTheLookAhead() {
+        func run(limiter: Bool) -> (out: [Float], latency: Int) {
+            let h = RenderHarness(voices: 4, period: 256) { $0.limiter = limiter }
+            defer { h.free() }
+            let out = Measure.channel(h.render(frames: 6000, events: [
+                EngineEvent(frame: 1000, kind: .down, key: h.key(1), value: 1, gain: 4),
+            ]), 0)
+            return (out, h.mixer.latencyFrames)
+        }
+        let limited = run(limiter: true), plain = run(limiter: false)
+        let length = Double(limited.latency + 1)
+        var largest = 0.0, smallest = 1.0
+        var previous: Double?
+        for n in 0..<(plain.out.count - limited.latency) {
+            guard abs(plain.out[n]) > 0.01 else { previous = nil; continue }
+            let g = Double(limited.out[n + limited.latency]) / Double(plain.out[n])
+            if let previous { largest = max(largest, abs(g - previous)) }
+            smallest = min(smallest, g)
+            previous = g
+        }
+        print(String(format: "smallest gain %.3f; largest change per frame %.4f (1/L = %.4f)", smallest, largest, 1 / length))
+        XCTAssertLessThan(smallest, 0.6, "the limiter acted")
+        XCTAssertLessThanOrEqual(largest, 1.001 / length)
+    }
+
     /// The peak meter (`Mixer.peak`) is the largest absolute sample of the last period as
     /// it was output: limited, scaled by the master gain, or the plain mix.
     func testPeakMeterReadsTheLastPeriodsOutput() {
