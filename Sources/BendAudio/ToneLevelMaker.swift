@@ -51,7 +51,7 @@ public enum ToneLevelMaker {
             // length per conversion, not three times it.
             var best = target, bestCost = Int.max
             for candidate in max(1, Int(Double(target) * 0.985))...target {
-                let cost = m / gcd(m, candidate) + candidate / gcd(candidate, k * n) + 2 * candidate / gcd(2 * candidate, k * n)
+                let cost = m / ToneLoader.gcd(m, candidate) + candidate / ToneLoader.gcd(candidate, k * n) + 2 * candidate / ToneLoader.gcd(2 * candidate, k * n)
                 if cost < bestCost { best = candidate; bestCost = cost }
             }
             sizes.append(best)
@@ -94,43 +94,9 @@ public enum ToneLevelMaker {
         // multiple of n/gcd(n, frames) input frames, so that it lasts a whole number of
         // output frames: the output's first frame then falls exactly on the input's
         // first (no fractional time shift between levels).
-        let unit = n / gcd(n, frames)
+        let unit = n / ToneLoader.gcd(n, frames)
         let context = (Int(2048 / min(ratio, 1)) + unit - 1) / unit * unit
-        var extended = [Float](repeating: 0, count: n + 2 * context)
-        extended.withUnsafeMutableBufferPointer { e in
-            loop.withUnsafeBufferPointer { l in
-                var j = (n - context % n) % n
-                for i in 0..<e.count {
-                    e[i] = l[j]
-                    j = j + 1 == n ? 0 : j + 1
-                }
-            }
-        }
-        let start = context / unit * (frames / gcd(n, frames))
-        var output = [Float](repeating: 0, count: Int((Double(extended.count) * ratio).rounded(.up)) + 16)
-        var generated = 0
-        let status = extended.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                var data = SRC_DATA()
-                data.data_in = input.baseAddress
-                data.input_frames = input.count
-                data.data_out = out.baseAddress
-                data.output_frames = out.count
-                data.src_ratio = ratio
-                data.end_of_input = 1
-                let status = src_simple(&data, quality, 1)
-                generated = data.output_frames_gen
-                return status
-            }
-        }
-        if status != 0 { throw fail("libsamplerate: " + String(cString: src_strerror(status))) }
-        guard generated >= start + frames else {
-            throw fail("libsamplerate produced \(generated) frames; expected at least \(start + frames)")
-        }
-        let result = Array(output[start..<(start + frames)])
-        if result.contains(where: { !$0.isFinite }) { throw fail("libsamplerate produced a non-finite sample") }
-        return result
+        return try ToneLoader.convertLoop(mono: loop, context: context, ratio: ratio, quality: quality,
+                                          start: context / unit * (frames / ToneLoader.gcd(n, frames)), frames: frames, fail: fail)
     }
-
-    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 }

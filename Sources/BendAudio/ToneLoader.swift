@@ -168,11 +168,27 @@ public enum ToneLoader {
             let step = inRate / gcd(inRate, Int(outRate))
             if step <= 65_536 { context = (context + step - 1) / step * step }
         }
+        return try convertLoop(mono: loop, context: context, ratio: ratio, quality: Int32(SRC_SINC_BEST_QUALITY),
+                               start: Int((Double(context) * ratio).rounded()), frames: outCount, fail: fail)
+    }
+
+    /// `loop` converted by `ratio` with libsamplerate (`quality`) as a periodic signal:
+    /// extended on each side by `context` frames of its own wrap-around continuation,
+    /// converted whole, and the output's frames `start ..< start + frames` returned (all
+    /// finite). The one libsamplerate call of `resampleLoop` and `ToneLevelMaker`.
+    static func convertLoop(mono loop: [Float], context: Int, ratio: Double, quality: Int32, start: Int, frames: Int,
+                            fail: (String) -> ToneLoadError) throws -> [Float] {
+        let n = loop.count
         var extended = [Float](repeating: 0, count: n + 2 * context)
-        for i in 0..<extended.count {
-            extended[i] = loop[((i - context) % n + n) % n]
+        extended.withUnsafeMutableBufferPointer { e in
+            loop.withUnsafeBufferPointer { l in
+                var j = (n - context % n) % n  // frame (i − context) mod n
+                for i in 0..<e.count {
+                    e[i] = l[j]
+                    j = j + 1 == n ? 0 : j + 1
+                }
+            }
         }
-        let start = Int((Double(context) * ratio).rounded())
         let capacity = Int((Double(extended.count) * ratio).rounded(.up)) + 16
         var output = [Float](repeating: 0, count: capacity)
         var generated = 0
@@ -185,16 +201,16 @@ public enum ToneLoader {
                 data.output_frames = out.count
                 data.src_ratio = ratio
                 data.end_of_input = 1
-                let status = src_simple(&data, Int32(SRC_SINC_BEST_QUALITY), 1)
+                let status = src_simple(&data, quality, 1)
                 generated = data.output_frames_gen
                 return status
             }
         }
         if status != 0 { throw fail("libsamplerate: " + String(cString: src_strerror(status))) }
-        guard generated >= start + outCount else {
-            throw fail("libsamplerate produced \(generated) frames; expected at least \(start + outCount)")
+        guard generated >= start + frames else {
+            throw fail("libsamplerate produced \(generated) frames; expected at least \(start + frames)")
         }
-        let result = Array(output[start..<(start + outCount)])
+        let result = Array(output[start..<(start + frames)])
         if result.contains(where: { !$0.isFinite }) {
             throw fail("libsamplerate produced a non-finite sample")
         }

@@ -64,15 +64,16 @@ struct Limiter {
 
     /// Limits `frames` interleaved stereo frames of `buffer` in place (each first
     /// multiplied by `gain`, the master gain). Returns the smallest gain applied
-    /// (1: untouched).
+    /// (1: untouched) and the largest absolute sample written (the mixer's peak meter).
     /// - Thread: render.
     @_noLocks
-    func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, gain: Float) -> Float {
+    func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, gain: Float) -> (smallestGain: Float, peak: Float) {
         let l = length
         var at = state[0]
         var quiet = state[1]
         var r = release.pointee
         var smallest: Float = 1
+        var peak: Float = 0
         let ceiling = Limiter.ceiling
         var n = 0
         while n < frames {
@@ -103,8 +104,11 @@ struct Limiter {
             let outLeft = l == 1 ? left : delay[2 * oldest], outRight = l == 1 ? right : delay[2 * oldest + 1]
             delay[2 * at] = left
             delay[2 * at + 1] = right
-            buffer[2 * n] = g == 1 ? outLeft : outLeft * g
-            buffer[2 * n + 1] = g == 1 ? outRight : outRight * g
+            let limitedLeft = g == 1 ? outLeft : outLeft * g, limitedRight = g == 1 ? outRight : outRight * g
+            buffer[2 * n] = limitedLeft
+            buffer[2 * n + 1] = limitedRight
+            peak = max(peak, abs(limitedLeft))
+            peak = max(peak, abs(limitedRight))
             smallest = min(smallest, g)
             at = next
             n += 1
@@ -112,6 +116,6 @@ struct Limiter {
         state[0] = at
         state[1] = quiet
         release.pointee = r
-        return smallest
+        return (smallest, peak)
     }
 }

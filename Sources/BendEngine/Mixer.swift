@@ -227,23 +227,22 @@ public struct Mixer: @unchecked Sendable {
             a += 1
         }
         panStage(out, to: frames)
-        // The mix bus: master gain, then the limiter.
+        // The mix bus: master gain, then the limiter; the same pass over `out` finds
+        // the peak meter's value.
         var limiterGain: Float = 1
+        var peak: Float = 0
         if let limiter {
-            limiterGain = limiter.process(out, frames: frames, gain: configuration.gain)
+            (limiterGain, peak) = limiter.process(out, frames: frames, gain: configuration.gain)
         } else if configuration.gain != 1 {
             let g = configuration.gain
             i = 0
-            while i < 2 * frames { out[i] *= g; i += 1 }
+            while i < 2 * frames { out[i] *= g; peak = max(peak, abs(out[i])); i += 1 }
+        } else {
+            i = 0
+            while i < 2 * frames { peak = max(peak, abs(out[i])); i += 1 }
         }
 
         state.pointee.position = end
-        var peak: Float = 0
-        i = 0
-        while i < 2 * frames {
-            peak = max(peak, abs(out[i]))
-            i += 1
-        }
         meters[0].store(end, ordering: .relaxed)
         meters[1].store(UInt64(state.pointee.activeCount), ordering: .relaxed)
         meters[2].store(UInt64(peak.bitPattern), ordering: .relaxed)

@@ -34,36 +34,37 @@ extension Mixer {
         mixVoice(v, into: mix, count: count, read: .linear)
     }
 
-    /// `mixVoiceCubic` from the band-limited levels (`Interpolation.bandLimited`): the
+    /// `mixVoiceCubic` from the band-limited levels `levels` (`Interpolation.bandLimited`;
+    /// the tone's, as `mixSpan` read them for this span): the
     /// span's increments run monotonically from its first frame's to its last's, so
     /// those two say whether it stays in one level (read alone, `.level`: the cubic
     /// kernel's cost) or touches a crossfade zone (`.blend`: two levels per lane).
     /// - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceBandLimited(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        let levels = tone.levels.unsafelyUnwrapped
+    func mixVoiceBandLimited(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int) {
         let glideLeft = voices.glideLeft[v], incTarget = voices.incTarget[v], incStep = voices.incStep[v]
         let first = incTarget &- incStep &* max(glideLeft, 0)
         let last = incTarget &- incStep &* max(glideLeft &- Int32(count &- 1), 0)
         let low = min(first, last), high = max(first, last)
         let (k, pure) = levels.level(low: low, high: high)
         if pure {
-            mixVoice(v, into: mix, count: count, read: .level, levelIndex: k)
+            mixVoice(v, into: mix, count: count, read: .level, levels: levels, levelIndex: k)
         } else {
             let top = levels.level(low: high, high: high).level
-            mixVoiceBlend(v, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
+            mixVoiceBlend(v, levels: levels, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
         }
     }
 
     /// `mixVoiceBandLimited` for a span that touches crossfade zones `firstZone…lastZone`:
     /// two levels per lane. - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceBlend(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
-        mixVoice(v, into: mix, count: count, read: .blend, levelIndex: firstZone, lastZone: lastZone)
+    func mixVoiceBlend(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
+        mixVoice(v, into: mix, count: count, read: .blend, levels: levels, levelIndex: firstZone, lastZone: lastZone)
     }
 
     /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
-    /// loop is compiled once for each. `levelIndex`: the level read (`.level`), or the first
+    /// loop is compiled once for each. `levels`: the band-limited levels (`.level`, `.blend`;
+    /// nil for the others). `levelIndex`: the level read (`.level`), or the first
     /// crossfade zone the span may touch (`.blend`, up to `lastZone`).
     ///
     /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
@@ -74,7 +75,8 @@ extension Mixer {
     /// and Float expressions as the closed form, so the output does not depend on where
     /// a glide ends.
     @_noLocks @inline(__always)
-    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, levelIndex: Int = 0, lastZone: Int = 0) {
+    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, levels: LevelTable? = nil,
+                  levelIndex: Int = 0, lastZone: Int = 0) {
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
         let incTarget = voices.incTarget[v]
@@ -93,10 +95,10 @@ extension Mixer {
         let rows: UnsafeRawPointer
         switch read {
         case .cubic, .linear: rows = UnsafeRawPointer(tone.cubicRows)
-        case .level: rows = UnsafeRawPointer(tone.levels.unsafelyUnwrapped.rows + levelIndex &* tone.levels.unsafelyUnwrapped.stride)
-        case .blend: rows = UnsafeRawPointer(tone.levels.unsafelyUnwrapped.rows)
+        case .level: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
+        case .blend: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
         }
-        let block = VoiceBlock(tone: tone, rows: rows, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
+        let block = VoiceBlock(tone: tone, rows: rows, levels: levels, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
                                mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
         var n0: Int32 = 0

@@ -34,10 +34,10 @@ struct VoiceBlock {
     let levels: LevelTable?
 
     /// `rows`: the cubic rows, or the rows of the level read (`.level`), or level 0's
-    /// (`.blend`). (How the tone is read is not kept here: it is each call's constant
+    /// (`.blend`); `levels`: the tone's band-limited levels for `.blend` (else unused). (How the tone is read is not kept here: it is each call's constant
     /// `read`, so the compiler builds one loop per mode.)
     @_noLocks @inline(__always)
-    init(tone: ToneTable, rows: UnsafeRawPointer, firstZone: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
+    init(tone: ToneTable, rows: UnsafeRawPointer, levels: LevelTable?, firstZone: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
          rampStep: Float, ramp0: Float, loop: Int64) {
         linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
         self.rows = rows
@@ -48,7 +48,7 @@ struct VoiceBlock {
         self.sustained = sustained
         self.firstZone = firstZone
         self.lastZone = lastZone
-        levels = tone.levels
+        self.levels = levels
     }
 
     /// Adds frames n0 ..< n0+8 of the voice into the mix.

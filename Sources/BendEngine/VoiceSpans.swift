@@ -37,9 +37,10 @@ extension Mixer {
             switch state.pointee.interpolation {
             case .cubic: mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
             case .bandLimited:
-                // Until the tone's levels are installed (`ToneTable.install`), cubic.
-                if tone.hasLevels {
-                    mixVoiceBandLimited(v, into: mono + Int(from), count: Int(stop &- from))
+                // Until the tone's levels are installed (`ToneTable.install`), cubic. Their
+                // slot is read once per span; the kernel gets what it held.
+                if let levels = tone.levels {
+                    mixVoiceBandLimited(v, levels: levels, into: mono + Int(from), count: Int(stop &- from))
                 } else {
                     mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
                 }

@@ -29,6 +29,27 @@ final class MixerReferenceTests: XCTestCase {
         return events.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
     }
 
+    /// `events` rendered by the mixer (through the render harness) and by `ReferenceMixer`,
+    /// both with `configure`'s configuration, the tone `samples` and `levels`: the largest
+    /// difference of any output sample, its index, and the reference's peak.
+    func compareWithReference(tone samples: [Float], levels: ToneLevels? = nil, voices: Int, period: Int, frames: Int,
+                              events: [EngineEvent], configure: (inout MixerConfiguration) -> Void) -> (worst: Double, worstAt: Int, peak: Double) {
+        let h = RenderHarness(voices: voices, period: period, tone: samples, levels: levels, configure: configure)
+        defer { h.free() }
+        let fast = h.render(frames: frames, events: events)
+        var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
+        configure(&configuration)
+        var reference = ReferenceMixer(tone: samples, configuration: configuration, levels: levels)
+        let slow = reference.render(frames: frames, events: events)
+        var worst = 0.0, worstAt = 0, peak = 0.0
+        for i in 0..<fast.count {
+            let d = abs(Double(fast[i]) - slow[i])
+            if d > worst { worst = d; worstAt = i }
+            peak = max(peak, abs(slow[i]))
+        }
+        return (worst, worstAt, peak)
+    }
+
     func testMatchesReferenceOnRandomVoiceSets() {
         var rng = SplitMix(seed: 0x5EED_0005)
         let tones: [(String, [Float])] = [
@@ -42,19 +63,8 @@ final class MixerReferenceTests: XCTestCase {
             let voices = Int.random(in: 1...40, using: &rng)
             let frames = 24_000
             let events = randomEvents(voices: voices, frames: frames, using: &rng)
-            let h = RenderHarness(voices: voices, period: period, tone: samples) { $0.interpolation = interpolation }
-            defer { h.free() }
-            let fast = h.render(frames: frames, events: events)
-            var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
-            configuration.interpolation = interpolation
-            var reference = ReferenceMixer(tone: samples, configuration: configuration)
-            let slow = reference.render(frames: frames, events: events)
-            var worst = 0.0, worstAt = 0, peak = 0.0
-            for i in 0..<fast.count {
-                let d = abs(Double(fast[i]) - slow[i])
-                if d > worst { worst = d; worstAt = i }
-                peak = max(peak, abs(slow[i]))
-            }
+            let (worst, worstAt, peak) = compareWithReference(tone: samples, voices: voices, period: period, frames: frames,
+                                                              events: events) { $0.interpolation = interpolation }
             print(String(format: "trial %d (%@, %@, %d voices, period %d): peak %.3f, largest difference %.1f dBFS",
                          trial, name, "\(interpolation)", voices, period, peak, Measure.dB(worst)))
             XCTAssertGreaterThan(peak, 0.001, "trial \(trial): the voices sounded")
@@ -95,22 +105,10 @@ final class MixerReferenceTests: XCTestCase {
             let voices = Int.random(in: 1...24, using: &rng)
             let frames = 24_000
             let events = randomEvents(voices: voices, frames: frames, using: &rng)
-            let h = RenderHarness(voices: voices, period: period, tone: samples, levels: levels) {
+            let (worst, worstAt, peak) = compareWithReference(tone: samples, levels: levels, voices: voices, period: period,
+                                                              frames: frames, events: events) {
                 $0.interpolation = .bandLimited
                 $0.smoothingSeconds = glide
-            }
-            defer { h.free() }
-            let fast = h.render(frames: frames, events: events)
-            var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
-            configuration.interpolation = .bandLimited
-            configuration.smoothingSeconds = glide
-            var reference = ReferenceMixer(tone: samples, configuration: configuration, levels: levels)
-            let slow = reference.render(frames: frames, events: events)
-            var worst = 0.0, worstAt = 0, peak = 0.0
-            for i in 0..<fast.count {
-                let d = abs(Double(fast[i]) - slow[i])
-                if d > worst { worst = d; worstAt = i }
-                peak = max(peak, abs(slow[i]))
             }
             print(String(format: "band-limited trial %d (%d frames, %d voices, period %d, glide %.3f s): peak %.3f, largest difference %.1f dBFS",
                          trial, samples.count, voices, period, glide, peak, Measure.dB(worst)))
@@ -142,18 +140,8 @@ final class MixerReferenceTests: XCTestCase {
                 }
                 events.sort { $0.frame < $1.frame }
                 let frames = 4000
-                let h = RenderHarness(voices: voices, period: period, tone: Measure.harmonicTone()) { $0.interpolation = interpolation }
-                defer { h.free() }
-                let fast = h.render(frames: frames, events: events)
-                var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
-                configuration.interpolation = interpolation
-                var reference = ReferenceMixer(tone: Measure.harmonicTone(), configuration: configuration)
-                let slow = reference.render(frames: frames, events: events)
-                var worst = 0.0, peak = 0.0
-                for i in 0..<fast.count {
-                    worst = max(worst, abs(Double(fast[i]) - slow[i]))
-                    peak = max(peak, abs(slow[i]))
-                }
+                let (worst, _, peak) = compareWithReference(tone: Measure.harmonicTone(), voices: voices, period: period,
+                                                            frames: frames, events: events) { $0.interpolation = interpolation }
                 print(String(format: "glide ends (%@, period %d): peak %.3f, largest difference %.1f dBFS",
                              "\(interpolation)", period, peak, Measure.dB(worst)))
                 XCTAssertGreaterThan(peak, 0.1, "the voices sounded")

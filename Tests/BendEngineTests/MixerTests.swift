@@ -263,6 +263,41 @@ final class MixerTests: XCTestCase {
             XCTAssertEqual(10 * log10((left * left + right * right) / (full * full)), 0, accuracy: 0.001, context)
         }
     }
+
+    /// Band-limited levels installed while the mixer plays (`ToneTable.install`, as the
+    /// app does once it has made them): until then band-limited voices read the cubic
+    /// rows, from the next period on the levels. Two voices (one gliding), the levels
+    /// installed after 20 periods: the output is bit for bit a cubic render before, and
+    /// a band-limited render (levels there from the start) after.
+    func testLevelsInstalledDuringPlayAreReadFromTheNextPeriod() {
+        let samples = Measure.harmonicTone(frames: 4800, cycles: 44)
+        let levels = MixerReferenceTests.testLevels(samples)
+        let period = 256, before = 20 * period, after = 20 * period
+        func events(_ h: RenderHarness) -> [EngineEvent] {
+            [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1.1, gain: 0.3),
+             EngineEvent(frame: 100, kind: .down, key: h.key(2), value: 0.6, gain: 0.3),
+             EngineEvent(frame: UInt64(before - 1000), kind: .move, key: h.key(2), value: 2.5, gain: 0.3)]
+        }
+        func render(levels: ToneLevels?, interpolation: Interpolation, install: ToneLevels? = nil) -> [Float] {
+            let h = RenderHarness(voices: 4, period: period, tone: samples, levels: levels) {
+                $0.interpolation = interpolation
+                $0.smoothingSeconds = 0.1
+            }
+            defer { h.free() }
+            var out = h.render(frames: before, events: events(h))
+            if let install { h.tone.install(install) }
+            out += h.render(frames: after)
+            return out
+        }
+        let installed = render(levels: nil, interpolation: .bandLimited, install: levels)
+        let cubic = render(levels: nil, interpolation: .cubic)
+        let bandLimited = render(levels: levels, interpolation: .bandLimited)
+        // The first sample (interleaved index) where two renders differ, or nil.
+        func firstDifference(_ a: [Float], _ b: [Float], from: Int, to: Int) -> Int? { (from..<to).first { a[$0] != b[$0] } }
+        XCTAssertNil(firstDifference(installed, cubic, from: 0, to: 2 * before), "cubic until the levels are in")
+        XCTAssertNil(firstDifference(installed, bandLimited, from: 2 * before, to: installed.count), "the levels from the next period on")
+        XCTAssertNotNil(firstDifference(cubic, bandLimited, from: 2 * before, to: cubic.count), "the two readings differ")
+    }
 }
 
 /// Leaving the pad's left edge (ratio 0 → 1.8 in one move) fades in over the glide:
