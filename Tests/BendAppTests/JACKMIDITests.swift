@@ -137,7 +137,9 @@ final class JACKMIDITests: JACKTestCase {
             return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")
         }
         XCTAssertEqual(try Spawn.run(["jack_connect", "bendsynth:midi_out", "dump:input"]).status, 0)
-        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
+        // On failure the message carries play's and jackd's output (a rare failure in full
+        // runs: play exited 1 with nothing on its stderr; see the closing note).
+        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, "play: <\(text(play.log))>; jackd: <\(server?.log ?? "")>")
         try waitUntil("three note-offs dumped") { dumped(text(dumpLog)).filter { $0.bytes[0] & 0xF0 == 0x80 }.count >= 3 }
         let m = dumped(text(dumpLog))
         XCTAssertEqual(m.prefix(3).map(\.bytes), [[0xB0, 101, 0], [0xB0, 100, 6], [0xB0, 6, 15]], "the MCM first: lower zone, 15 members")
