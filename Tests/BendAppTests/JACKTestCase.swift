@@ -32,6 +32,10 @@ class JACKTestCase: XCTestCase {
         return (try Spawn.start([BinaryRunner.executable.path, "play"] + arguments, output: log), log)
     }
 
-    func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    /// A file's text, bytes that are not UTF-8 shown as U+FFFD (libjack's messages can hold
+    /// them; a strict read gave "" and hid what play said).
+    func text(_ path: String) -> String {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
 
 }

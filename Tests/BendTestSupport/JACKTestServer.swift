@@ -72,7 +72,7 @@ public final class JACKTestServer {
     }
 
     /// The server's output so far.
-    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { FileManager.default.contents(atPath: logPath).map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     /// Ports and their connections, as `jack_lsp -c` prints them.
     public func ports() throws -> String { try Spawn.run(["jack_lsp", "-c"]).output }
