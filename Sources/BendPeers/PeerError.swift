@@ -21,7 +21,7 @@ public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .system(let e): e.description
         case .address(let s), .timeout(let s), .key(let s): s
-        case .declined(let r, let d): d.isEmpty ? "declined: \(r)" : "declined: \(r) (\(d))"
+        case .declined(let r, let d): d.isEmpty ? "declined: \(r)" : "declined: \(r) (\(UntrustedText.escaped(d)))"  // the other side's words
         case .noBluetooth(let s): "no Bluetooth adapter (\(s))"
         case .stopped: "the peer session is stopped"
         }
