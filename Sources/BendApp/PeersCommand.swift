@@ -1,6 +1,7 @@
 import BendPeers
 import Foundation
 import Glibc
+import BendSystem
 
 /// `bendsynth peers`: instruments nearby — on the LAN by their UDP announcements
 /// (docs/PROTOCOL.md, "Discovery"), and a one-line note about Bluetooth.
@@ -16,7 +17,9 @@ enum PeersCommand {
 
     Lists the instruments (bendsynth play --listen) that announce themselves on this
     machine or the LAN (UDP announcements, and DNS-SD _bendsynth._tcp where avahi-daemon
-    runs): HOST:PORT, whether they need the shared key, and their name.
+    runs), one line each, tab-separated: HOST:PORT (more, comma-separated, when the
+    same instrument is heard on several addresses), key or open, its instance id, its
+    name (controls written out as \\xNN). Names that several instruments share are noted.
 
     """
 
@@ -42,7 +45,7 @@ enum PeersCommand {
                 throw AppError.runtime("peers: Bluetooth search failed: \(error)")
             }
             print("Bluetooth: \(devices.count) instrument\(devices.count == 1 ? "" : "s") found")
-            for d in devices { print("\(d.address)@\(d.channel)\tbluetooth\t\(d.name)") }
+            for d in devices { print("\(d.address)@\(d.channel)\tbluetooth\t\(UntrustedText.escaped(d.name))") }
         } else {
             print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "not searched (add --bluetooth)"))
         }
@@ -52,8 +55,29 @@ enum PeersCommand {
         }
         print("DNS-SD: \(dnsSD)")
         if found.isEmpty { print("LAN: no instruments heard in \(seconds) s") }
-        for a in found {
-            print("\(a.host):\(a.tcpPort)\t\(a.authRequired ? "key" : "open")\t\(a.name)")
+        for line in lines(found) { print(line) }
+    }
+
+    /// The lines `peers` prints for the instruments found: one per instrument, then a
+    /// note for each name that several instruments share.
+    static func lines(_ found: [PeerAnnouncement]) -> [String] {
+        var out = found.map { a in
+            let addresses = ([a.host] + a.alsoAt).map { "\($0):\(a.tcpPort)" }.joined(separator: ",")
+            return "\(addresses)\t\(a.authRequired ? "key" : "open")\t\(a.instanceText)\t\(UntrustedText.escaped(a.name))"
         }
+        var seen: [String] = []
+        for a in found where !seen.contains(a.name) {
+            seen.append(a.name)
+            let same = found.filter { $0.name == a.name }
+            guard same.count > 1 else { continue }
+            out.append("note: \(same.count) instruments are named '\(UntrustedText.escaped(a.name))' (\(clashList(same))); remote NAME refuses it, give HOST:PORT")
+        }
+        return out
+    }
+
+    /// "id … at HOST:PORT" for each of `same`, separated by "; ".
+    static func clashList(_ same: [PeerAnnouncement]) -> String {
+        same.map { "id \($0.instanceText) at \($0.host):\($0.tcpPort)" }.sorted { $0.split(separator: " ").last! < $1.split(separator: " ").last! }
+            .joined(separator: "; ")
     }
 }

@@ -53,6 +53,9 @@ public final class PeerSource: InputSource, @unchecked Sendable {
     /// Where lines for the player go (TEXT, peers coming and going); nil: `log`. Set
     /// before `start`.
     public var notices: (any PeerNotices)?
+    /// The name this instrument shows to remotes and announces (`play --name`); nil:
+    /// "bendsynth on HOST". Set before `start`.
+    public var instrumentName: String?
     /// Where setup lines go (listening, a missing SDP record): stderr in the app. Set
     /// before `start`.
     public var log: @Sendable (String) -> Void = { _ in }
@@ -91,7 +94,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
     /// peers' touches into `port`.
     /// - Throws: `InputSourceError` (runtime: exit 1) ("cannot listen for peers: …").
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
-        var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
+        var config = PeerSession.Configuration(displayName: instrumentName ?? "bendsynth on \(hostName())", role: .server)
         config.key = key
         let session: PeerSession
         do { session = try PeerSession(configuration: config, transport: transport) } catch {
@@ -115,7 +118,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
                 notice("\(change.peer) connected")
             case .disconnected:
                 releaseTouches(of: change.peer.id, port: port)
-                notice("\(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(change.detail))")")
+                notice("\(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(UntrustedText.escaped(change.detail)))")")
             default: break
             }
         }
@@ -132,11 +135,11 @@ public final class PeerSource: InputSource, @unchecked Sendable {
                 log("listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
             }
             if admission == nil, let ep = try? PeerAddress.parse(address) {
-                announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
-                                               broadcast: !ep.isLoopback)
+                let announcement = PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName, instance: session.instance)
+                announcer = try? PeerAnnouncer(announcement, broadcast: !ep.isLoopback)
                 // DNS-SD too where avahi-daemon runs (off loopback only); silently none otherwise.
                 if !ep.isLoopback {
-                    avahi = try? AvahiPublisher(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName))
+                    avahi = try? AvahiPublisher(announcement)
                 }
             }
         } catch {
