@@ -44,4 +44,32 @@ final class PeersCommandTests: XCTestCase {
         let mine = r.stdout.split(separator: "\n").filter { $0.hasSuffix(shown) }
         XCTAssertEqual(mine, ["127.0.0.1:47998,127.0.0.2:47998\topen\t\(a.instanceText)\t\(shown)"], r.stdout)
     }
+
+    /// `play --name`: the name is announced (with the instance id) and is what the
+    /// remote that looks it up connects to and is told; a name with a control character
+    /// is bad usage.
+    func testPlayNameIsAnnouncedWithItsIdAndTheRemoteReachesIt() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let name = "stage \(getpid())"
+        let instrument = try PeerEndToEndTests.Instrument(dir: dir, listen: { String($0) }, extra: ["--name", name])
+        defer { _ = instrument.stop() }
+        XCTAssertTrue(instrument.waitFor("listening for peers"), instrument.stderr)
+        let r = try BinaryRunner.run(["peers", "--seconds", "2"])
+        let line = r.stdout.split(separator: "\n").first { $0.hasSuffix("\t" + name) }.map(String.init) ?? ""
+        let fields = line.split(separator: "\t").map(String.init)
+        XCTAssertEqual(fields.count, 4, r.stdout)
+        XCTAssertEqual(fields.first, "127.0.0.1:\(instrument.port)", r.stdout)
+        XCTAssertTrue(fields.count == 4 && fields[2].count == 16 && UInt64(fields[2], radix: 16) != nil, "an instance id: \(r.stdout)")
+        let script = dir.appendingPathComponent("tap.jsonl").path
+        try "{\"t\": 0.0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 1}\n{\"t\": 0.1, \"type\": \"up\", \"id\": 1}\n"
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let remote = try BinaryRunner.run(["remote", name, "--script", script])
+        XCTAssertEqual(remote.status, 0, remote.stderr)
+        XCTAssertTrue(remote.stderr.contains("connected to '\(name)' (127.0.0.1:\(instrument.port))"), remote.stderr)
+
+        let bad = try BinaryRunner.run(["play", "--no-terminal", "--listen", "0", "--name", "a\u{1B}]2;x\u{07}"])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("option '--name': the name holds the control character U+1B"), bad.stderr)
+    }
 }

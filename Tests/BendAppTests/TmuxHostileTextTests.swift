@@ -27,12 +27,14 @@ final class TmuxHostileTextTests: XCTestCase {
         defer { client.stop() }
         _ = try client.connect(to: "127.0.0.1:\(port)")
         client.send(.text(Self.text))
-        try waitUntil("the message, written out") { try tmux.screen("play").contains(Self.shownText) }
+        try waitUntil("the message") { try tmux.screen("play").contains("hi") }
         let styled = try tmux(["capture-pane", "-e", "-p", "-t", "play"])
         XCTAssertFalse(styled.contains("\u{1B}[38;5;201m") || styled.contains("\u{1B}[48;5;201m"), "no colour from the peer: \(styled.debugDescription)")
         let after = try tmux(["display-message", "-p", "-t", "play", "#{pane_title}"])
         XCTAssertEqual(after, title, "the pane's title is unchanged")
         XCTAssertFalse(after.contains("PWNED"), after)
+        let screen = try tmux.screen("play")
+        XCTAssertTrue(screen.contains(Self.shownText), "written out: \(screen)")
         client.stop()
         let said = try quit(tmux, "play", log: log)
         XCTAssertTrue(said.contains("exit=0"), said)
