@@ -33,7 +33,7 @@ final class SharedKeyTests: XCTestCase {
 
     func testWrongOrMissingKeyIsDeclinedAndTheRightKeyAccepted() throws {
         let key = SharedKey.generate()
-        let (server, sr) = makeSession("stage", role: .server, key: key, requireKey: true)
+        let (server, sr) = makeSession("stage", role: .server, key: key)
         defer { server.stop() }
         let address = try server.listen(on: "127.0.0.1:0")
         let (wrong, _) = makeSession("wrong", role: .client, key: SharedKey.generate())
