@@ -64,7 +64,9 @@ public enum FrameCodec {
         case .hello:
             let version = try r.u8("version")
             guard version == PeerProtocol.version else {
-                throw FrameError(.versionMismatch, "HELLO of peer protocol version \(version); this bendsynth speaks version \(PeerProtocol.version)")
+                // Only an instrument reads HELLO: the remote's bendsynth is the one to change.
+                throw FrameError(.versionMismatch, "HELLO of peer protocol version \(version); this bendsynth speaks version \(PeerProtocol.version): "
+                                 + "upgrade the \(version < PeerProtocol.version ? "remote's" : "instrument's") bendsynth")
             }
             let roleByte = try r.u8("role")
             guard let role = PeerRole(rawValue: roleByte) else { throw r.error("role = \(roleByte), expected 0…2") }

@@ -349,7 +349,7 @@ final class PeerLinks: @unchecked Sendable {
             closeConnection(old, .replaced, "a new connection from the same peer", bye: true)
         }
         guard connected.withLock({ $0.count }) < configuration.maxPeers else {
-            return decline(c, .tooManyPeers, "already \(configuration.maxPeers) players")
+            return decline(c, .tooManyPeers, roomFull)
         }
         c.acceptedHello = h
         switch invitationPolicy(c.info) {
@@ -383,6 +383,9 @@ final class PeerLinks: @unchecked Sendable {
                                       detail: "invitation from \(c.info) awaits an answer"))
     }
 
+    /// DECLINE's detail when the room is full.
+    private var roomFull: String { "already \(configuration.maxPeers) player\(configuration.maxPeers == 1 ? "" : "s")" }
+
     /// The player's answer (`PeerSession.answerInvitation`) to a waiting invitation.
     func answer(_ decision: InvitationDecision, to id: PeerID) {
         guard let c = connections.first(where: { $0.phase == .awaitingDecision && $0.info.id == id }) else { return }
@@ -391,7 +394,7 @@ final class PeerLinks: @unchecked Sendable {
         case .decline(let why): decline(c, .declinedByPolicy, why)
         case .accept:
             if connected.withLock({ $0.count }) >= configuration.maxPeers {
-                decline(c, .tooManyPeers, "already \(configuration.maxPeers) players")
+                decline(c, .tooManyPeers, roomFull)
             } else {
                 admit(c)
             }
