@@ -150,6 +150,28 @@ final class PeerConnection: @unchecked Sendable {
         }
     }
 
+    /// The TOUCH or TILT in a datagram for this connection (`token` is ours), or nil when
+    /// it is dropped and counted: from another address, a counter already taken or too old
+    /// (`ReplayWindow`), not authentic, or another frame.
+    /// - Thread: the session's I/O thread.
+    func openDatagram(token: UInt32, from: SocketAddress, body: ArraySlice<UInt8>) -> PeerMessage? {
+        guard let key = receiveDatagrams else { return nil }
+        func drop(_ count: (inout PeerLinkStatus) -> Void = { _ in }) -> PeerMessage? {
+            shared.withLock { count(&$0.status); $0.status.droppedDatagrams += 1 }
+            return nil
+        }
+        guard shared.withLock({ $0.udp?.ipBytes == from.ipBytes }) else { return drop() }
+        guard let parts = FrameCodec.datagramParts(body) else { return drop { $0.forgedDatagrams += 1 } }
+        guard window.check(parts.counter) == .fresh else { return drop { $0.replayedDatagrams += 1 } }
+        guard let m = FrameCodec.openDatagram(parts, token: token, key: key) else { return drop { $0.forgedDatagrams += 1 } }
+        window.mark(parts.counter)
+        lastHeard = MonotonicClock.nanos()
+        switch m {
+        case .touch, .tilt: return m
+        default: return drop()
+        }
+    }
+
     /// Before a BYE that ends the session on purpose: the unreliable sends still queued
     /// and the latest ones that went as datagrams (the tilt, the last move of each touch
     /// still down), on the stream, so the last state arrives before the BYE even when a

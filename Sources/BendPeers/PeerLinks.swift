@@ -137,20 +137,8 @@ final class PeerLinks: @unchecked Sendable {
     /// peer's datagram key and holds one TOUCH or TILT; else dropped and counted.
     func datagram(token: UInt32, from: SocketAddress, body: ArraySlice<UInt8>) {
         guard let c = connections.first(where: { $0.localToken == token && $0.phase == .connected }),
-              let key = c.receiveDatagrams else { return }
-        func drop(_ count: (inout PeerLinkStatus) -> Void = { _ in }) {
-            c.shared.withLock { count(&$0.status); $0.status.droppedDatagrams += 1 }
-        }
-        guard c.shared.withLock({ $0.udp?.ipBytes == from.ipBytes }) else { return drop() }
-        guard let parts = FrameCodec.datagramParts(body) else { return drop { $0.forgedDatagrams += 1 } }
-        guard c.window.check(parts.counter) == .fresh else { return drop { $0.replayedDatagrams += 1 } }
-        guard let m = FrameCodec.openDatagram(parts, token: token, key: key) else { return drop { $0.forgedDatagrams += 1 } }
-        c.window.mark(parts.counter)
-        c.lastHeard = MonotonicClock.nanos()
-        switch m {
-        case .touch, .tilt: onReceive(m, c.info)
-        default: drop()
-        }
+              let m = c.openDatagram(token: token, from: from, body: body) else { return }
+        onReceive(m, c.info)
     }
 
     /// Timers: broken streams, handshake and invitation deadlines, resends, heartbeats.

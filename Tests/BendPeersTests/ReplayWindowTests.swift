@@ -47,6 +47,8 @@ final class RefusalNoticeTests: XCTestCase {
         let address = try server.listen(on: "127.0.0.1:0")
         _ = try a.connect(to: address)
         XCTAssertThrowsError(try b.connect(to: address)) { XCTAssertEqual("\($0)", "declined: too many players (already 1 player)") }
+        // The instrument reports the refusal after its DECLINE went out.
+        XCTAssertTrue(waitFor { sr.states.contains { $0.peer.name == "b" && $0.state == .disconnected } })
         let refused = try XCTUnwrap(sr.states.last { $0.peer.name == "b" })
         XCTAssertEqual(PeerSource.farewell(refused), "\(refused.peer) refused: too many players (already 1 player)")
         a.disconnectFromAllPeers()
