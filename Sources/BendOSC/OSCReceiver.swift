@@ -244,7 +244,9 @@ public final class OSCReceiver: @unchecked Sendable {
         while c.buffer.count - offset >= 4 {
             let size = c.buffer[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
             guard size <= OSCPacket.maxSize else {
-                log("osc: \(c.sender) sent a TCP frame of \(size) bytes (more than \(OSCPacket.maxSize)); closing the connection")
+                // A client reconnecting to do it again gets a line a second (and a count).
+                interpreter.limited.line("frame:\(c.host)", now: MonotonicClock.nanos(),
+                                         "osc: \(c.sender) sent a TCP frame of \(size) bytes (more than \(OSCPacket.maxSize)); closing the connection")
                 return false
             }
             guard c.buffer.count - offset - 4 >= size else { break }

@@ -6,7 +6,6 @@ import BendTestSupport
 import CFakeEvdev
 import Foundation
 import Glibc
-import Synchronization
 import XCTest
 
 /// Overflow on a live device: libevdev's own code (libevdev_new_from_fd, then
@@ -110,33 +109,12 @@ final class LiveOverflowSyncTests: XCTestCase {
     /// libevdev syncs: A's voice ends, B's goes on (moved, not restarted), C's starts, no
     /// touch id is used twice, and nothing sounds once the last fingers lift.
     func testOverflowSyncEndsLiftedStartsLandedKeepsHeld() throws {
-        // A pure 440 Hz loop, linear pitch (ratio 2x): x 0.25 → 220 Hz, 0.5 → 440, 0.375 → 330, 0.75 → 660.
-        let harness = RenderHarness(voices: 8, period: 256, tone: Measure.sineTone())
-        defer { harness.free() }
-        let gate = FrameGate(port: harness.port)
-        let screen = try Touchscreen(bufsize: 64)
-        defer { fake_evdev_destroy(screen.fd) }
-        let reader = try EvdevReader(eventFD: screen.fd, path: "fake-touchscreen", mapping: EvdevMapping())
-        XCTAssertEqual(reader.decoder.kind, .touch(.touchscreen, .slots), "libevdev read the fake's capabilities")
-        let openQueries = screen.count(Int32(FAKE_EVDEV_MTSLOTS_QUERIES))
-        XCTAssertEqual(openQueries, 3, "libevdev_new_from_fd read the slots of each MT axis once")
-        let notes = Mutex<[String]>([])
-        let source = EvdevSource(devices: [], mapping: EvdevMapping(), grab: false, note: { n in notes.withLock { $0.append(n) } })
-        source.extraReaders = [reader]
-        try source.startLoop(onEvents: { gate.pass($0) })
-        var stopped = false
-        defer { if !stopped { source.stop() } }
-
-        /// Renders `seconds`; returns the left channel's spectral peaks and the voices sounding.
-        func listen(_ seconds: Double) -> (peaks: [Double], voices: Int) {
-            let out = harness.render(frames: Int(seconds * harness.rate))
-            let left = Measure.channel(out, 0)
-            let tail = Array(left[(left.count / 4)...])  // after any glide and attack
-            return (Measure.peaks(tail, rate: harness.rate, floorDB: -20).prefix(4).sorted(), harness.mixer.activeVoices)
-        }
-        func close(_ peaks: [Double], _ expected: [Double]) -> Bool {
-            peaks.count == expected.count && zip(peaks, expected).allSatisfy { abs($0 - $1) < $1 * 0.01 }
-        }
+        let rig = try Rig()
+        defer { rig.close() }
+        let (screen, gate) = (rig.screen, rig.gate)
+        let openQueries = rig.openQueries
+        func listen(_ seconds: Double) -> (peaks: [Double], voices: Int) { rig.listen(seconds) }
+        func close(_ peaks: [Double], _ expected: [Double]) -> Bool { Rig.close(peaks, expected) }
 
         // 1. Fingers A (slot 0) and B (slot 1) land and move.
         screen.land(slot: 0, id: 100, x: 240)
@@ -207,9 +185,8 @@ final class LiveOverflowSyncTests: XCTestCase {
         gate.wait("the last ups") { events, _ in events.filter { if case .touch(_, .up, _, _) = $0 { return true }; return false }.count == 3 }
         let end = listen(0.1)
         XCTAssertEqual(end.voices, 0)
-        source.stop()
-        stopped = true
-        XCTAssertEqual(reader.decoder.drops, 1, "one SYN_DROPPED reached the decoder")
+        rig.stop()
+        XCTAssertEqual(rig.reader.decoder.drops, 1, "one SYN_DROPPED reached the decoder")
 
         // Every id: one down, then moves, then one up; never two touches on one id.
         var held = Set<UInt32>(), ever = Set<UInt32>()
@@ -224,7 +201,118 @@ final class LiveOverflowSyncTests: XCTestCase {
         }
         XCTAssertEqual(ever.count, 3, "A, B, C")
         XCTAssertEqual(held, [])
-        XCTAssertEqual(harness.port.activeTouches, [])
-        XCTAssertEqual(notes.withLock { $0 }, [])
+        XCTAssertEqual(rig.harness.port.activeTouches, [])
+        XCTAssertEqual(rig.notes.all, [])
+    }
+
+    /// A slot reused during the drop (A lifts and D lands in A's slot, another tracking
+    /// id): after the sync A has ended and D is a touch of its own, not a move of A's.
+    func testOverflowSyncSlotReusedByANewFingerIsANewTouch() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        let (screen, gate) = (rig.screen, rig.gate)
+        screen.land(slot: 0, id: 100, x: 250)
+        screen.emit(EvdevCode.evKey, EvdevCode.btnTouch, 1)
+        screen.report()
+        gate.wait("A's down") { events, _ in events.count == 1 }
+        guard case let .touch(a, .down, _, _)? = gate.events.first else { return XCTFail("\(gate.events)") }
+        XCTAssertTrue(Rig.close(rig.listen(0.3).peaks, [220]))
+        gate.hold()
+        screen.move(slot: 0, x: 252)
+        screen.report()
+        gate.wait("the reader to stall") { _, holding in holding }
+        let stalledAt = gate.events.count
+        XCTAssertEqual(fake_evdev_stall(screen.fd, 1), 0)
+        screen.lift(slot: 0)
+        screen.report()
+        screen.land(slot: 0, id: 103, x: 740)
+        screen.report()
+        for i in 1...30 {  // 8 + 90 events into 63
+            screen.move(slot: 0, x: i % 2 == 0 ? 740 : 750)
+            screen.report()
+        }
+        XCTAssertEqual(screen.count(Int32(FAKE_EVDEV_DROPS)), 1)
+        XCTAssertEqual(fake_evdev_stall(screen.fd, 0), 0)
+        gate.release()
+        gate.wait("A's up and D's down") { events, _ in
+            events[stalledAt...].contains(.touch(id: a, phase: .up, x: 0, y: 0)) && events[stalledAt...].contains { if case .touch(_, .down, _, _) = $0 { return true }; return false }
+        }
+        let synced = Array(gate.events[stalledAt...])
+        guard case let .touch(d, .down, dx, _)? = synced.first(where: { if case .touch(_, .down, _, _) = $0 { return true }; return false }) else { return XCTFail("\(synced)") }
+        XCTAssertNotEqual(d, a, "D is a touch of its own")
+        XCTAssertEqual(dx, 0.74, accuracy: 1e-9)
+        XCTAssertLessThan(synced.firstIndex(of: .touch(id: a, phase: .up, x: 0, y: 0)) ?? 99, synced.firstIndex { if case .touch(d, .down, _, _) = $0 { return true }; return false } ?? -1,
+                          "A ends before D starts: \(synced)")
+        let after = rig.listen(0.3)
+        XCTAssertTrue(Rig.close(after.peaks, [651.2]), "D alone, at x 0.74 (651.2 Hz), no A: \(after.peaks)")
+        XCTAssertEqual(after.voices, 1)
+        screen.lift(slot: 0)
+        screen.emit(EvdevCode.evKey, EvdevCode.btnTouch, 0)
+        screen.report()
+        gate.wait("D's up") { events, _ in events.contains(.touch(id: d, phase: .up, x: 0, y: 0)) }
+        XCTAssertEqual(rig.listen(0.1).voices, 0)
+        rig.stop()
+        XCTAssertEqual(rig.harness.port.activeTouches, [])
+    }
+
+    final class Notes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ l: String) { lock.lock(); lines.append(l); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    }
+
+    /// A fake touchscreen read by libevdev through EvdevSource's live loop into a real
+    /// engine (a pure 440 Hz loop, linear pitch: ratio 2x, so x 0.25 → 220 Hz, 0.5 → 440,
+    /// 0.375 → 330, 0.75 → 660); its frames pass a gate the test can hold.
+    private final class Rig {
+        let harness = RenderHarness(voices: 8, period: 256, tone: Measure.sineTone())
+        let gate: FrameGate
+        let screen: Touchscreen
+        let reader: EvdevReader
+        let source: EvdevSource
+        /// The source's notes for the player (devices gone, refused): none expected.
+        let notes = Notes()
+        /// EVIOCGMTSLOTS queries made by libevdev_new_from_fd.
+        let openQueries: Int
+        private var stopped = false
+
+        init() throws {
+            gate = FrameGate(port: harness.port)
+            screen = try Touchscreen(bufsize: 64)
+            reader = try EvdevReader(eventFD: screen.fd, path: "fake-touchscreen", mapping: EvdevMapping())
+            XCTAssertEqual(reader.decoder.kind, .touch(.touchscreen, .slots), "libevdev read the fake's capabilities")
+            openQueries = screen.count(Int32(FAKE_EVDEV_MTSLOTS_QUERIES))
+            XCTAssertEqual(openQueries, 3, "libevdev_new_from_fd read the slots of each MT axis once")
+            let notes = self.notes
+            source = EvdevSource(devices: [], mapping: EvdevMapping(), grab: false, note: { notes.add($0) })
+            source.extraReaders = [reader]
+            let gate = self.gate
+            try source.startLoop(onEvents: { gate.pass($0) })
+        }
+
+        /// Renders `seconds`; the left channel's spectral peaks (after the first quarter:
+        /// any glide and attack) and the voices sounding.
+        func listen(_ seconds: Double) -> (peaks: [Double], voices: Int) {
+            let out = harness.render(frames: Int(seconds * harness.rate))
+            let left = Measure.channel(out, 0)
+            let tail = Array(left[(left.count / 4)...])
+            return (Measure.peaks(tail, rate: harness.rate, floorDB: -20).prefix(4).sorted(), harness.mixer.activeVoices)
+        }
+
+        static func close(_ peaks: [Double], _ expected: [Double]) -> Bool {
+            peaks.count == expected.count && zip(peaks, expected).allSatisfy { abs($0 - $1) < $1 * 0.01 }
+        }
+
+        func stop() {
+            if !stopped { source.stop() }
+            stopped = true
+        }
+
+        func close() {
+            stop()
+            fake_evdev_destroy(screen.fd)
+            harness.free()
+        }
     }
 }
