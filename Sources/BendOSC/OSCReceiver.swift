@@ -14,7 +14,7 @@ import Synchronization
 /// connection that sends nothing for `idleTimeout` (default 60 s) and holds no touch is
 /// closed; when the table is full, a new connection replaces the one idle longest that
 /// holds no touch — so idle connections never keep a sender out. Refusals are logged at
-/// most once a second per host, with a count.
+/// most once a second (per host for the per-host limit), with a count.
 public final class OSCReceiver: @unchecked Sendable {
     public let address: OSCListenAddress
     public let tcp: Bool
