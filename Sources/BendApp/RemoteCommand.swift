@@ -12,7 +12,7 @@ import Synchronization
 /// tilt unreliably (UDP; the newest move wins).
 enum RemoteCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec("key-file", value: "FILE", help: "the instrument's shared key (needed unless it listens on loopback)"),
+        OptionSpec("key-file", value: "FILE", help: "the instrument's shared key (needed unless it listens on loopback without one); the instrument must prove it too"),
         OptionSpec("name", value: "NAME", help: "name shown to the instrument (default: user@host; 1…64 UTF-8 bytes)"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script to the instrument instead of the pad, then leave"),
         OptionSpec("text", value: "MESSAGE", help: "send a text message once connected (the instrument shows it)"),

@@ -140,16 +140,16 @@ final class RemoteLink: @unchecked Sendable {
         case .connected:
             shared.withLock { $0.peer = change.peer; $0.last = change.peer; $0.down = nil }
         case .disconnected:
-            let why = "\(change.reason.map { "\($0)" } ?? "closed")\(change.detail.isEmpty ? "" : ": \(UntrustedText.escaped(change.detail))")"
+            let why = RemoteFarewell.describe(change)
             let dropped = shared.withLock { s -> Bool in
                 guard let peer = s.peer, peer.id == change.peer.id else { return false }
                 s.peer = nil
                 if s.stopping { left.signal() }
                 guard !s.stopping, s.ended == nil else { return false }
                 if let reason = change.reason, Self.isFinal(reason) {
-                    s.ended = "the instrument closed the link: \(why)"
+                    s.ended = why
                 } else if retryFor <= 0 {
-                    s.ended = "the instrument left: \(why)"
+                    s.ended = why
                 } else {
                     s.down = (why, 0, MonotonicClock.nanos() + UInt64(backoff.first * 1e9))
                 }
@@ -157,7 +157,7 @@ final class RemoteLink: @unchecked Sendable {
             }
             guard dropped else { return }
             if let ended { return onEnd(ended) }
-            notice("link to \(change.peer.shownName) lost (\(why)); reconnecting for up to \(Int(retryFor)) s")
+            notice("link to \(change.peer.shownName) lost: \(why); reconnecting for up to \(Int(retryFor)) s")
             wake.signal()
         default:
             break
