@@ -26,9 +26,9 @@ enum PlayCommand {
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key for --listen off loopback (default: made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
-        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
-        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may play without asking"),
-        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
+        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth (registers the bendsynth profile with bluetoothd; answers pairing requests)"),
+        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may pair and play without asking"),
+        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may pair and play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + WebOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
