@@ -29,7 +29,13 @@ public final class DBusConnection: @unchecked Sendable {
         init(_ body: @escaping (DBusMessage) -> Bool) { self.body = body }
     }
 
-    private init(bus: OpaquePointer) { self.bus = bus }
+    /// Waits for the bus's Hello (sd-bus starts connections asynchronously): from then on
+    /// nothing of sd-bus's start-up is left for the loop thread to race with.
+    private init(bus: OpaquePointer) {
+        self.bus = bus
+        var name: UnsafePointer<CChar>?
+        uniqueName = sd_bus_get_unique_name(bus, &name) >= 0 ? name.map { String(cString: $0) } ?? "" : ""
+    }
 
     /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket).
     /// - Throws: `DBusError` naming `sd_bus_open_system` and the errno (no bus running).
@@ -37,6 +43,22 @@ public final class DBusConnection: @unchecked Sendable {
         var bus: OpaquePointer?
         let r = sd_bus_open_system(&bus)
         guard r >= 0, let bus else { throw DBusError(call: "cannot reach the system D-Bus (sd_bus_open_system)", errno: -r) }
+        return DBusConnection(bus: bus)
+    }
+
+    /// The bus at `address` ("unix:path=/run/…/bus"): a private bus (tests).
+    /// - Throws: `DBusError` naming the address and the errno.
+    public static func connect(address: String) throws(DBusError) -> DBusConnection {
+        var bus: OpaquePointer?
+        var r = sd_bus_new(&bus)
+        guard r >= 0, let bus else { throw DBusError(call: "sd_bus_new", errno: -r) }
+        r = sd_bus_set_address(bus, address)
+        if r >= 0 { r = sd_bus_set_bus_client(bus, 1) }
+        if r >= 0 { r = sd_bus_start(bus) }
+        guard r >= 0 else {
+            sd_bus_close_unref(bus)
+            throw DBusError(call: "cannot reach the D-Bus at \(address)", errno: -r)
+        }
         return DBusConnection(bus: bus)
     }
 
@@ -56,11 +78,8 @@ public final class DBusConnection: @unchecked Sendable {
         handlers.removeAll()
     }
 
-    /// This connection's unique name (":1.42").
-    public var uniqueName: String {
-        var name: UnsafePointer<CChar>?
-        return sd_bus_get_unique_name(bus, &name) >= 0 ? name.map { String(cString: $0) } ?? "" : ""
-    }
+    /// This connection's unique name (":1.42"; "" when the bus refused our Hello).
+    public let uniqueName: String
 
     // MARK: - Calls
 

@@ -30,7 +30,8 @@ public final class DBusMessage: @unchecked Sendable {
 
     // MARK: - Reading
 
-    /// Every argument from the start (the read position is rewound by re-reading: call once).
+    /// Every argument, read once from the start. A descriptor comes as a duplicate the
+    /// caller owns (and closes).
     public func arguments() -> [DBusValue] {
         var out: [DBusValue] = []
         while let v = readValue() { out.append(v) }
@@ -91,7 +92,7 @@ public final class DBusMessage: @unchecked Sendable {
         case "u": return .uint(UInt64(UInt32(truncatingIfNeeded: storage)), signature: "u")
         case "t": return .uint(storage, signature: "t")
         case "d": return .double(Double(bitPattern: storage))
-        case "h": return .fd(Int32(truncatingIfNeeded: storage))
+        case "h": return .fd(fcntl(Int32(truncatingIfNeeded: storage), F_DUPFD_CLOEXEC, 0))
         default: return nil
         }
     }

@@ -10,8 +10,8 @@ public indirect enum DBusValue: Sendable, Equatable, CustomStringConvertible {
     case string(String)
     case objectPath(String)
     case signature(String)
-    /// A Unix file descriptor. Read from a message: owned by the message, valid while its
-    /// handler runs (dup it to keep it). Written: the message dups it.
+    /// A Unix file descriptor. Read from a message: a duplicate the reader owns (-1 when
+    /// none was left). Written: the message dups it (the writer keeps its own).
     case fd(Int32)
     case array(element: String, [DBusValue])
     case dict(key: String, value: String, [DictEntry])

@@ -136,7 +136,7 @@ public final class BluetoothProfile: @unchecked Sendable {
                 bus.replyError(to: m, name: "org.bluez.Error.InvalidArguments", "expected (o device, h fd, a{sv} properties)")
                 return true
             }
-            let own = fcntl(fd, F_DUPFD_CLOEXEC, 0), mine = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            let own = fd, mine = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1   // `fd` is ours (DBusMessage dups it)
             guard own >= 0, mine >= 0 else {
                 if own >= 0 { close(own) }
                 bus.replyError(to: m, name: "org.bluez.Error.Rejected", "out of file descriptors")

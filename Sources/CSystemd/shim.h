@@ -31,6 +31,10 @@ extern int sd_bus_call_method(sd_bus *bus, const char *destination, const char *
 typedef struct sd_bus_message sd_bus_message;
 typedef struct sd_bus_slot sd_bus_slot;
 typedef int (*sd_bus_message_handler_t)(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
+extern int sd_bus_new(sd_bus **ret);
+extern int sd_bus_set_address(sd_bus *bus, const char *address);
+extern int sd_bus_set_bus_client(sd_bus *bus, int b);
+extern int sd_bus_start(sd_bus *bus);
 extern sd_bus *sd_bus_close_unref(sd_bus *bus);
 extern int sd_bus_get_unique_name(sd_bus *bus, const char **unique);
 extern int sd_bus_get_fd(sd_bus *bus);

@@ -7,7 +7,8 @@ import XCTest
 
 /// `play --bluetooth` against a mock bluetoothd (see BlueZTests): the profile it
 /// registers, a connection bluetoothd hands over (`Profile1.NewConnection`) that plays a
-/// touch, and the pairing agent's answers.
+/// touch and ends when bluetoothd asks (`RequestDisconnection`), and the pairing agent's
+/// answers.
 final class BlueZPlayTests: XCTestCase {
     var dir: URL!
     var bus: PrivateSystemBus!
@@ -115,8 +116,12 @@ final class BlueZPlayTests: XCTestCase {
         XCTAssertEqual(client.send(.touch(id: 1, phase: .down, x: 0.75, y: 1, timestamp: 0)), 1)
         usleep(1_000_000)   // the touch is held this long
         XCTAssertEqual(client.send(.touch(id: 1, phase: .up, x: 0.75, y: 1, timestamp: 0)), 1)
-        client.stop()
+        // bluetoothd asks the instrument to let go of the device (Profile1.RequestDisconnection):
+        // the link closes and the player leaves (its session alone would stay).
+        let asked = try bus.send("org.bluez", "/", "org.bluez.Mock.RequestDisconnection", ["string:11:22:33:44:55:66"])
+        XCTAssertEqual(asked.status, 0, asked.output)
         try waitUntil("the player to leave") { stderr.contains("'bt tester' (11:22:33:44:55:66) left") }
+        client.stop()
         XCTAssertEqual(stopInstrument(), 0, stderr)
         XCTAssertEqual(recorded("UnregisterProfile").count, 1, "the profile is unregistered at the end")
 

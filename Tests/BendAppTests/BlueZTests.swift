@@ -13,6 +13,7 @@ final class BlueZTests: XCTestCase {
     static let service = "6a0b2f1e-7c4d-4b8e-9f3a-b3e5d1c20847"
     var dir: URL!
     var bus: PrivateSystemBus!
+    /// Where the mock records ProfileManager1/AgentManager1 calls (unused here).
     var record: URL { dir.appendingPathComponent("bluez-calls.jsonl") }
 
     override func setUpWithError() throws {
@@ -38,11 +39,22 @@ final class BlueZTests: XCTestCase {
 
     func run(_ args: [String]) throws -> BinaryRunner.Result { try BinaryRunner.run(args, environment: bus.environment) }
 
-    /// The recorded ProfileManager1/AgentManager1 calls named `call`.
-    func recorded(_ call: String) -> [[String: Any]] {
-        let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .filter { $0["call"] as? String == call }
+    /// Runs bendsynth on the private bus; stopped (SIGTERM, by its pid) after `seconds`
+    /// if it has not exited: a `play` that wrongly went on plays until stopped.
+    func runBounded(_ args: [String], seconds: Double = 15) throws -> (status: Int32, stderr: String) {
+        let err = dir.appendingPathComponent("bounded.err")
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let p = Process()
+        p.executableURL = BinaryRunner.executable
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        p.standardError = try FileHandle(forWritingTo: err)
+        try p.run()
+        if !Poll.until(seconds, { !p.isRunning }) { kill(p.processIdentifier, SIGTERM) }
+        p.waitUntilExit()
+        return (p.terminationStatus, try String(contentsOf: err, encoding: .utf8))
     }
 
     // MARK: - Bluetooth unavailable
@@ -50,7 +62,7 @@ final class BlueZTests: XCTestCase {
     /// Every command that asks for Bluetooth exits 1 with exactly one line: `expected`.
     func assertUnavailable(_ expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
         for args in [["peers", "--bluetooth", "--seconds", "1"], ["play", "--bluetooth", "--no-terminal", "-d", "null"], ["remote", "00:11:22:33:44:55"]] {
-            let r = try run(args)
+            let r = try runBounded(args)
             XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)", file: file, line: line)
             let lines = r.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, "\(args): one line: \(r.stderr)", file: file, line: line)

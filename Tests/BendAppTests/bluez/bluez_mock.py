@@ -9,6 +9,7 @@
 - org.bluez.Mock.Connect(address, socket path): connects to the test's Unix socket and
   hands that descriptor to the registered profile (Profile1.NewConnection), as bluetoothd
   hands over an RFCOMM connection;
+- org.bluez.Mock.RequestDisconnection(address): Profile1.RequestDisconnection for it;
 - org.bluez.Mock.Pair(address, passkey): asks the registered agent
   (Agent1.RequestConfirmation) and returns "accepted" or the error name it replied.
 '''
@@ -96,6 +97,12 @@ def load(mock, parameters):
         s.close()
         return 'connected'
 
+    def request_disconnection(_self, address):
+        sender, profile = callers['RegisterProfile']
+        mock.connection.call_blocking(sender, profile, 'org.bluez.Profile1', 'RequestDisconnection', 'o',
+                                      (dbus.ObjectPath(device_path(address)),), timeout=10)
+        return 'asked'
+
     def pair(_self, address, passkey):
         sender, agent = callers['RegisterAgent']
         try:
@@ -105,7 +112,8 @@ def load(mock, parameters):
         except dbus.exceptions.DBusException as e:
             return e.get_dbus_name()
 
-    mock.AddMethods('org.bluez.Mock', [('Connect', 'ss', 's', connect), ('Pair', 'su', 's', pair)])
+    mock.AddMethods('org.bluez.Mock', [('Connect', 'ss', 's', connect), ('Pair', 'su', 's', pair),
+                                       ('RequestDisconnection', 's', 's', request_disconnection)])
 
     options = parameters.get('adapter')
     if options is None:
