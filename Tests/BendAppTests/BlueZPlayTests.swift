@@ -156,4 +156,39 @@ final class BlueZPlayTests: XCTestCase {
         XCTAssertEqual(try pair("77:88:99:AA:BB:CC"), "accepted")
         XCTAssertEqual(stopInstrument(), 0, stderr)
     }
+
+    /// Starts `Mock.Pair(address, 123456)` without waiting: dbus-send blocks until the agent answers.
+    func pairInBackground(_ address: String) throws -> (Process, URL) {
+        let out = dir.appendingPathComponent("pair-\(address.prefix(2)).out")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+        p.arguments = ["--bus=\(bus.address)", "--print-reply", "--reply-timeout=30000", "--dest=org.bluez", "/", "org.bluez.Mock.Pair",
+                       "string:\(address)", "uint32:123456"]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: out)
+        p.standardError = p.standardOutput
+        try p.run()
+        return (p, out)
+    }
+
+    func testThePlayerAnswersAPairingRequestAtThePad() throws {
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
+        let tmux = Tmux("bendsynth-bt")
+        try tmux.start("bt", columns: 120, rows: 30,
+                       "DBUS_SYSTEM_BUS_ADDRESS=\(bus.address) \(BinaryRunner.executable.path) play --bluetooth -d null", log: log)
+        defer { try? tmux(["kill-server"]) }
+        try waitUntil("the agent registered") { !recorded("RequestDefaultAgent").isEmpty }
+        for (key, expected) in [("y", "accepted"), ("n", "org.bluez.Error.Rejected")] {
+            let (pairing, out) = try pairInBackground("77:88:99:AA:BB:CC")
+            try waitUntil("the question on the pad") { try tmux.screen("bt").contains("'pairing, passkey 123456' (77:88:99:AA:BB:CC) asks to play: y accepts, n declines") }
+            XCTAssertTrue(pairing.isRunning, "the request waits for the player")
+            try tmux(["send-keys", "-t", "bt", key])
+            pairing.waitUntilExit()
+            let reply = try String(contentsOf: out, encoding: .utf8)
+            XCTAssertTrue(reply.contains("\"\(expected)\""), "\(key): \(reply)")
+        }
+        let stderr = try quit(tmux, "bt", log: log)
+        XCTAssertTrue(stderr.contains("exit=0"), stderr)
+    }
 }
