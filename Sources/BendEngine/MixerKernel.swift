@@ -95,8 +95,8 @@ extension Mixer {
         let rows: UnsafeRawPointer
         switch read {
         case .cubic, .linear: rows = UnsafeRawPointer(tone.cubicRows)
-        case .level: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.samples + levelIndex &* levels.unsafelyUnwrapped.stride)
-        case .blend: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.samples)
+        case .level: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
+        case .blend: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
         }
         let block = VoiceBlock(tone: tone, rows: rows, levels: levels, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
                                mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)

@@ -13,7 +13,7 @@
 /// aliasFreeRatio[k]`.
 ///
 /// Plain arrays, given to `ToneTable(samples:rate:levels:)` at setup; the engine copies
-/// them (`LevelTable`).
+/// them into its rows.
 public struct ToneLevels: Sendable, Equatable {
     /// Table frames per tone frame (4: the polynomial is Niemitalo's optimal one for
     /// 4× oversampling).
@@ -33,27 +33,19 @@ public struct ToneLevels: Sendable, Equatable {
     }
 }
 
-/// The engine's copy of a tone's band-limited levels: each level's loop through the
-/// droop compensation, repeated and laid out for 4-point reads without a wrap test
-/// (as `ToneTable.storage`), read with Niemitalo's optimal 4-point, 3rd-order polynomial
-/// for 4× oversampled input, evaluated from the 4 samples in the kernel; and the
-/// crossfade zones as fixed-point increments. Immutable after `init`; read-only on the
-/// render thread.
-///
-/// Plain samples (4 bytes per table frame), not precomputed 16-byte polynomial rows: a
-/// voice at ratio r streams 16·r bytes per output frame instead of 64·r, and the tables
-/// take a quarter of the memory, for a few more instructions per block (the transpose
-/// of the lanes' 4 taps and the polynomial's coefficients).
+/// The engine's copy of a tone's band-limited levels: each level's polynomial rows
+/// (Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input, one
+/// 16-byte row per table frame, as `ToneTable.cubicRows`), and the crossfade zones as
+/// fixed-point increments. Immutable after `init`; read-only on the render thread.
 struct LevelTable {
     /// Levels (count, ≥ 2).
     let count: Int
-    /// Bytes from one level's samples to the next's (a multiple of 64).
+    /// Bytes from one level's rows to the next's.
     let stride: Int
-    /// Level k's samples at `samples + k·stride` (Float): sample i is table frame
-    /// (i − 1) mod (4 · tone length) of the compensated level, for i in
-    /// `0 ..< ToneTable.loopFrames · 4 + guardRows + 3`: the polynomial between table
-    /// frames i and i + 1 of the repeated loop reads samples i … i + 3.
-    let samples: UnsafeMutableRawPointer
+    /// Level k's rows at `rows + k·stride`: row i is (a0, a1, a2, a3) of the polynomial
+    /// between table frames i and i + 1 of the repeated loop (from frames i − 1 … i + 2),
+    /// `ToneTable.loopFrames · 4 + guardRows` rows, 16-byte aligned.
+    let rows: UnsafeMutableRawPointer
     /// Zone k (between levels k and k + 1) starts at increment `zoneStart[k]` and ends at
     /// `zoneEnd[k]` (fixed-point increments, `Mixer.fractionBits`); `count − 1` zones, then
     /// a sentinel `Int32.max` in both.
@@ -62,9 +54,8 @@ struct LevelTable {
     /// 1 / (zoneEnd[k] − zoneStart[k]), per increment unit.
     let zoneInverse: UnsafeMutablePointer<Float>
 
-    /// Table frames readable past the loop: one 8-frame block at
-    /// `EngineLimits.maximumRatio` (8 · 8 tone frames = 256 table frames) plus the
-    /// polynomial's 4 taps.
+    /// Rows readable past the loop: one 8-frame block at `EngineLimits.maximumRatio`
+    /// (8 · 8 tone frames = 256 table frames) plus the polynomial's 4 taps.
     static var guardRows: Int { ToneLevels.oversampling * 8 * Int(EngineLimits.maximumRatio) + 4 }
 
     /// Log2 of `ToneLevels.oversampling`: the phase's fraction loses these bits.
@@ -75,18 +66,28 @@ struct LevelTable {
         precondition(levels.samples.count >= 2, "band-limited tables need at least 2 levels")
         precondition(levels.aliasFreeRatio.count == levels.samples.count && levels.crossfadeStart.count == levels.samples.count - 1)
         count = levels.samples.count
-        let sampleCount = loopFrames * k + LevelTable.guardRows + 3
-        stride = (4 * sampleCount + 63) / 64 * 64
-        samples = .allocate(byteCount: stride * count, alignment: 64)
+        let rowCount = loopFrames * k + LevelTable.guardRows
+        stride = 16 * rowCount
+        rows = .allocate(byteCount: stride * count, alignment: 64)
         let tableLength = length * k
-        for (level, loop) in levels.samples.enumerated() {
-            precondition(loop.count == tableLength, "a level holds \(loop.count) frames; expected \(tableLength)")
-            let out = (samples + level * stride).bindMemory(to: Float.self, capacity: stride / 4)
-            let flat = LevelTable.compensated(loop)
-            var j = tableLength - 1
-            for i in 0..<(stride / 4) {
-                out[i] = i < sampleCount ? Float(flat[j]) : 0
-                j = j + 1 == tableLength ? 0 : j + 1
+        for (level, samples) in levels.samples.enumerated() {
+            precondition(samples.count == tableLength, "a level holds \(samples.count) frames; expected \(tableLength)")
+            let out = (rows + level * stride).bindMemory(to: Float.self, capacity: 4 * rowCount)
+            // The compensated loop, repeated: extended[i] is table frame (i − 1) mod length.
+            let flat = LevelTable.compensated(samples)
+            var extended = [Double](repeating: 0, count: rowCount + 3)
+            extended.withUnsafeMutableBufferPointer { e in
+                flat.withUnsafeBufferPointer { f in
+                    var j = tableLength - 1
+                    for i in 0..<e.count {
+                        e[i] = f[j]
+                        j = j + 1 == tableLength ? 0 : j + 1
+                    }
+                    for i in 0..<rowCount {
+                        let c = LevelTable.optimal4x(e[i], e[i + 1], e[i + 2], e[i + 3])
+                        out[4 * i] = Float(c.a0); out[4 * i + 1] = Float(c.a1); out[4 * i + 2] = Float(c.a2); out[4 * i + 3] = Float(c.a3)
+                    }
+                }
             }
         }
         let unit = Double(1 << Mixer.fractionBits)
@@ -106,10 +107,10 @@ struct LevelTable {
         zoneInverse[count - 1] = 0
     }
 
-    /// Bytes of the samples and zones.
+    /// Bytes of the rows and zones.
     var bytes: Int { stride * count + 12 * count }
 
-    func deallocate() { samples.deallocate(); zoneStart.deallocate(); zoneEnd.deallocate(); zoneInverse.deallocate() }
+    func deallocate() { rows.deallocate(); zoneStart.deallocate(); zoneEnd.deallocate(); zoneInverse.deallocate() }
 
     /// For the increments `low…high` of a span (fixed-point, low ≤ high): the level of
     /// `low` (the first whose zone ends at or above it), and whether every increment of
@@ -142,5 +143,20 @@ struct LevelTable {
             }
         }
         return out
+    }
+
+    /// Olli Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input
+    /// ("Polynomial Interpolators for High-Quality Resampling of Oversampled Audio",
+    /// 2001, "Optimal 4x (4-point, 3rd-order) (z-form)"), between y0 and y1 with
+    /// neighbours ym1 and y2, converted from z = t − 1/2 to the kernel's form
+    /// ((a3·t + a2)·t + a1)·t + a0, t in [0, 1).
+    static func optimal4x(_ ym1: Double, _ y0: Double, _ y1: Double, _ y2: Double) -> (a0: Double, a1: Double, a2: Double, a3: Double) {
+        let even1 = y1 + y0, odd1 = y1 - y0, even2 = y2 + ym1, odd2 = y2 - ym1
+        let c0 = even1 * 0.46209345013918979 + even2 * 0.03790693583186333
+        let c1 = odd1 * 0.51344507801315964 + odd2 * 0.16261507145522014
+        let c2 = even1 * -0.248540332990294211 + even2 * 0.24853570133765701
+        let c3 = odd1 * -0.42912649274763925 + odd2 * 0.13963062613760227
+        // p(z) = ((c3·z + c2)·z + c1)·z + c0 with z = t − 1/2, expanded in t.
+        return (c0 - c1 / 2 + c2 / 4 - c3 / 8, c1 - c2 + 0.75 * c3, c2 - 1.5 * c3, c3)
     }
 }

@@ -17,7 +17,7 @@ enum TableRead {
 /// known: read the tone at the 8 positions, interpolate, apply level and envelope, and
 /// add into the mono mix. A value type of constants, built once per voice per span.
 struct VoiceBlock {
-    /// Cubic rows, or for `.level` the level's samples, for `.blend` level 0's samples.
+    /// Cubic rows, or for `.level` the level's rows, for `.blend` level 0's rows.
     let rows: UnsafeRawPointer
     let linearPairs: UnsafePointer<Double>
     let mix: UnsafeMutablePointer<Float>
@@ -94,10 +94,10 @@ struct VoiceBlock {
             let fractionMask = Int32((1 << shift) - 1)
             let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
             let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << shift))
-            let baseRows = rows + 4 &* Int(truncatingIfNeeded: base >> Int64(shift))
-            let o = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 2
+            let baseRows = rows + 16 &* Int(truncatingIfNeeded: base >> Int64(shift))
+            let o = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 4
             y = read == .level
-                ? optimal4x(baseRows, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]), Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+                ? polynomial(baseRows, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]), Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
                 : blend(baseRows, o, t: t, inc: inc)
         }
         // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
@@ -119,7 +119,7 @@ struct VoiceBlock {
     /// zoneStart_z) / (zoneEnd_z − zoneStart_z), 0, 1) over the zones the span may touch
     /// (those below `firstZone` count 1 each); the lane reads level k = (zones it has
     /// passed, at most the top pair's lower level) and k + 1 at byte offsets `o` from
-    /// `baseRows` (level 0's samples), blended by W − k. Out of line: only spans that touch a
+    /// `baseRows` (level 0), blended by W − k. Out of line: only spans that touch a
     /// crossfade zone come here.
     @_noLocks @inline(never)
     func blend(_ baseRows: UnsafeRawPointer, _ o: SIMD8<UInt32>, t: SIMD8<Float>, inc: SIMD8<Int32>) -> SIMD8<Float> {
@@ -140,8 +140,8 @@ struct VoiceBlock {
         let b2 = Int(o[2]) &+ Int(k[2]) &* s, b3 = Int(o[3]) &+ Int(k[3]) &* s
         let b4 = Int(o[4]) &+ Int(k[4]) &* s, b5 = Int(o[5]) &+ Int(k[5]) &* s
         let b6 = Int(o[6]) &+ Int(k[6]) &* s, b7 = Int(o[7]) &+ Int(k[7]) &* s
-        let lower = optimal4x(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-        let upper = optimal4x(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        let lower = polynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        let upper = polynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
         return multiplyAdd(upper - lower, weight, lower)
     }
 
@@ -162,39 +162,6 @@ struct VoiceBlock {
         let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
         let c2 = evens(r, u), c3 = odds(r, u)
         return multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)
-    }
-
-    /// Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input
-    /// ("Polynomial Interpolators for High-Quality Resampling of Oversampled Audio",
-    /// 2001, "Optimal 4x (4-point, 3rd-order) (z-form)") for 8 lanes: lane j reads the 4
-    /// samples (y−1, y0, y1, y2) at byte offset `oj` from `samples` (one 16-byte load) and
-    /// evaluates the polynomial between y0 and y1 at z = t − 1/2.
-    @_noLocks @inline(__always)
-    func optimal4x(_ samples: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
-                   _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
-        @inline(__always) func taps(_ a: Int, _ b: Int) -> SIMD8<Float> {
-            SIMD8(lowHalf: samples.loadUnaligned(fromByteOffset: a, as: SIMD4<Float>.self),
-                  highHalf: samples.loadUnaligned(fromByteOffset: b, as: SIMD4<Float>.self))
-        }
-        // Lanes (0|4), (1|5), (2|6), (3|7), each half (y−1, y0, y1, y2); a 4×4 transpose
-        // in each 128-bit half (unpcklps/unpckhps, movlhps/movhlps) gives the 4 taps in
-        // lane order.
-        let p0 = taps(o0, o4), p1 = taps(o1, o5), p2 = taps(o2, o6), p3 = taps(o3, o7)
-        let l01 = SIMD8(p0[0], p1[0], p0[1], p1[1], p0[4], p1[4], p0[5], p1[5])
-        let h01 = SIMD8(p0[2], p1[2], p0[3], p1[3], p0[6], p1[6], p0[7], p1[7])
-        let l23 = SIMD8(p2[0], p3[0], p2[1], p3[1], p2[4], p3[4], p2[5], p3[5])
-        let h23 = SIMD8(p2[2], p3[2], p2[3], p3[3], p2[6], p3[6], p2[7], p3[7])
-        let ym1 = SIMD8(l01[0], l01[1], l23[0], l23[1], l01[4], l01[5], l23[4], l23[5])
-        let y0 = SIMD8(l01[2], l01[3], l23[2], l23[3], l01[6], l01[7], l23[6], l23[7])
-        let y1 = SIMD8(h01[0], h01[1], h23[0], h23[1], h01[4], h01[5], h23[4], h23[5])
-        let y2 = SIMD8(h01[2], h01[3], h23[2], h23[3], h01[6], h01[7], h23[6], h23[7])
-        let even1 = y1 + y0, odd1 = y1 - y0, even2 = y2 + ym1, odd2 = y2 - ym1
-        let c0 = multiplyAdd(even1, SIMD8(repeating: 0.46209345013918979), even2 * 0.03790693583186333)
-        let c1 = multiplyAdd(odd1, SIMD8(repeating: 0.51344507801315964), odd2 * 0.16261507145522014)
-        let c2 = multiplyAdd(even1, SIMD8(repeating: -0.248540332990294211), even2 * 0.24853570133765701)
-        let c3 = multiplyAdd(odd1, SIMD8(repeating: -0.42912649274763925), odd2 * 0.13963062613760227)
-        let z = t - 0.5
-        return multiplyAdd(multiplyAdd(multiplyAdd(c3, z, c2), z, c1), z, c0)
     }
 
     /// `base` advanced by one block's phase sum and wrapped once at the loop length.
