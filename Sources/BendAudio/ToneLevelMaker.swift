@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The tone loops, so it is periodic: its n-point discrete Fourier transform holds it
 /// exactly, as n/2 + 1 harmonics of the loop. Level k keeps the harmonics j that stay
-/// below the output's Nyquist frequency at ratio R_k = 2^(k/4) — j·R_k < n/2 — and is
+/// below the output's Nyquist frequency at ratio R_k = 2^(k/3) — j·R_k < n/2 — and is
 /// their sum sampled `ToneLevels.oversampling` (4) times per tone frame: the inverse
 /// transform of those bins zero-padded to 4n points. Nothing is lost below the cut-off
 /// (no transition band: a harmonic is kept whole or dropped), nothing is left above it,
@@ -16,11 +16,12 @@ import Synchronization
 /// evenly between ±n/2 as the cosine it is; it is the tone itself, oversampled exactly.
 ///
 /// Levels run from ratio 1 up to `EngineLimits.maximumRatio` (8: the top of the MIDI
-/// pitch range; 13 levels), so no ratio the engine plays aliases.
+/// pitch range; 10 levels, a third of an octave apart), so no ratio the engine plays
+/// aliases.
 ///
 /// Crossfade zones: a voice at ratio r reading level k + 1 keeps every output harmonic
 /// below the output's Nyquist frequency × r / R_{k+1}; in the zone (r ≥ 0.98·R_k) that is
-/// ≥ 0.98 / 2^(1/4) = 0.82 of it, 19.8 kHz at 48 kHz: above `passband` (18 kHz), so
+/// ≥ 0.98 / 2^(1/3) = 0.78 of it, 18.7 kHz at 48 kHz: above `passband` (18 kHz), so
 /// harmonics below 18 kHz keep their level at every ratio. The zone from level k to
 /// k + 1 is the 2 % of ratios below R_k.
 ///
@@ -31,8 +32,10 @@ public enum ToneLevelMaker {
     /// Output harmonics kept within ±0.5 dB, as a fraction of the output's Nyquist
     /// frequency: 0.75 (18 kHz at 48 kHz).
     public static let passband = 0.75
-    /// Ratio between the cut-offs of adjacent levels: 2^(1/4).
-    static let levelStep = 1.189_207_115_002_721
+    /// Ratio between the cut-offs of adjacent levels: 2^(1/3), the widest step whose
+    /// next level still keeps `passband` in the crossfade zone (0.98 / 2^(1/3) = 0.78 >
+    /// 0.75; 2^(1/4), as with libsamplerate's filters, took 13 levels to reach ratio 8).
+    static let levelStep = 1.259_921_049_894_873
     /// Width of a crossfade zone, as a fraction of its upper end: 2 % (a voice in a zone
     /// reads two levels: narrow zones keep that rare).
     static let zoneWidth = 0.02
@@ -47,12 +50,12 @@ public enum ToneLevelMaker {
         let n = samples.count
         let oversampling = ToneLevels.oversampling
         let size = oversampling * n
-        // 2^(k/4): exact at the octaves (a harmonic at exactly the output's Nyquist
+        // 2^(k/3): exact at the octaves (a harmonic at exactly the output's Nyquist
         // frequency at ratio 2, 4 or 8 is dropped, not kept by a rounding).
-        let quarters: [Double] = [1, levelStep, 2.0.squareRoot(), 2 / levelStep]
+        let thirds: [Double] = [1, levelStep, 2 / levelStep]
         var ratios: [Double] = []
-        for k in 0...12 {
-            let ratio: Double = Double(1 << (k / 4)) * quarters[k % 4]
+        for k in 0...9 {
+            let ratio: Double = Double(1 << (k / 3)) * thirds[k % 3]
             if ratio <= Double(EngineLimits.maximumRatio) { ratios.append(ratio) }
         }
         // The loop's spectrum: bins 0…n/2 (FFTW's r2c), unnormalized.
