@@ -7,7 +7,7 @@
 //   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   audio out and the input sources (one layer; none sees another):
-//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
 //   BendInput → BendControl, BendEngine, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendEngine, BendSystem, CLO
@@ -37,6 +37,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // FFTW 3 (double precision): the tone's band-limited levels, made exactly by FFT.
+        .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3",
+                       providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
                        providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
@@ -84,8 +87,8 @@ let package = Package(
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
-        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate"],
+        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), the band-limited levels (FFTW), WAV recording.
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendInput"),
