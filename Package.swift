@@ -7,14 +7,15 @@
 //   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   audio out and the input sources (one layer; none sees another):
-//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
 //   BendInput → BendControl, BendEngine, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendEngine, BendSystem, CLO
-//   BendPeers → BendControl, BendEngine, BendSystem, CSodium, CBluetooth, CAvahi
+//   BendPeers → BendControl, BendEngine, BendSystem, BendDBus, CSodium, CBluetooth, CAvahi
 //   BendMIDI → BendControl, BendEngine, BendSystem
 //   BendWeb → BendControl, BendEngine, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
+//   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
 //   BendRTKit → CSystemd
@@ -36,6 +37,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // FFTW 3 (double precision): the tone's band-limited levels, made exactly by FFT.
+        .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3",
+                       providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
                        providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
@@ -83,8 +87,8 @@ let package = Package(
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
-        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate"],
+        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), the band-limited levels (FFTW), WAV recording.
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendInput"),
@@ -101,13 +105,16 @@ let package = Package(
         // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
+        // D-Bus through sd-bus (libsystemd): calls, our own objects, signal matches, run by
+        // an EventLoop. BlueZ (BendPeers' Bluetooth*) talks through it.
+        .target(name: "BendDBus", dependencies: ["BendSystem", "CSystemd"], path: "Sources/BendDBus"),
         // Command line: options, commands, wiring.
         // RealtimeKit over D-Bus (sd-bus): real-time priority when SCHED_FIFO is refused.
         .target(name: "BendRTKit", dependencies: ["CSystemd"], path: "Sources/BendRTKit"),
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
-        .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
 
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline
@@ -124,8 +131,9 @@ let package = Package(
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web"], swiftSettings: testSettings),
+        .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

@@ -8,7 +8,7 @@ import BendSystem
 enum PeersCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("seconds", value: "S", help: "how long to listen for announcements (1…30, default 3)"),
-        OptionSpec("bluetooth", help: "search over Bluetooth too (fails when there is no adapter)"),
+        OptionSpec("bluetooth", help: "search in Bluetooth range too, through bluetoothd (exit 1 with the reason when Bluetooth cannot be used)"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
@@ -20,6 +20,8 @@ enum PeersCommand {
     runs), one line each, tab-separated: HOST:PORT (more, comma-separated, when the
     same instrument is heard on several addresses), key or open, its instance id, its
     name (controls written out as \\xNN). Names that several instruments share are noted.
+    With --bluetooth, also those in Bluetooth range (through bluetoothd): ADDRESS, signal
+    strength, whether paired, and name; `bendsynth remote ADDRESS` plays one.
 
     """
 
@@ -37,17 +39,17 @@ enum PeersCommand {
             }
         }
         guard operands.isEmpty else { throw AppError.usage("peers: unexpected argument '\(operands[0])'") }
-        let btNote = BluetoothAddress.unavailableReason()
-        if bluetooth, let btNote { throw AppError.runtime("peers: \(btNote)") }
         if bluetooth {
             let devices: [BluetoothDiscovery.Found]
             do { devices = try BluetoothDiscovery.search(seconds: Double(seconds)) } catch {
-                throw AppError.runtime("peers: Bluetooth search failed: \(error)")
+                throw AppError.runtime("peers: \(error)")
             }
             print("Bluetooth: \(devices.count) instrument\(devices.count == 1 ? "" : "s") found")
-            for d in devices { print("\(d.address)@\(d.channel)\tbluetooth\t\(UntrustedText.escaped(d.name))") }
+            for d in devices {
+                print("\(d.address)\tbluetooth\t\(d.rssi.map { "\($0) dBm" } ?? "-")\t\(d.paired ? "paired" : "not paired")\t\(UntrustedText.escaped(d.name))")
+            }
         } else {
-            print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "not searched (add --bluetooth)"))
+            print("Bluetooth: not searched (add --bluetooth)")
         }
         let found: [PeerAnnouncement], dnsSD: String
         do { (found, dnsSD) = try discoverInstrumentsEverywhere(seconds: Double(seconds)) } catch {

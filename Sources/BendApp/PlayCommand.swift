@@ -27,9 +27,9 @@ enum PlayCommand {
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key every remote must prove, on loopback too (off loopback the default is made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("name", value: "NAME", help: "with --listen: the name remotes see and bendsynth peers lists (default 'bendsynth on HOST'; 1…64 UTF-8 bytes)"),
-        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
-        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may play without asking"),
-        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
+        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth (registers the bendsynth profile with bluetoothd; answers pairing requests)"),
+        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may pair and play without asking"),
+        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may pair and play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + WebOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
