@@ -21,7 +21,7 @@ enum PlayCommand {
         OptionSpec("period", value: "FRAMES", help: "ALSA period in frames (16…8192, default 256)"),
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
-        OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
+        OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script: the take, timed from the recording's start like --record's WAV"),
         OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
         OptionSpec("overwrite", help: "let the recordings replace existing files (default: the take goes to new numbered names, e.g. take-1.wav, and play says so)"),
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
