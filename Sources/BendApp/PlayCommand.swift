@@ -281,6 +281,7 @@ enum PlayCommand {
         // Under systemd (Type=notify): READY once the first period has reached the device.
         ServiceNotifier.ready(status: "playing: \(output.description)", firstPeriodDone: { mixer.position > 0 },
                               frames: { mixer.position })
+        touchRecorder?.flushEvery(0.25)  // written as the stream passes (also before Enter)
         var stopping = false
         if padWaitsForEnter {
             printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")
@@ -294,8 +295,7 @@ enum PlayCommand {
                 }
             }
         }
-        // The touch script is written as the stream passes its events.
-        while !stopping && finished.wait(timeout: .now() + 0.25) == .timedOut { touchRecorder?.flush() }
+        if !stopping { finished.wait() }
         ServiceNotifier.stopping()
 
         // Stop cleanly: every source stops and its touches end, voices fade, the output

@@ -96,8 +96,24 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
         }
     }
 
+    /// `flushEvery`'s timer. - Thread: setup (the thread that calls `flushEvery` and `close`).
+    private var flusher: DispatchSourceTimer?
+
+    /// Calls `flush()` every `seconds` (on a Dispatch queue) until `close()`.
+    /// - Thread: setup, the thread that will call `close()`.
+    public func flushEvery(_ seconds: Double) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler { [weak self] in self?.flush() }
+        flusher?.cancel()
+        flusher = timer
+        timer.resume()
+    }
+
     /// Writes what is left (in frame order) and closes the file. Further events are ignored.
     public func close() {
+        flusher?.cancel()
+        flusher = nil
         state.withLock { s in
             guard s != nil else { return }
             Self.write(&s!, upTo: .max, rate: rate)
