@@ -72,6 +72,9 @@ let package = Package(
         .systemLibrary(name: "CFloatEnv", path: "Sources/CFloatEnv"),
         // Test support only: counts malloc calls made on a marked thread.
         .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
+        // Test support only: a fake input device behind a pipe whose evdev ioctls (libevdev's
+        // open and its sync after SYN_DROPPED) are answered by an interposed ioctl().
+        .target(name: "CFakeEvdev", path: "Sources/CFakeEvdev"),
 
         // The render loop: voices, mixer, rings. Imports Synchronization only.
         .target(name: "BendEngine", path: "Sources/BendEngine"),
@@ -116,7 +119,7 @@ let package = Package(
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
-        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev"],
+        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev", "CFakeEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
