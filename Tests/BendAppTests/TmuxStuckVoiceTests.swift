@@ -5,7 +5,9 @@ import XCTest
 /// `bendsynth play -d null --record-touches`: the screen's voice count while it plays,
 /// and the touch script of the take afterwards.
 final class TmuxStuckVoiceTests: XCTestCase {
-    let tmux = Tmux("bendsynth-stuck-test")
+    /// A server of each test's own: a server killed by the test before may still be
+    /// going away when the next one starts.
+    let tmux = Tmux("bendsynth-stuck-\(UUID().uuidString.prefix(8))")
     let (columns, rows) = (100, 30)
 
     struct Take {
