@@ -4,6 +4,11 @@ import Glibc
 /// The one check of a file a command will write (`render -o`, `replay -o`/`--touches`,
 /// `play --record*`), made before any work, so every command answers a bad output path
 /// alike: exit 2 naming the option and the path. Failures while writing stay exit 1.
+///
+/// No command writes over one of its inputs (the script, the recording, the tone, a
+/// Scala file, a key or certificate file): the output is compared with each input as a
+/// file (device and inode, so another spelling, a symbolic link or a hard link of the
+/// input is caught), and the command stops with exit 2 before reading or writing anything.
 enum OutputPath {
     /// - Throws: `AppError.input` when `path` is a folder or a device, or its folder is
     ///   missing or not writable. `-` (standard output) passes.
@@ -20,6 +25,48 @@ enum OutputPath {
         }
         guard access(folder, W_OK) == 0 else {
             throw AppError.input("\(command): \(option) '\(path)': cannot write in the folder '\(folder)' (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// An existing file: its device and inode (symbolic links followed).
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    static func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard path != "-", stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// True when `a` and `b` are the same file: the same existing file, or the same
+    /// path once made absolute and tidied (files that do not exist yet).
+    static func same(_ a: String, _ b: String) -> Bool {
+        if let x = identity(a), let y = identity(b) { return x == y }
+        return URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized
+    }
+
+    /// The files a command reads: its operands and the values of its file options
+    /// (`FILE`, `X.jsonl`, … in its specs) that name existing files, except `outputs`.
+    static func inputs(options: [(String, String?)], operands: [String], specs: [OptionSpec], outputs: Set<String>) -> [(what: String, path: String)] {
+        var found = operands.map { (what: "the input", path: $0) }
+        for (name, value) in options {
+            guard let value, !outputs.contains(name), let spec = specs.first(where: { $0.long == name }),
+                  spec.valueKind == .file || spec.value?.contains("FILE") == true else { continue }
+            found.append((what: "the --\(name) file", path: value))
+        }
+        return found.filter { identity($0.path) != nil }
+    }
+
+    /// - Throws: `AppError.input` (exit 2) when `path` is one of `inputs`: "render: -o
+    ///   'same.jsonl' is the input 'same.jsonl'; writing it would destroy it: give
+    ///   another file name".
+    static func checkNotInput(_ path: String, option: String, command: String, inputs: [(what: String, path: String)]) throws {
+        guard let output = identity(path) else { return }
+        if let input = inputs.first(where: { identity($0.path) == output }) {
+            let spelled = input.path == path ? "" : " (as '\(input.path)')"
+            throw AppError.input("\(command): \(option) '\(path)' is \(input.what)\(spelled); writing it would destroy it: give another file name")
         }
     }
 }

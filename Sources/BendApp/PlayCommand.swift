@@ -21,8 +21,9 @@ enum PlayCommand {
         OptionSpec("period", value: "FRAMES", help: "ALSA period in frames (16…8192, default 256)"),
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
         OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
-        OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script"),
+        OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script: the take, timed from the recording's start like --record's WAV"),
         OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
+        OptionSpec("overwrite", help: "let the recordings replace existing files (default: the take goes to new numbered names, e.g. take-1.wav, and play says so)"),
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key every remote must prove, on loopback too (off loopback the default is made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
@@ -66,6 +67,10 @@ enum PlayCommand {
         var bluetoothAdmission = BluetoothAdmission()
         /// What to suggest when no device opens and nothing records (replay: its -o).
         var noOutputHint: String?
+        /// `--overwrite`: recordings replace existing files.
+        var overwrite = false
+        /// The files play reads (never written over: `OutputPath.checkNotInput`).
+        var inputs: [(what: String, path: String)] = []
     }
 
     static func run(_ arguments: [String]) throws {
@@ -88,6 +93,7 @@ enum PlayCommand {
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
             case "record-midi": o.recordMIDI = value
+            case "overwrite": o.overwrite = true
             case "script": o.script = value
             case "no-terminal": o.terminal = false
             case "load-stats": o.loadStats = true
@@ -104,6 +110,7 @@ enum PlayCommand {
         try o.evdev.validate()
         try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
+        o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"])
         var sources: [InputSource] = []
         if let path = o.script {
             sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
@@ -146,14 +153,16 @@ enum PlayCommand {
 
     static func play(_ o: Options, sources: [InputSource]) throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
-        let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
-            .compactMap { name, path in path.map { (name: name, path: $0, url: URL(fileURLWithPath: $0).standardized) } }
-        for (i, a) in outputs.enumerated() {
-            if let b = outputs[(i + 1)...].first(where: { $0.url == a.url }) {
-                throw AppError.usage("play: \(a.name) and \(b.name) name the same file '\(a.path)'")
-            }
+        var o = o
+        let files = try RecordingFiles.prepare(&o)
+        do { try play(o, sources: sources, files: files) } catch {
+            files.discardUnlessStarted()
+            throw error
         }
-        for (name, path, _) in outputs { try OutputPath.check(path, option: name, command: "play") }
+    }
+
+    /// Play, its recordings' names claimed (`files`).
+    private static func play(_ o: Options, sources: [InputSource], files: RecordingFiles) throws {
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
         // (Its band-limited levels are made once the output's rate is known, on a thread
         // of their own while play starts: `makeLevelsInBackground`.)
@@ -175,7 +184,7 @@ enum PlayCommand {
 
         var touchRecorder: TouchScriptRecorder?
         if let path = o.recordTouches {
-            do { touchRecorder = try TouchScriptRecorder(path: path, rate: Double(rate)) } catch {
+            do { touchRecorder = try TouchScriptRecorder(path: path, rate: Double(rate), position: { mixer.position }) } catch {
                 output.stop()
                 throw AppError.input("cannot create touch script '\(path)': \(error)")
             }
@@ -263,6 +272,7 @@ enum PlayCommand {
         do { try output.start(instrument.driver(record: ring)) } catch {
             throw abandon(AppError.runtime("cannot start the output: \(error)"))
         }
+        files.started = true
         // `--round hold` moves resting touches between their sources' events.
         var ticker: RoundingTicker?
         if ports.contains(where: \.needsTicks) {
@@ -281,6 +291,7 @@ enum PlayCommand {
         // Under systemd (Type=notify): READY once the first period has reached the device.
         ServiceNotifier.ready(status: "playing: \(output.description)", firstPeriodDone: { mixer.position > 0 },
                               frames: { mixer.position })
+        touchRecorder?.flushEvery(0.25)  // written as the stream passes (also before Enter)
         var stopping = false
         if padWaitsForEnter {
             printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")

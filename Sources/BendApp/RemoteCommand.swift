@@ -21,6 +21,7 @@ enum RemoteCommand {
         OptionSpec("monitor", help: "also sound here: the pad's touches play the local output too (as bendsynth play)"),
         OptionSpec("device", "d", value: "PCM", help: "with --monitor: ALSA playback PCM (default 'default')"),
         OptionSpec("record", value: "FILE.wav", help: "with --monitor: also record the local sound"),
+        OptionSpec("overwrite", help: "with --record: let the recording replace an existing file (default: a new numbered name, e.g. take-1.wav)"),
     ] + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
@@ -64,6 +65,7 @@ enum RemoteCommand {
             case "monitor": monitor = true
             case "device": local.device = value ?? ""
             case "record": local.record = value
+            case "overwrite": local.overwrite = true
             case "help":
                 print(CommandTable.help("remote"))
                 return
@@ -78,6 +80,7 @@ enum RemoteCommand {
         }
         try local.sound.validate()
         try o.evdev.validate()
+        local.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record"])
         o.sound = local.sound
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter

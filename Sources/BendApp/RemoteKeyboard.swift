@@ -4,8 +4,9 @@ import Synchronization
 
 /// The remote's text line, between the terminal's decoder and the pad: a `/` typed
 /// outside a text line opens one; text keys type into it, Enter sends it (`onText`), Esc
-/// or Ctrl-C cancels, Backspace deletes a character. Mouse reports, pastes and other keys
-/// cancel the line and reach the pad. It sees decoded `TerminalEvent`s (the terminal is
+/// or Ctrl-C cancels (and goes no further: Esc is the pad's panic key, which would also
+/// end every held note), Backspace deletes a character. Mouse reports, pastes and other
+/// keys cancel the line and reach the pad. It sees decoded `TerminalEvent`s (the terminal is
 /// read and decoded once, by `TerminalInput`), so a `/` inside a mouse report or a paste
 /// is never taken for the key.
 ///
@@ -48,8 +49,8 @@ final class RemoteKeyboard: @unchecked Sendable {
     /// An event while a line is typed.
     private func typed(_ event: TerminalEvent, _ line: [UInt8]) -> Bool {
         switch event {
-        case .kittyFlags:
-            return false  // the terminal's reply, not the player's
+        case .kittyFlags, .focus:
+            return false  // the terminal's reply or report, not the player's typing
         case .mouse, .paste:
             typing.withLock { $0 = nil }
             return false
@@ -64,7 +65,7 @@ final class RemoteKeyboard: @unchecked Sendable {
             case .backspace:
                 while let last = line.popLast(), last & 0xc0 == 0x80 {}   // a whole UTF-8 character
                 typing.withLock { $0 = line }
-            case .char("c") where mods == .ctrl:
+            case .char("c") where mods == .ctrl, .escape:
                 typing.withLock { $0 = nil }
             case .char(let s) where mods.isDisjoint(with: [.ctrl, .alt, .super, .hyper, .meta]):
                 let bytes = Array(String(Character(s)).utf8)

@@ -20,7 +20,8 @@ enum RenderCommand {
     Plays the touch script SCRIPT (JSON Lines; see README), or a Standard MIDI File
     (known by its 'MThd' header; notes as MIDI in plays them, --tone-note), through
     the same mixer as 'play' and writes what it would have sounded like, in the format
-    of OUT's extension. OUT appears only when the whole render succeeded. On a terminal,
+    of OUT's extension. OUT appears only when the whole render succeeded, and then
+    replaces a file of that name (never one of the inputs: exit 2). On a terminal,
     a progress line on standard error shows the percent done, the speed as a multiple
     of real time and the time left.
 
@@ -51,6 +52,8 @@ enum RenderCommand {
         guard let output else { throw AppError.usage("render: missing -o OUT.wav") }
         guard !output.isEmpty else { throw AppError.usage("render: -o needs a file name, got ''") }
         try OutputPath.check(output, option: "-o", command: "render")
+        try OutputPath.checkNotInput(output, option: "-o", command: "render",
+                                     inputs: OutputPath.inputs(options: options, operands: operands, specs: specs, outputs: ["output"]))
         let format: SoundFileFormat
         do {
             format = try SoundFileFormat.forOutput(path: output, sample: sampleFormat)

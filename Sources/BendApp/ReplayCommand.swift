@@ -61,8 +61,18 @@ enum ReplayCommand {
             throw AppError.usage(operands.isEmpty ? "replay: missing the recording (RECORDING.evemu, or DEVICE.desc EVENTS.events)"
                                  : "replay: expected one recording or a .desc and an .events file, got \(operands.count) arguments")
         }
-        if let output { try OutputPath.check(output, option: "-o", command: "replay") }
-        if let touches { try OutputPath.check(touches, option: "--touches", command: "replay") }
+        let inputs = OutputPath.inputs(options: options, operands: operands, specs: specs, outputs: ["output", "touches"])
+        if let output {
+            try OutputPath.check(output, option: "-o", command: "replay")
+            try OutputPath.checkNotInput(output, option: "-o", command: "replay", inputs: inputs)
+        }
+        if let touches {
+            try OutputPath.check(touches, option: "--touches", command: "replay")
+            try OutputPath.checkNotInput(touches, option: "--touches", command: "replay", inputs: inputs)
+            if let output, OutputPath.same(output, touches) {
+                throw AppError.usage("replay: -o and --touches name the same file '\(touches)'")
+            }
+        }
         let recording: EvemuRecording
         do { recording = try EvemuRecording.load(paths: operands) } catch let e as EvemuRecording.ParseError {
             throw AppError.input("replay: \(e)")

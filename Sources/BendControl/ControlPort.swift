@@ -7,6 +7,14 @@ import Synchronization
 /// - Thread: called on the source's thread; implementations must be thread-safe.
 public protocol ControlEventObserver: AnyObject, Sendable {
     func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64)
+    /// Source `source`'s events observed for after `streamFrame` will not be played
+    /// (`ControlPort.releaseAll` when the source had queued ahead: a script stopped
+    /// early). The ups of its touches at `streamFrame` follow. Default: nothing.
+    func cut(source: UInt32, atFrame streamFrame: UInt64)
+}
+
+extension ControlEventObserver {
+    public func cut(source: UInt32, atFrame streamFrame: UInt64) {}
 }
 
 /// One input source's way into the engine: it maps pad coordinates to pitch ratio and
@@ -32,6 +40,8 @@ public final class ControlPort: @unchecked Sendable {
     let ring: SPSCRing<EngineEvent>
     let clock: StreamClock?
     let observers: [ControlEventObserver]
+    /// The engine, for `releaseAll`'s cut of events queued ahead.
+    private let mixer: Mixer
     /// Frames per second (stream frames → seconds for rounding).
     let rate: Double
     private let lock = Mutex(())
@@ -58,6 +68,7 @@ public final class ControlPort: @unchecked Sendable {
         self.clock = clock
         self.observers = observers
         self.rate = mixer.configuration.rate
+        self.mixer = mixer
     }
 
     /// True when the port's pitches move between events (`hold` rounding): call `tick`.
@@ -148,6 +159,9 @@ public final class ControlPort: @unchecked Sendable {
 
     /// Ends every touch of this source (the source went away, or the player quit):
     /// their voices fade out with the normal release; observers see an `up` for each.
+    /// Live, it happens now (the clock's frame): events the source queued for later (a
+    /// script's) are dropped by the engine (`Mixer.cut`) and by the observers (`cut`),
+    /// so nothing sounds or is recorded past the stop.
     /// - Thread: this source's thread.
     public func releaseAll() {
         lock.withLock { _ in releaseAllLocked() }
@@ -155,7 +169,18 @@ public final class ControlPort: @unchecked Sendable {
 
     private func releaseAllLocked() {
         rounded.removeAll()
-        let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? lastFrame, lastFrame)
+        var frame = lastFrame
+        if let clock {
+            frame = clock.stamp(nanos: MonotonicClock.nanos())
+            if frame < lastFrame {
+                // Events are queued ahead: they are not played.
+                mixer.cut(source: source, atFrame: frame)
+                for o in observers { o.cut(source: source, atFrame: frame) }
+            } else {
+                frame = max(frame, lastFrame)
+            }
+            lastFrame = frame
+        }
         // The sustained touches end too, and the control is let go: nothing stays stuck
         // (observers see it let go first, so a recorded take's ups are not held either).
         let held = sustain.held

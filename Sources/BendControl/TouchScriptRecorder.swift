@@ -4,71 +4,157 @@ import Glibc
 import Synchronization
 
 /// Writes every touch and tilt event of every source as a touch script
-/// (`--record-touches FILE.jsonl`), so a live take can be rendered again.
+/// (`--record-touches FILE.jsonl`): the take, so it can be rendered again.
 ///
-/// Times are seconds of stream time (the frame each event takes effect at, over the
-/// rate) from the first event. Each (source, touch) gets its own script id, so touches
-/// of different sources never collide. Lines are flushed as they are written, so the
-/// file is complete up to the last event if the process is killed.
+/// Time base: seconds of stream time, the frame each event takes effect at over the rate,
+/// from stream frame 0 — the first frame of the output and of `--record`'s WAV — so
+/// `render` of the script puts each event on the frame it sounded at in the WAV.
+///
+/// Only what was played is written: events are held until the stream has passed them
+/// (`flush()`, called on every event and by the caller's timer) and written in frame order
+/// across sources; events a source queued ahead and then dropped (`cut`: a script stopped
+/// early) are never written, and its touches end at the stop. Each (source, touch) gets
+/// its own script id, so touches of different sources never collide; a move or up of a
+/// touch whose down was not written is not written either. What is written is flushed
+/// line by line, so a killed process leaves a valid script up to its last written line.
 public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendable {
+    private struct Pending {
+        var frame: UInt64
+        var source: UInt32
+        var event: ControlEvent
+    }
     private struct State {
         var handle: FileHandle
-        var firstFrame: UInt64?
+        /// Observed, not yet written, in frame order (ties: the order observed).
+        var pending: [Pending] = []
+        /// (source << 32 | touch id) → script id, for touches whose down is written and up is not.
         var ids: [UInt64: UInt32] = [:]
         var nextID: UInt32 = 1
+        /// Whether each source's written events left sustain on.
+        var sustained: [UInt32: Bool] = [:]
+        /// The last time written (times never go back).
+        var lastFrame: UInt64 = 0
     }
     private let state: Mutex<State?>
     private let rate: Double
+    private let position: @Sendable () -> UInt64
     public let path: String
 
     /// Creates (truncates) `path`.
+    /// - Parameters:
+    ///   - rate: frames per second of the stream.
+    ///   - position: the stream position (frames rendered so far): events up to it are written.
     /// - Throws: `SystemError` (open) when the file cannot be created.
-    public init(path: String, rate: Double) throws {
+    public init(path: String, rate: Double, position: @escaping @Sendable () -> UInt64) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError(call: "open(\(path))") }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         self.path = path
         self.rate = rate
+        self.position = position
         state = Mutex(State(handle: handle))
     }
 
     public func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
+        let now = position()
         state.withLock { s in
             guard s != nil else { return }
-            let first = s!.firstFrame ?? streamFrame
-            s!.firstFrame = first
-            let time = Double(streamFrame &- min(first, streamFrame)) / rate
-            var scripted = event
-            if let (id, phase) = event.touchPhase {
-                let key = UInt64(source) << 32 | UInt64(id)
-                let sid: UInt32
-                if phase == .down {
-                    if s!.ids[key] != nil { return }
-                    sid = s!.nextID
-                    s!.nextID &+= 1
-                    s!.ids[key] = sid
-                } else if let known = s!.ids[key] {
-                    sid = known
-                    if phase == .up { s!.ids[key] = nil }
-                } else {
-                    return
-                }
-                switch event {
-                case let .touch(_, _, x, y): scripted = .touch(id: sid, phase: phase, x: x, y: y)
-                case let .pitched(_, _, r, g, y): scripted = .pitched(id: sid, phase: phase, ratio: r, gain: g, y: y)
-                case .tilt, .sustain: break
-                }
-            }
-            let line = TouchScript.line(time: time, event: scripted) + "\n"
-            s!.handle.write(Data(line.utf8))
+            // Frame order: after every pending event at or before this frame.
+            let at = s!.pending.lastIndex { $0.frame <= streamFrame }.map { $0 + 1 } ?? 0
+            s!.pending.insert(Pending(frame: streamFrame, source: source, event: event), at: at)
+            Self.write(&s!, upTo: now, rate: rate)
         }
     }
 
-    /// Closes the file. Further events are ignored.
-    public func close() {
+    /// Drops `source`'s events for after `frame` and ends there what it holds then: an up
+    /// at `frame` for each of its touches down after its remaining events (their ups were
+    /// among the dropped), and sustain let go if it holds it.
+    public func cut(source: UInt32, atFrame frame: UInt64) {
         state.withLock { s in
-            try? s?.handle.close()
+            guard s != nil else { return }
+            s!.pending.removeAll { $0.source == source && $0.frame > frame }
+            var down = Set(s!.ids.keys.filter { $0 >> 32 == UInt64(source) }.map { UInt32(truncatingIfNeeded: $0) })
+            var sustained = s!.sustained[source] ?? false
+            for p in s!.pending where p.source == source {
+                if case .sustain(let on) = p.event { sustained = on }
+                guard let (id, phase) = p.event.touchPhase else { continue }
+                if phase == .down { down.insert(id) } else if phase == .up { down.remove(id) }
+            }
+            var ends: [ControlEvent] = sustained ? [.sustain(false)] : []
+            ends += down.sorted().map { .touch(id: $0, phase: .up, x: 0, y: 0) }
+            s!.pending += ends.map { Pending(frame: frame, source: source, event: $0) }
+            s!.pending.sort { $0.frame < $1.frame }  // stable: ties keep their order
+        }
+    }
+
+    /// Writes the events the stream has passed. - Thread: any.
+    public func flush() {
+        let now = position()
+        state.withLock { s in
+            guard s != nil else { return }
+            Self.write(&s!, upTo: now, rate: rate)
+        }
+    }
+
+    /// `flushEvery`'s timer. - Thread: setup (the thread that calls `flushEvery` and `close`).
+    private var flusher: DispatchSourceTimer?
+
+    /// Calls `flush()` every `seconds` (on a Dispatch queue) until `close()`.
+    /// - Thread: setup, the thread that will call `close()`.
+    public func flushEvery(_ seconds: Double) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler { [weak self] in self?.flush() }
+        flusher?.cancel()
+        flusher = timer
+        timer.resume()
+    }
+
+    /// Writes what is left (in frame order) and closes the file. Further events are ignored.
+    public func close() {
+        flusher?.cancel()
+        flusher = nil
+        state.withLock { s in
+            guard s != nil else { return }
+            Self.write(&s!, upTo: .max, rate: rate)
+            try? s!.handle.close()
             s = nil
         }
+    }
+
+    private static func write(_ s: inout State, upTo frame: UInt64, rate: Double) {
+        let count = s.pending.prefix { $0.frame <= frame }.count
+        guard count > 0 else { return }
+        var text = ""
+        for p in s.pending[..<count] {
+            guard let event = scripted(p, &s) else { continue }
+            s.lastFrame = max(s.lastFrame, p.frame)
+            text += TouchScript.line(time: Double(s.lastFrame) / rate, event: event) + "\n"
+        }
+        s.pending.removeFirst(count)
+        if !text.isEmpty { s.handle.write(Data(text.utf8)) }
+    }
+
+    /// The event with its script id, or nil when it is not written (a second down of a
+    /// touch that is down, a move or up of one whose down was not written).
+    private static func scripted(_ p: Pending, _ s: inout State) -> ControlEvent? {
+        if case .sustain(let on) = p.event { s.sustained[p.source] = on }
+        guard let (id, phase) = p.event.touchPhase else { return p.event }
+        let key = UInt64(p.source) << 32 | UInt64(id)
+        let sid: UInt32
+        switch phase {
+        case .down:
+            guard s.ids[key] == nil else { return nil }
+            sid = s.nextID
+            s.nextID &+= 1
+            s.ids[key] = sid
+        case .move:
+            guard let known = s.ids[key] else { return nil }
+            sid = known
+        case .up:
+            guard let known = s.ids.removeValue(forKey: key) else { return nil }
+            sid = known
+        }
+        return p.event.withTouchID(sid)
     }
 }

@@ -18,7 +18,7 @@ extension Mixer {
             var second = Int.max, secondFrame = end
             var r = 0
             while r < sources {
-                if let event = rings[r].peek() {
+                if let event = head(r) {
                     let frame = max(event.frame, start)
                     if frame < bestFrame {
                         second = best; secondFrame = bestFrame
@@ -31,7 +31,7 @@ extension Mixer {
             }
             if best < 0 { break }
             let ring = rings[best]
-            while let event = ring.peek() {
+            while let event = head(best) {
                 let frame = max(event.frame, start)
                 // Ties go to the lower source index.
                 if frame > secondFrame || (frame == secondFrame && (second < best || frame == end)) { break }
@@ -46,6 +46,24 @@ extension Mixer {
                 }
             }
         }
+    }
+
+    /// The next event of source `r`'s ring, past the events its cut drops (events for
+    /// after the cut frame, `Mixer.cut`); a `.releaseSource` is never dropped, it takes
+    /// effect at the cut frame at the latest.
+    @_noLocks @inline(__always)
+    func head(_ r: Int) -> EngineEvent? {
+        let ring = rings[r]
+        while var event = ring.peek() {
+            let cut = cuts[r].load(ordering: .relaxed)
+            if event.frame <= cut { return event }
+            if case .releaseSource = event.kind {
+                event.frame = cut
+                return event
+            }
+            ring.pop()
+        }
+        return nil
     }
 
     /// The gain a voice glides to (linear gain): `gain`, faded linearly to 0 below
@@ -89,6 +107,8 @@ extension Mixer {
         case .releaseSource:
             catchUpAll(to: offset)
             releaseMatching(source: event.key.source, all: false)
+            // The cut it came with (`head`) is done: the source's later events play.
+            _ = cuts[Int(event.key.source)].compareExchange(expected: event.frame, desired: .max, ordering: .relaxed)
         case .releaseAll:
             catchUpAll(to: offset)
             releaseMatching(source: 0, all: true)

@@ -62,6 +62,11 @@ public struct Mixer: @unchecked Sendable {
     /// (count), peak (Float bits, linear amplitude), limiter gain (Float bits, linear:
     /// the smallest gain of the last period, 1 = no reduction)].
     let meters: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Per input source (`configuration.maxSources`): the stream frame after which its
+    /// queued events are dropped (`cut(source:atFrame:)`), `UInt64.max` for none. Written
+    /// by the source's control thread, reset by render when it applies the source's
+    /// `.releaseSource` (relaxed; ordered by the source's ring).
+    let cuts: UnsafeMutablePointer<Atomic<UInt64>>
     /// The mix bus limiter (`configuration.limiter`), or nil. Owner: render.
     let limiter: Limiter?
 
@@ -142,6 +147,8 @@ public struct Mixer: @unchecked Sendable {
         panEvents = .allocate(capacity: Mixer.panEventCapacity)
         meters = .allocate(capacity: 4)
         for i in 0..<4 { (meters + i).initialize(to: Atomic(0)) }
+        cuts = .allocate(capacity: configuration.maxSources)
+        for i in 0..<configuration.maxSources { (cuts + i).initialize(to: Atomic(UInt64.max)) }
         meters[3].store(UInt64(Float(1).bitPattern), ordering: .relaxed)
         limiter = configuration.limiter ? Limiter(rate: rate) : nil
     }
@@ -166,6 +173,16 @@ public struct Mixer: @unchecked Sendable {
         return (UInt32(i), ring)
     }
 
+    /// Drops the events of input source `source` queued for after stream frame `frame`
+    /// (a script's events are queued seconds ahead): until render applies the source's
+    /// next `.releaseSource`, which then takes effect at `frame` at the latest. Play's stop
+    /// ends a script there, so nothing it had queued sounds after the stop.
+    /// - Thread: the source's control thread (its ring's producer), before it pushes the
+    ///   `.releaseSource`.
+    public func cut(source: UInt32, atFrame frame: UInt64) {
+        cuts[Int(source)].store(frame, ordering: .relaxed)
+    }
+
     /// Stream position: frames rendered so far. - Thread: any.
     public var position: UInt64 { @_noLocks get { meters[0].load(ordering: .relaxed) } }
     /// Voices sounding after the last period (including fading ones). - Thread: any.
@@ -188,6 +205,7 @@ public struct Mixer: @unchecked Sendable {
         mono.deallocate()
         panEvents.deallocate()
         meters.deallocate()
+        cuts.deallocate()
         limiter?.deallocate()
     }
 

@@ -5,7 +5,8 @@
 /// Protocols: SGR 1006 mouse (`CSI < b;x;y M/m`), urxvt 1015 (`CSI b;x;y M`), X10
 /// (`CSI M cb cx cy`); kitty keys (`CSI code;mods:event u`, `CSI n;mods:event ~`,
 /// `CSI 1;mods:event A…S`) and the `CSI ?flags u` reply; legacy `CSI A…D`, `SS3 A…D`;
-/// control bytes (0x03 = Ctrl-C); UTF-8 text; bracketed paste (`CSI 200~`…`CSI 201~`).
+/// control bytes (0x03 = Ctrl-C); UTF-8 text; bracketed paste (`CSI 200~`…`CSI 201~`);
+/// focus reports (mode 1004: `CSI I` in, `CSI O` out).
 ///
 /// Timeouts (all from the last byte received; `feed` and `tick` take the time):
 /// * a lone ESC is the Escape key after `escapeTimeout` (default 100 ms: longer than the
@@ -294,8 +295,12 @@ public struct TerminalDecoder: Sendable {
             }
             guard let key else { return .done(consumed, nil) }
             return .done(consumed, Self.keyEvent(key, mods: field(1), event: field(1, 1)))
+        case (nil, 0x49) where fields.isEmpty:  // CSI I: focus in (mode 1004)
+            return .done(consumed, .focus(true))
+        case (nil, 0x4F) where fields.isEmpty:  // CSI O: focus out
+            return .done(consumed, .focus(false))
         case (nil, _):
-            // nil: focus reports, replies we did not ask for.
+            // nil: replies we did not ask for.
             guard let key = Self.cursorKey(final), p0 == nil || p0 == 1 else { return .done(consumed, nil) }
             return .done(consumed, Self.keyEvent(key, mods: field(1), event: field(1, 1)))
         default:

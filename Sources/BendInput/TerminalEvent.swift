@@ -9,4 +9,8 @@ public enum TerminalEvent: Sendable, Equatable {
     /// The terminal's reply to the kitty keyboard query `CSI ?u`: the active flags
     /// (1 disambiguate, 2 report event types, 8 all keys as escape codes, …).
     case kittyFlags(Int)
+    /// Focus reporting (mode 1004): the terminal window gained (`CSI I`, true) or lost
+    /// (`CSI O`, false) the keyboard focus. After a focus-out no key or button release
+    /// comes for what was held.
+    case focus(Bool)
 }

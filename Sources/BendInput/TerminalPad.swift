@@ -7,19 +7,28 @@ import BendControl
 ///
 /// Bindings:
 /// * mouse: left, middle or right button press = touch down at the cell, drag = move,
-///   release = up (one mouse touch, id `mouseTouchID`); motion without a button and the
-///   wheel do nothing.
+///   release = up (one mouse touch, id `mouseTouchID`, down while any of those buttons
+///   is held); motion without a button and the wheel do nothing. A release ends the held
+///   button it names; a release naming no held button (some terminals report every SGR
+///   release as button 0, urxvt/X10 name none) ends the most recently pressed held
+///   button. The touch ends when no button is held, so a release never leaves a voice.
 /// * letter keys `wertyuiop` / `asdfghjkl` / `zxcvbnm` (q quits): a touch each at a fixed
 ///   point, see `keyPoint(_:)`. Where the terminal reports key releases (kitty keyboard
 ///   protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
 ///   sounds while held (matched on the key code, so Shift released first still ends it;
-///   repeats are ignored); elsewhere each press toggles the key's touch.
+///   repeats are ignored); elsewhere presses follow `KeyRepeatRuns`: a held key (its
+///   auto-repeats) plays one note until `repeatWindow` after its last repeat, a tap
+///   latches the note and a later tap stops it.
 /// * space: sustain (`ControlEvent.sustain`): held while the key is held where the
-///   terminal reports releases, toggled by each press elsewhere (repeats ignored).
+///   terminal reports releases, elsewhere like a letter key (`KeyRepeatRuns`).
 /// * ← / → : tilt −/+ 0.1 (press and repeat), ↓ or `0`: tilt back to 0.
 /// * Escape: panic, ends every touch (keys and mouse) and lets sustain go, once per press.
+/// * focus-out (mode 1004): the same, since the releases of what is held will not come.
 /// * `q`, `Q` or Ctrl-C: sets `quitRequested`.
 /// * paste: ignored (pasted text never plays notes).
+///
+/// Times: `handle(_:at:)` takes the monotonic time of each event and `tick(at:)` applies
+/// the key-repeat timeouts due (the reader calls it at `nextDeadline`).
 /// - Thread: one thread at a time (the terminal reader's).
 public struct TerminalPad: Sendable {
     /// The touch id of the mouse.
@@ -45,12 +54,17 @@ public struct TerminalPad: Sendable {
     public private(set) var quitRequested = false
     /// How many times Escape acted (panic).
     public private(set) var panicCount = 0
+    /// How many focus-outs ended what was held.
+    public private(set) var focusLossCount = 0
+    /// The key-repeat rule of terminals without key releases.
+    public var keyRuns = KeyRepeatRuns()
     /// True while sustain is on (space held, or toggled on).
     public private(set) var sustained = false
     /// Tilt in 0.1 steps, −10…10.
     private var tiltSteps = 0
     private var held: [UInt32: Touch] = [:]
-    private var mouseButton: MouseButton?
+    /// The mouse buttons held (left, middle, right), in the order they were pressed.
+    private var mouseButtons: [MouseButton] = []
 
     public init(geometry: PadGeometry) {
         self.geometry = geometry
@@ -64,6 +78,31 @@ public struct TerminalPad: Sendable {
 
     /// The touch id of letter key `letter` (lowercase a…z).
     public static func touchID(forKey letter: Unicode.Scalar) -> UInt32 { 0x100 + letter.value }
+    /// The space bar's key in `keyRuns`.
+    static let spaceRunKey: UInt32 = 0x20
+
+    /// When `tick(at:)` next has something to do (monotonic nanoseconds), or nil.
+    public var nextDeadline: UInt64? { reportsKeyReleases ? nil : keyRuns.nextDeadline }
+
+    /// Applies the key-repeat timeouts due by `nanos`: a note held by auto-repeat ends
+    /// `keyRuns.repeatWindow` after its last repeat.
+    public mutating func tick(at nanos: UInt64) -> [ControlEvent] {
+        var events: [ControlEvent] = []
+        for key in keyRuns.expired(at: nanos) {
+            if key == Self.spaceRunKey {
+                if sustained { sustained = false; events.append(.sustain(false)) }
+            } else {
+                events += up(key)
+            }
+        }
+        return events
+    }
+
+    /// The events for each of `events`, received at monotonic time `nanos`, in order
+    /// (timeouts due by then are applied first).
+    public mutating func handle(_ events: [TerminalEvent], at nanos: UInt64) -> [ControlEvent] {
+        tick(at: nanos) + events.flatMap { handle($0, at: nanos) }
+    }
 
     static let keyRows: [(keys: String, stagger: Double, y: Double)] = [
         ("qwertyuiop", 0, 0.9), ("asdfghjkl", 0.25, 0.6), ("zxcvbnm", 0.75, 0.3),
@@ -84,23 +123,34 @@ public struct TerminalPad: Sendable {
         return nil
     }
 
-    /// The events for each of `events`, in order.
+    /// The events for each of `events`, in order, all at time 0 (tests).
     public mutating func handle(_ events: [TerminalEvent]) -> [ControlEvent] {
-        events.flatMap { handle($0) }
+        events.flatMap { handle($0, at: 0) }
     }
 
-    /// The control events for one terminal event (often none).
-    public mutating func handle(_ event: TerminalEvent) -> [ControlEvent] {
+    /// The control events for one terminal event at time 0 (tests).
+    public mutating func handle(_ event: TerminalEvent) -> [ControlEvent] { handle(event, at: 0) }
+
+    /// The control events for one terminal event received at monotonic time `nanos`
+    /// (often none). Call `tick(at:)` first when time has passed.
+    public mutating func handle(_ event: TerminalEvent, at nanos: UInt64) -> [ControlEvent] {
         switch event {
         case .paste:
             return []
         case let .kittyFlags(flags):
             reportsKeyReleases = flags & 2 != 0
+            if reportsKeyReleases { keyRuns.removeAll() }
             return []
+        case .focus(true):
+            return []
+        case .focus(false):
+            guard !held.isEmpty || sustained else { return [] }
+            focusLossCount += 1
+            return end()
         case let .mouse(report):
             return handleMouse(report)
         case let .key(key):
-            return handleKey(key)
+            return handleKey(key, at: nanos)
         }
     }
 
@@ -109,7 +159,8 @@ public struct TerminalPad: Sendable {
     public mutating func end() -> [ControlEvent] {
         var events = touches.map { ControlEvent.touch(id: $0.id, phase: .up, x: $0.x, y: $0.y) }
         held.removeAll()
-        mouseButton = nil
+        mouseButtons.removeAll()
+        keyRuns.removeAll()
         if sustained {
             sustained = false
             events.append(.sustain(false))
@@ -117,12 +168,14 @@ public struct TerminalPad: Sendable {
         return events
     }
 
-    /// Space: sustain held (releases reported) or toggled.
-    private mutating func handleSpace(_ kind: KeyEventKind) -> [ControlEvent] {
+    /// Space: sustain held (releases reported) or by `KeyRepeatRuns`.
+    private mutating func handleSpace(_ kind: KeyEventKind, at nanos: UInt64) -> [ControlEvent] {
         let on: Bool
         switch kind {
         case .press where reportsKeyReleases: on = true
-        case .press: on = !sustained
+        case .press:
+            guard keyRuns.press(Self.spaceRunKey, at: nanos, sounding: sustained) == .toggle else { return [] }
+            on = !sustained
         case .repeat: return []
         case .release: guard reportsKeyReleases else { return [] }; on = false
         }
@@ -137,29 +190,35 @@ public struct TerminalPad: Sendable {
         switch report.kind {
         case .press:
             guard let button = report.button, button == .left || button == .middle || button == .right else { return [] }
-            if mouseButton == nil {
-                mouseButton = button
+            if !mouseButtons.contains(button) { mouseButtons.append(button) }
+            if held[id] == nil {
                 held[id] = Touch(id: id, x: x, y: y, label: "●")
                 return [.touch(id: id, phase: .down, x: x, y: y)]
             }
             return move(id, x, y)
         case .drag:
-            return mouseButton == nil ? [] : move(id, x, y)
+            return mouseButtons.isEmpty ? [] : move(id, x, y)
         case .release:
-            guard let button = mouseButton, report.button == nil || report.button == button else { return [] }
-            mouseButton = nil
-            return up(id)
+            if case .extra? = report.button { return [] }  // buttons 8–11 play nothing
+            guard !mouseButtons.isEmpty else { return [] }
+            // The button it names, else (button 0 for any, or none named) the latest held.
+            let index = report.button.flatMap { mouseButtons.firstIndex(of: $0) } ?? mouseButtons.count - 1
+            mouseButtons.remove(at: index)
+            return mouseButtons.isEmpty ? up(id) : []
         case .motion, .wheelUp, .wheelDown, .wheelLeft, .wheelRight:
             return []
         }
     }
 
-    private mutating func handleKey(_ event: KeyEvent) -> [ControlEvent] {
-        if event.kind == .release { reportsKeyReleases = true }
+    private mutating func handleKey(_ event: KeyEvent, at nanos: UInt64) -> [ControlEvent] {
+        if event.kind == .release && !reportsKeyReleases {
+            reportsKeyReleases = true
+            keyRuns.removeAll()
+        }
         let modifiers = event.modifiers.subtracting(.locks)
         switch event.key {
         case .char(" ") where modifiers.subtracting(.shift).isEmpty:
-            return handleSpace(event.kind)
+            return handleSpace(event.kind, at: nanos)
         case .char(let scalar):
             let letter = scalar.isASCII && (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar
             if event.kind == .press {
@@ -177,7 +236,7 @@ public struct TerminalPad: Sendable {
                 guard plain, held[id] == nil else { return [] }
                 return down(id, x, y, label: Character(String(letter).uppercased()))
             case .press:
-                guard plain else { return [] }
+                guard plain, keyRuns.press(id, at: nanos, sounding: held[id] != nil) == .toggle else { return [] }
                 return held[id] == nil ? down(id, x, y, label: Character(String(letter).uppercased())) : up(id)
             case .repeat:
                 return []

@@ -6,8 +6,9 @@ import Synchronization
 /// Reads the terminal on an `EventLoop` ("bendsynth terminal"): bytes → `TerminalDecoder`
 /// → (an optional filter, e.g. the remote's text line) → `TerminalPad` → control events,
 /// all on the loop's thread, which is the control port's one producer. The decoder's
-/// timeouts (a lone ESC, a cut-short sequence, a stuck paste) are a one-shot timer on the
-/// same loop, armed at `decoder.nextDeadline`.
+/// timeouts (a lone ESC, a cut-short sequence, a stuck paste) and the pad's (a key held
+/// by auto-repeat ends when its repeats stop) are a one-shot timer on the same loop,
+/// armed at the earlier of `decoder.nextDeadline` and `pad.nextDeadline`.
 ///
 /// It finishes on `q`/Ctrl-C (`.quit`), when the terminal goes away (`.hangUp`: POLLHUP,
 /// read 0 or EIO), on a read error (`.failed`) or on `stop()` (`.stopped`); in every case
@@ -80,17 +81,19 @@ final class TerminalReader: @unchecked Sendable {
             return finish(.failed(error))
         }
         guard count > 0 else { return finish(.hangUp) }
-        deliver(decoder.feed(buffer[0..<count], at: MonotonicClock.nanos()))
+        let now = MonotonicClock.nanos()
+        deliver(decoder.feed(buffer[0..<count], at: now), at: now)
     }
 
     /// Hands decoded events to the pad (through the filter), publishes the pad for the
     /// view and re-arms the decoder's timeout.
-    private func deliver(_ events: [TerminalEvent]) {
+    private func deliver(_ events: [TerminalEvent], at nanos: UInt64) {
         let geometry = board.withLock { $0.geometry }
         if geometry != pad.geometry { pad.geometry = geometry }
+        for c in pad.tick(at: nanos) { onEvent(c) }
         for event in events {
             if let filter, filter(event) { continue }
-            for c in pad.handle(event) { onEvent(c) }
+            for c in pad.handle(event, at: nanos) { onEvent(c) }
             if pad.quitRequested { return finish(.quit) }
         }
         publish()
@@ -98,7 +101,7 @@ final class TerminalReader: @unchecked Sendable {
     }
 
     private func armDeadline() {
-        let next = decoder.nextDeadline
+        let next = [decoder.nextDeadline, pad.nextDeadline].compactMap { $0 }.min()
         if next == deadline?.at { return }
         if let d = deadline { loop.cancel(d.timer) }
         deadline = nil
@@ -106,7 +109,8 @@ final class TerminalReader: @unchecked Sendable {
         let timer = loop.schedule(at: next) { [weak self] in
             guard let self else { return }
             self.deadline = nil
-            self.deliver(self.decoder.tick(at: MonotonicClock.nanos()))
+            let now = MonotonicClock.nanos()
+            self.deliver(self.decoder.tick(at: now), at: now)
         }
         deadline = (timer, next)
     }

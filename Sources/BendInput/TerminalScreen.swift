@@ -13,17 +13,18 @@ public enum TerminalScreen {
     /// Sent once at start: alternate screen, hidden cursor, no autowrap, clear; mouse
     /// press/release (1000) with drag (1002), urxvt (1015) then SGR (1006) coordinates
     /// (xterm takes the last one set, urxvt without 1006 keeps 1015); bracketed paste
-    /// (2004); kitty keyboard flags 11 pushed (1 disambiguate | 2 event types | 8 all keys
+    /// (2004); focus reports (1004: a focus-out ends what is held, whose releases will
+    /// not come); kitty keyboard flags 11 pushed (1 disambiguate | 2 event types | 8 all keys
     /// as escapes) and queried (`CSI ?u`, the reply says whether keys can be held).
     public static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[2J"
         + "\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1015h\u{1B}[?1006h"
-        + "\u{1B}[?2004h"
+        + "\u{1B}[?2004h\u{1B}[?1004h"
         + "\u{1B}[>11u\u{1B}[?u"
 
-    /// Sent at exit, undoing `enter` in reverse: kitty flags popped, paste and mouse off,
+    /// Sent at exit, undoing `enter` in reverse: kitty flags popped, focus reports, paste and mouse off,
     /// attributes reset, autowrap and cursor back, main screen.
     public static let exit = "\u{1B}[<u"
-        + "\u{1B}[?2004l"
+        + "\u{1B}[?1004l\u{1B}[?2004l"
         + "\u{1B}[?1006l\u{1B}[?1015l\u{1B}[?1002l\u{1B}[?1000l"
         + "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
 

@@ -49,6 +49,12 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
         }
     }
 
+    /// Drops `source`'s events observed for after `frame` (a script stopped early: they
+    /// were never played).
+    public func cut(source: UInt32, atFrame frame: UInt64) {
+        take.withLock { t in t.events.removeAll { $0.source == source && $0.frame > frame } }
+    }
+
     /// The take as MPE: the zone set-up at tick 0, every event in frame order (ties: the
     /// order observed), note-offs for touches still held at the last event's tick.
     private func messages(_ events: [(frame: UInt64, source: UInt32, event: ControlEvent)]) -> [(tick: UInt64, message: MIDIMessage)] {

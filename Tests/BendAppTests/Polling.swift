@@ -35,6 +35,7 @@ struct Tmux {
     let socket: String
 
     init(_ prefix: String) { socket = "\(prefix)-\(getpid())" }
+    init(_ socket: String, exact: Bool) { self.socket = socket }
 
     static var installed: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
 
@@ -46,6 +47,19 @@ struct Tmux {
 
     /// What session `target` shows now.
     func screen(_ target: String) throws -> String { try self(["capture-pane", "-p", "-t", target]) }
+
+    /// Attaches a client to session `name` from a second tmux server of the test's own
+    /// (whose `columns`×`rows` pane is the client's terminal), so the session has focus to
+    /// lose: with `focus-events` on, tmux sends `CSI O` to a pane that asked for focus
+    /// reports (mode 1004) when its window stops being the client's current one, and
+    /// `CSI I` when it is again. Returns the outer server; kill it when done.
+    func attachClient(_ name: String, columns: Int, rows: Int) throws -> Tmux {
+        try self(["set", "-g", "focus-events", "on"])
+        let outer = Tmux(socket + "-client", exact: true)
+        try outer(["new-session", "-d", "-s", "client", "-x", "\(columns)", "-y", "\(rows)", "TMUX= tmux -L \(socket) attach -t \(name)"])
+        try outer(["set", "-g", "status", "off"])
+        return outer
+    }
 
     /// Runs the shell command line `command` in a new `columns`×`rows` session `name`;
     /// its stderr, then `exit=STATUS` when it ends, go to the file `log`.

@@ -41,6 +41,19 @@ final class RemoteKeyboardTests: XCTestCase {
         XCTAssertNil(r.typing)
     }
 
+    /// Issue 16: Esc cancels the line and goes no further: at the pad it is the panic key,
+    /// which would end every held note. (A mouse report typed after it plays.)
+    func testEscCancelsTheLineWithoutReachingThePad() throws {
+        let r = try run("/abc\u{1b}")
+        XCTAssertEqual(r.pad, [], "Esc consumed")
+        XCTAssertEqual(r.sent, [])
+        XCTAssertNil(r.typing)
+        // Kitty's Escape press (CSI 27 u) likewise; its release reaches the pad, which ignores it.
+        let k = try run("/x\u{1b}[27u\u{1b}[<0;3;4M")
+        XCTAssertEqual(k.pad, decodeTerminal("\u{1b}[<0;3;4M"))
+        XCTAssertNil(k.typing)
+    }
+
     /// Decoded keys: an arrow (a sequence) cancels and reaches the pad; Ctrl-C cancels and
     /// is consumed (it would quit the pad); kitty releases while typing are consumed.
     func testOtherKeysWhileTyping() throws {

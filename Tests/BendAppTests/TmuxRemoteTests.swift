@@ -34,11 +34,21 @@ final class TmuxRemoteTests: XCTestCase {
         let shown = try screen()
         XCTAssertFalse(shown.contains("message:"), shown)
 
-        // `/` opens a line; Escape cancels it; a second line is sent with Enter.
+        // `/` opens a line (while the mouse holds a note); Escape cancels it and only
+        // that: the held note plays on (issue 16: Esc also was the pad's panic key).
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)M"])
+        try waitUntil("a held voice") { try screen().contains("voices 1") }
         try tmux(["send-keys", "-t", "remote", "-l", "/hi"])
         try waitUntil("the text line") { try screen().contains("message: hi_") }
         try tmux(["send-keys", "-t", "remote", "Escape"])
         try waitUntil("the line cancelled") { try screen().contains("/ types a message") }
+        // A key after it: two voices, so the mouse's note was not ended (a panic would
+        // have reached the instrument before the key, on the same connection).
+        try tmux(["send-keys", "-t", "remote", "-l", "a"])
+        try waitUntil("the held note and the key's", seconds: 5) { try screen().contains("voices 2") }
+        try tmux(["send-keys", "-t", "remote", "Escape"])  // no line open: the panic key
+        try waitUntil("the panic") { try screen().contains("voices 0") }
+        try tmux(["send-keys", "-t", "remote", "-l", "\u{1B}[<0;\(cell.column);\(cell.row)m"])
         try tmux(["send-keys", "-t", "remote", "-l", "/hello"])
         try waitUntil("the second line") { try screen().contains("message: hello_") }
         try tmux(["send-keys", "-t", "remote", "Enter"])

@@ -209,6 +209,32 @@ final class MixerTests: XCTestCase {
         }
     }
 
+    /// `Mixer.cut` (play stopping a script that queued ahead, issue 16): the source's
+    /// events queued for after the cut frame are dropped, its `.releaseSource` (queued
+    /// behind them, for a later frame) takes effect at the cut frame, and the source's
+    /// events after that release play again. DC tone, 256-frame periods: touch 1 down at
+    /// 0; queued ahead: touch 2 down at 3000, the release at 3500, touch 3 down at 4000;
+    /// cut at frame 1200 once 1024 frames are rendered.
+    func testCutDropsQueuedEventsAndReleasesAtTheCut() {
+        let h = RenderHarness(voices: 8, period: 256, tone: [Float](repeating: 0.5, count: 64))
+        defer { h.free() }
+        for e in [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.25),
+                  EngineEvent(frame: 3000, kind: .down, key: h.key(2), value: 1, gain: 0.25),
+                  EngineEvent(frame: 3500, kind: .releaseSource, key: h.key(0)),
+                  EngineEvent(frame: 4000, kind: .down, key: h.key(3), value: 1, gain: 0.25)] {
+            XCTAssertTrue(h.ring.push(e))
+        }
+        var out = Measure.channel(h.render(frames: 1024), 0)
+        h.mixer.cut(source: h.source, atFrame: 1200)
+        out += Measure.channel(h.render(frames: 6000 - 1024), 0)
+        let voice = Double(0.5 * 0.25 * Float(0.5).squareRoot())
+        XCTAssertEqual(Double(out[1100]), voice, accuracy: 1e-5, "touch 1 until the cut")
+        let fadeStart = (1100..<2000).first { Double(out[$0]) < voice - 1e-6 } ?? -1
+        XCTAssertTrue(1199...1201 ~= fadeStart, "released at the cut frame: the fade starts at \(fadeStart)")
+        XCTAssertEqual(Measure.rms(out[1600..<4000]), 0, accuracy: 1e-7, "touch 2 (queued for 3000) never sounds")
+        XCTAssertEqual(Measure.rms(out[4300...]), voice, accuracy: 1e-5, "touch 3, after the release, plays")
+    }
+
     /// A touch waiting on a stolen voice (its steal fade not yet ended) is dropped by a
     /// release of its source, and its touch id pressed again later sounds anew: 2 voices,
     /// touch 3 steals touch 1's voice at frame 990 (a 48-frame fade), the source released

@@ -219,8 +219,8 @@ final class TerminalDecoderTests: XCTestCase {
 
     func testUnknownAndOverlongSequencesNeverBecomeKeys() {
         var d = TerminalDecoder()
-        // Focus report, DA reply, a stray paste end, then `z`.
-        XCTAssertEqual(d.feed(Array("\u{1B}[I\u{1B}[?62;22c\u{1B}[201~z".utf8), at: 0), [char("z")])
+        // A focus report (an event of its own, never a key), DA reply, a stray paste end, then `z`.
+        XCTAssertEqual(d.feed(Array("\u{1B}[I\u{1B}[?62;22c\u{1B}[201~z".utf8), at: 0), [.focus(true), char("z")])
         // An ESC inside an unfinished CSI ends it; the new report decodes.
         XCTAssertEqual(d.feed(Array("\u{1B}[<0;1\u{1B}[<0;2;3M".utf8), at: 0), [mouse(.press, .left, 2, 3)])
         // A cut-short sequence is dropped after the sequence timeout, not typed.

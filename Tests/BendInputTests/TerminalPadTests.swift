@@ -46,9 +46,9 @@ final class TerminalPadTests: XCTestCase {
     func testLegacyKeysToggleAndShiftedLettersMatch() {
         var pad = TerminalPad(geometry: pad80x24)
         let s = TerminalPad.keyPoint("s")!, id = TerminalPad.touchID(forKey: "s")
-        XCTAssertEqual(pad.handle(char("s")), [.touch(id: id, phase: .down, x: s.x, y: s.y)])
+        XCTAssertEqual(pad.handle(char("s"), at: 0), [.touch(id: id, phase: .down, x: s.x, y: s.y)])
         XCTAssertEqual(pad.touches.map(\.label), ["S"])
-        XCTAssertEqual(pad.handle(char("S")), [.touch(id: id, phase: .up, x: s.x, y: s.y)])
+        XCTAssertEqual(pad.handle([char("S")], at: 2 * second), [.touch(id: id, phase: .up, x: s.x, y: s.y)])
         XCTAssertEqual(pad.handle(char("s", .ctrl)), [], "ctrl+letter plays nothing")
         XCTAssertEqual(pad.handle(char("s", .alt)), [])
         XCTAssertEqual(pad.handle(.paste("asdf")), [])
@@ -110,23 +110,150 @@ final class TerminalPadTests: XCTestCase {
         var pad = TerminalPad(geometry: pad80x24)
         XCTAssertEqual(pad.handle([mouse(.wheelUp, nil, 5, 5), mouse(.motion, nil, 6, 6), mouse(.drag, .left, 6, 6)]), [])
         XCTAssertEqual(downs(pad.handle(mouse(.press, .right, 5, 5))), 1)
-        XCTAssertEqual(pad.handle(mouse(.release, .left, 5, 5)), [], "another button's release")
         XCTAssertEqual(held(pad.handle(mouse(.press, .right, 5, 5)) + pad.handle(mouse(.release, .right, 7, 7))), [])
+        XCTAssertEqual(pad.handle(mouse(.release, .left, 5, 5)), [], "a release with nothing held")
+    }
+
+    /// Issue 16: some terminals report every SGR release as button 0. A release naming a
+    /// button that is not held ends the most recently pressed held button; the mouse
+    /// touch lasts while any button is held, so no release leaves a voice sounding.
+    func testReleaseNamingTheWrongButtonEndsTheLatestHeldButton() {
+        let p = pad80x24.point(column: 10, row: 5)
+        for pressed in [1, 2] {  // middle, right
+            var pad = TerminalPad(geometry: pad80x24)
+            var decoder = TerminalDecoder()
+            let bytes = Array("\u{1B}[<\(pressed);10;5M\u{1B}[<0;10;5m".utf8)
+            let events = pad.handle(decoder.feed(bytes, at: 0), at: 0)
+            XCTAssertEqual(events, [.touch(id: 0, phase: .down, x: p.x, y: p.y), .touch(id: 0, phase: .up, x: p.x, y: p.y)], "button \(pressed)")
+            XCTAssertEqual(pad.touches, [])
+        }
+        // Two buttons held, both released as button 0: the first release ends the left
+        // (named and held), the second the right (the latest held); one touch throughout.
+        var pad = TerminalPad(geometry: pad80x24)
+        var events = pad.handle([mouse(.press, .left, 10, 5), mouse(.press, .right, 11, 5), mouse(.release, .left, 11, 5)])
+        XCTAssertEqual(downs(events), 1, "never more mouse touches than one")
+        XCTAssertEqual(held(events), [0], "the right button is still held")
+        events += pad.handle(mouse(.release, .left, 11, 5))
+        XCTAssertEqual(held(events), [])
+        // A release naming no button (urxvt/X10) ends the latest held one too.
+        events = pad.handle([mouse(.press, .middle, 10, 5), mouse(.release, nil, 10, 5)])
+        XCTAssertEqual(held(events), [])
+        // Buttons 8–11 neither start nor end anything.
+        events = pad.handle([mouse(.press, .left, 10, 5), mouse(.press, .extra(8), 10, 5), mouse(.release, .extra(8), 10, 5)])
+        XCTAssertEqual(held(events), [0])
+    }
+
+    /// Issue 16: switching to another window while keys or buttons are held: the terminal
+    /// reports the focus-out (mode 1004) and never the releases; every held key and mouse
+    /// touch ends there (and sustain lets go). Focus-in changes nothing.
+    func testFocusOutEndsEverythingHeld() {
+        XCTAssertTrue(TerminalScreen.enter.contains("\u{1B}[?1004h"))
+        XCTAssertTrue(TerminalScreen.exit.contains("\u{1B}[?1004l"))
+        var decoder = TerminalDecoder()
+        XCTAssertEqual(decoder.feed(Array("\u{1B}[I\u{1B}[O".utf8), at: 0), [.focus(true), .focus(false)])
+        for kitty in [false, true] {
+            var pad = TerminalPad(geometry: pad80x24)
+            if kitty { _ = pad.handle(.kittyFlags(11)) }
+            var events = pad.handle([mouse(.press, .left, 10, 5), char("a"), char("m"), char(" ")], at: 0)
+            XCTAssertEqual(downs(events), 3)
+            XCTAssertTrue(pad.sustained)
+            events += pad.handle(decoder.feed(Array("\u{1B}[O".utf8), at: second), at: second)
+            XCTAssertEqual(held(events), [], "kitty \(kitty)")
+            XCTAssertEqual(events.last, .sustain(false))
+            XCTAssertEqual(pad.focusLossCount, 1)
+            XCTAssertEqual(pad.handle(.focus(true), at: second), [])
+            XCTAssertEqual(pad.handle(mouse(.drag, .left, 11, 5), at: second), [], "the button's drags no longer play")
+            XCTAssertEqual(pad.handle(.focus(false), at: second), [], "nothing held: nothing to do")
+        }
     }
 }
+
+/// Issue 16: key auto-repeat in terminals without the kitty protocol (`KeyRepeatRuns`).
+final class TerminalPadKeyRepeatTests: XCTestCase {
+    let ms: UInt64 = 1_000_000
+    let a = TerminalPad.touchID(forKey: "a")
+
+    /// The pad's events for presses of `a` at `times` (ms), then ticks until nothing is
+    /// pending; each event with the time (ms) it came at.
+    func play(_ times: [UInt64], pad: inout TerminalPad) -> [(UInt64, ControlEvent)] {
+        var out: [(UInt64, ControlEvent)] = []
+        for t in times {
+            if let d = pad.nextDeadline, d <= t * ms { out += pad.tick(at: d).map { (d / ms, $0) } }
+            out += pad.handle([char("a")], at: t * ms).map { (t, $0) }
+        }
+        while let d = pad.nextDeadline { out += pad.tick(at: d).map { (d / ms, $0) } }
+        return out
+    }
+
+    func phases(_ events: [(UInt64, ControlEvent)]) -> [String] {
+        events.compactMap { t, e in
+            if case let .touch(_, phase, _, _) = e { "\(phase.rawValue)@\(t)" } else { nil }
+        }
+    }
+
+    /// A key held for 2 s at a 500 ms initial delay and 30 repeats a second: one note,
+    /// from the press to 150 ms after the last repeat.
+    func testAHeldKeyIsOneNoteThatEndsWhenTheRepeatsStop() {
+        var pad = TerminalPad(geometry: pad80x24)
+        let repeats = (0..<45).map { 500 + UInt64($0) * 33 }   // 500 … 1952 ms
+        let events = play([0] + repeats, pad: &pad)
+        XCTAssertEqual(phases(events), ["down@0", "up@\(1952 + 150)"])
+        XCTAssertEqual(pad.touches, [])
+        // Slow keyboards too: X11's default 660 ms delay and 25 repeats a second.
+        pad = TerminalPad(geometry: pad80x24)
+        XCTAssertEqual(phases(play([0] + (0..<20).map { 660 + UInt64($0) * 40 }, pad: &pad)), ["down@0", "up@\(660 + 19 * 40 + 150)"])
+    }
+
+    /// A tap latches the note; a later tap stops it; a second tap soon after the first is
+    /// a repeat, so the note ends 150 ms after it instead; holding the key that stopped a
+    /// note keeps it stopped.
+    func testTapsLatchAndStop() {
+        var pad = TerminalPad(geometry: pad80x24)
+        XCTAssertEqual(phases(play([0], pad: &pad)), ["down@0"])
+        XCTAssertEqual(pad.touches.map(\.id), [a], "latched")
+        XCTAssertEqual(phases(play([3000], pad: &pad)), ["up@3000"])
+        XCTAssertEqual(phases(play([5000, 5300], pad: &pad)), ["down@5000", "up@5450"], "a quick second tap")
+        XCTAssertEqual(phases(play([8000], pad: &pad)), ["down@8000"])
+        // Held to stop: the first press stops it, its repeats start nothing.
+        XCTAssertEqual(phases(play([10000] + (0..<30).map { 10500 + UInt64($0) * 33 }, pad: &pad)), ["up@10000"])
+        XCTAssertEqual(pad.touches, [])
+    }
+
+    /// Space (sustain) follows the same rule: held space holds sustain while it repeats.
+    func testSpaceHeldByRepeats() {
+        var pad = TerminalPad(geometry: pad80x24)
+        var events = pad.handle([char(" ")], at: 0)
+        for k in 0..<10 { events += pad.handle([char(" ")], at: (500 + UInt64(k) * 33) * ms) }
+        XCTAssertEqual(events, [.sustain(true)], "repeats never toggle")
+        XCTAssertEqual(pad.nextDeadline, (797 + 150) * ms + 1)
+        XCTAssertEqual(pad.tick(at: pad.nextDeadline!), [.sustain(false)])
+    }
+
+    /// With kitty releases the timing is not used: a key sounds until its release.
+    func testKittyKeysIgnoreTheTiming() {
+        var pad = TerminalPad(geometry: pad80x24)
+        _ = pad.handle(.kittyFlags(11))
+        _ = pad.handle([char("a")], at: 0)
+        XCTAssertNil(pad.nextDeadline)
+        XCTAssertEqual(pad.tick(at: 10_000 * ms), [])
+        XCTAssertEqual(held(pad.handle([char("a", [], .release)], at: 10_000 * ms)), [])
+    }
+}
+
+let second: UInt64 = 1_000_000_000
 
 /// The space bar is the sustain control: held where the terminal reports releases
 /// (kitty), toggled elsewhere; Escape and the end let it go.
 final class TerminalPadSustainTests: XCTestCase {
     func testSpaceTogglesWithoutKeyReleases() {
         var pad = TerminalPad(geometry: pad80x24)
-        XCTAssertEqual(pad.handle(char(" ")), [.sustain(true)])
+        XCTAssertEqual(pad.handle(char(" "), at: 0), [.sustain(true)])
         XCTAssertTrue(pad.sustained)
-        XCTAssertEqual(pad.handle(char(" ", [], .repeat)), [])
-        XCTAssertEqual(pad.handle(char(" ")), [.sustain(false)])
-        XCTAssertEqual(pad.handle(char(" ")), [.sustain(true)])
+        XCTAssertEqual(pad.handle(char(" ", [], .repeat), at: 0), [])
+        XCTAssertEqual(pad.handle([char(" ")], at: 1 * second), [.sustain(false)])
+        XCTAssertEqual(pad.handle([char(" ")], at: 2 * second), [.sustain(true)])
         let z = TerminalPad.keyPoint("z")!, id = TerminalPad.touchID(forKey: "z")
-        _ = pad.handle(char("z"))
+        _ = pad.handle([char("z")], at: 2 * second)
         // Escape: the touch ends and sustain lets go, so nothing stays held.
         XCTAssertEqual(pad.handle(key(.escape)), [.touch(id: id, phase: .up, x: z.x, y: z.y), .sustain(false)])
         XCTAssertFalse(pad.sustained)

@@ -1,0 +1,37 @@
+import BendControl
+import Foundation
+import Synchronization
+import XCTest
+
+/// `--record-touches`'s recorder: stream time from frame 0, written as the stream passes
+/// each event, in frame order across sources; a cut source's later events are not written
+/// and its touches end at the cut.
+final class TouchScriptRecorderTests: XCTestCase {
+    func testFrameOrderTimeBaseAndCut() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorder-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let position = Atomic<UInt64>(0)
+        let r = try TouchScriptRecorder(path: path, rate: 48_000, position: { position.load(ordering: .relaxed) })
+        // Source 0 (a script) queues ahead; source 1 (live) plays meanwhile.
+        r.observe(.touch(id: 1, phase: .down, x: 0.5, y: 1), source: 0, streamFrame: 24_000)
+        r.observe(.touch(id: 2, phase: .down, x: 0.25, y: 1), source: 0, streamFrame: 96_000)
+        r.observe(.touch(id: 1, phase: .up, x: 0, y: 0), source: 0, streamFrame: 480_000)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "", "nothing is written before the stream passes it")
+        position.store(30_000, ordering: .relaxed)
+        r.observe(.touch(id: 1, phase: .down, x: 0.75, y: 0.5), source: 1, streamFrame: 30_256)
+        r.observe(.touch(id: 1, phase: .up, x: 0, y: 0), source: 1, streamFrame: 40_000)
+        position.store(50_000, ordering: .relaxed)
+        r.flush()
+        // The script stops at frame 60 000: its touch 2 (for 96 000) is dropped, touch 1 ends there.
+        r.cut(source: 0, atFrame: 60_000)
+        r.observe(.touch(id: 2, phase: .up, x: 0, y: 0), source: 0, streamFrame: 60_000)  // the port's releaseAll
+        r.close()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, [
+            #"{"t": 0.500000, "type": "down", "id": 1, "x": 0.500000, "y": 1.000000}"#,
+            #"{"t": 0.630333, "type": "down", "id": 2, "x": 0.750000, "y": 0.500000}"#,
+            #"{"t": 0.833333, "type": "up", "id": 2}"#,
+            #"{"t": 1.250000, "type": "up", "id": 1}"#,
+        ])
+    }
+}
