@@ -35,7 +35,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static
+.PHONY: all deps build run test lint bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz
 
 # Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
 # release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
@@ -96,6 +96,14 @@ test: deps lint $(PYOSC) build
 
 lint:
 	@python3 scripts/check-layers.py
+
+# Coverage-guided fuzzing (libFuzzer + AddressSanitizer, its own build in .build/fuzz):
+# each decoder of outside bytes for FUZZ_SECONDS from Fuzz/corpus; fails on any crash,
+# leak or timeout. `make fuzz FUZZ_TARGETS="osc terminal"` runs some.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh $(FUZZ_TARGETS)
 
 # The man page and the completions, printed by the binary from its option table.
 generated: $(if $(filter $(RELEASE),$(BIN)),build)
