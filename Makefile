@@ -24,6 +24,7 @@ DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | c
 # driver behind the ALSA `jack` PCM).
 DEB_BENCH = libopenal-dev valgrind gcc jackd2 libasound2-plugins
 RT_SECONDS ?= 60
+SOAK_SECONDS ?= 60
 
 # CPU features of release builds. swiftc targets baseline x86-64 (SSE2) unless told;
 # when this machine's /proc/cpuinfo lists AVX2 and FMA, release builds target Haswell
@@ -181,7 +182,9 @@ clean:
 # `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
 # peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
-# web latency — a touch dispatched in headless Chromium → the engine's queue.
+# web latency — a touch dispatched in headless Chromium → the engine's queue; the soak —
+# 8 peers, an OSC flood and 8 web pads on jackd's dummy driver for SOAK_SECONDS (xruns,
+# limits, memory growth, touches ended after the sources go).
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
@@ -189,6 +192,7 @@ bench: build $(OPENAL_BASELINE)
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64
 	$(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py
+	@Benchmarks/soak.sh $(RELEASE) $(SOAK_SECONDS)
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)
