@@ -63,7 +63,7 @@ enum CommandTable {
     /// `bendsynth COMMAND --help`: the usage text and every option.
     static func help(_ name: String) -> String {
         guard let c = command(name) else { return topHelp }
-        return c.usage + OptionParser.help(c.specs)
+        return c.usage + OptionParser.help(c.specs) + (OptionParser.negationNote(c.specs).map { "\n\n" + $0 } ?? "")
     }
 
     /// The usage line(s) of `name` (the top-level one for an unknown command): the first

@@ -30,6 +30,7 @@ enum ManPage {
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
             for p in paragraphs { out += [".PP", escape(p)] }
             out += options(c.specs)
+            if let note = OptionParser.negationNote(c.specs) { out += [".PP", escape(note)] }
         }
         out += [
             ".SH TOUCH SCRIPTS",

@@ -42,6 +42,15 @@ public enum OptionParser {
             option(name: UnsafePointer(names[i]), has_arg: spec.value == nil ? no_argument : required_argument,
                    flag: nil, val: Int32(1000 + i))
         }
+        // Every flag also has its negation (`--no-FLAG`, and `--X` for a flag named
+        // `no-X`), which takes back an earlier occurrence: the config file's entries come
+        // before the command line, so the command line can turn a config flag off.
+        let negations = negationNames(specs)
+        let negationNames = negations.map { strdup($0.name) }
+        defer { negationNames.forEach { free($0) } }
+        for (i, _) in negations.enumerated() {
+            longOptions.append(option(name: UnsafePointer(negationNames[i]), has_arg: no_argument, flag: nil, val: Int32(3000 + i)))
+        }
         longOptions.append(option(name: nil, has_arg: 0, flag: nil, val: 0))
         // "+"-less: GNU permutes so operands may come first; ":" first reports a missing
         // value as ':' instead of '?'.
@@ -71,6 +80,9 @@ public enum OptionParser {
                         throw UsageError("option '--\(spec.long)' needs a value (\(spec.value ?? "VALUE"))")
                     }
                     throw UsageError("option '\(offending)' needs a value")
+                case 3000...:
+                    let negated = specs[negations[Int(c) - 3000].spec].long
+                    found.removeAll { $0.0 == negated }
                 default:
                     let spec: OptionSpec?
                     if c >= 1000 {
@@ -86,6 +98,23 @@ public enum OptionParser {
         // After parsing, glibc has permuted the operands to the end of argv.
         let operands = (Int(cgetopt_optind())..<argv.count).map { String(cString: cArgv[$0]!) }
         return (found, operands)
+    }
+
+    /// The negation of each flag of `specs` that has one: `--no-FLAG`, or `--X` for a flag
+    /// named `no-X` (`--help` and names that would clash with an option have none).
+    public static func negationNames(_ specs: [OptionSpec]) -> [(name: String, spec: Int)] {
+        let longs = Set(specs.map(\.long))
+        return specs.enumerated().compactMap { i, spec in
+            guard spec.value == nil, spec.long != "help", spec.long != "version" else { return nil }
+            let name = spec.long.hasPrefix("no-") ? String(spec.long.dropFirst(3)) : "no-" + spec.long
+            return longs.contains(name) ? nil : (name, i)
+        }
+    }
+
+    /// The line `--help` ends with when `specs` has flags with negations.
+    public static func negationNote(_ specs: [OptionSpec]) -> String? {
+        negationNames(specs).isEmpty ? nil
+            : "Each flag can be turned off again by a later --no-FLAG (a --no-X flag by --X): the config file's entries come first, so the command line wins."
     }
 
     /// Help lines for `specs`, aligned.

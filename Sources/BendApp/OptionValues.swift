@@ -77,7 +77,7 @@ struct SoundOptions {
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
         OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
-        OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.3 dBFS, 1 ms look-ahead (default on)"),
+        OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.5 dBFS, 1 ms look-ahead and latency (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
         OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides and rounding: chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
         OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),

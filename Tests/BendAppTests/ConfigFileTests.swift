@@ -86,3 +86,71 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(try renderRate(["--config", "x", "--no-config"]).result.status, 2)
     }
 }
+
+extension ConfigFileTests {
+    /// Runs `render` in a private user and mount namespace whose /etc is an overlay of the
+    /// real one holding `etcConfig` as /etc/bendsynth.conf (the real /etc is never written).
+    /// The WAV's rate, or nil (with the output) on failure; throws XCTSkip when the kernel
+    /// refuses unprivileged user namespaces or overlays.
+    func renderRateWithSystemConfig(_ etcConfig: String, _ extra: [String] = []) throws -> Int32? {
+        let upper = dir.appendingPathComponent("etc-upper"), work = dir.appendingPathComponent("etc-work")
+        for d in [upper, work] {
+            try? FileManager.default.removeItem(at: d)
+            try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        }
+        try etcConfig.write(to: upper.appendingPathComponent("bendsynth.conf"), atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("out.wav")
+        try? FileManager.default.removeItem(at: out)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        // The mount happens only inside the new namespace: "$0" is the binary.
+        p.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c",
+                       "mount -t overlay overlay -o lowerdir=/etc,upperdir=\(upper.path),workdir=\(work.path) /etc || exit 77; exec \"$0\" \"$@\"",
+                       BinaryRunner.executable.path, "render", script.path, "-o", out.path] + extra
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": dir.path]) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        if p.terminationStatus == 77 || e.contains("unshare failed") { throw XCTSkip("no unprivileged user namespace with an overlay here: \(e)") }
+        guard p.terminationStatus == 0 else { XCTFail("render failed (\(p.terminationStatus)): \(e)"); return nil }
+        return try WAVReader.read(out.path).rate
+    }
+
+    /// /etc/bendsynth.conf is read first, the user's file after it (so the user's wins),
+    /// and the command line after both; --config and --no-config skip /etc too.
+    func testSystemFileIsReadBeforeTheUsersFile() throws {
+        let system = "[render]\nrate = 16000\nvoices = 4\n"
+        XCTAssertEqual(try renderRateWithSystemConfig(system), 16_000, "/etc/bendsynth.conf alone applies")
+        try writeUserConfig("[render]\nrate = 22050\n")
+        XCTAssertEqual(try renderRateWithSystemConfig(system), 22_050, "the user's file comes after /etc and wins")
+        XCTAssertEqual(try renderRateWithSystemConfig(system, ["-r", "8000"]), 8_000, "the command line wins over both")
+        XCTAssertEqual(try renderRateWithSystemConfig(system, ["--no-config"]), 48_000, "--no-config skips /etc")
+        let own = dir.appendingPathComponent("own.conf")
+        try "[render]\nvoices = 2\n".write(to: own, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try renderRateWithSystemConfig(system, ["--config", own.path]), 48_000, "--config reads only its file")
+    }
+
+    /// A flag the config file turns on is turned off again by `--no-FLAG` on the command
+    /// line (measured by bench printing JSON or not); `--X` takes back a `no-X` flag.
+    func testCommandLineTurnsAConfigFlagOff() throws {
+        try writeUserConfig("[bench]\njson = true\n")
+        let env = ["XDG_CONFIG_HOME": dir.path]
+        let on = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01"], environment: env)
+        XCTAssertEqual(on.status, 0, on.stderr)
+        XCTAssertTrue(on.stdout.contains("\"nsPerVoiceFrame\""), "the config's json = true: \(on.stdout)")
+        let off = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01", "--no-json"], environment: env)
+        XCTAssertEqual(off.status, 0, off.stderr)
+        XCTAssertFalse(off.stdout.contains("\"nsPerVoiceFrame\""), "--no-json turns it off: \(off.stdout)")
+        // Order counts: a later --json turns it on again.
+        let again = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01", "--no-json", "--json"], environment: env)
+        XCTAssertTrue(again.stdout.contains("\"nsPerVoiceFrame\""), again.stdout)
+        // A no-X flag's negation is --X.
+        let parsed = try OptionParser.parse(["--no-terminal", "--terminal", "--load-stats", "--no-load-stats", "--no-terminal"], specs: PlayCommand.specs)
+        XCTAssertEqual(parsed.options.map(\.0), ["no-terminal"])
+        // Options with a value and --help have no negation.
+        XCTAssertThrowsError(try OptionParser.parse(["--no-device"], specs: PlayCommand.specs))
+        XCTAssertTrue(try BinaryRunner.run(["bench", "--help"]).stdout.contains("--no-FLAG"))
+    }
+}
