@@ -28,5 +28,7 @@ for _ in $(seq 100); do  # up to 10 s for its ports
 done
 jack_lsp 2>/dev/null | grep -q system:playback_1 || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
 before=$(grep -c XRun "$DIR/jackd.log" || true)
+echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 "$BIN" bench --soak --seconds "$SECS"
+echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  jackd's own dummy-driver xruns during the soak (its non-real-time timer): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"

@@ -140,7 +140,7 @@ public enum SoakBench {
                         return
                     }
                     round += 1
-                    usleep(20_000)   // 50 messages, 900 events a second: under a phone's 2000
+                    usleep(40_000)   // 25 messages, 450 events a second: under a phone's 2000
                 }
             })
         }
@@ -161,12 +161,14 @@ public enum SoakBench {
         let most = (osc: tallies.osc.most, peers: tallies.peers.most, web: tallies.web.most)
 
         // Every source goes: the load stops, peers leave, phones close, OSC releases.
+        // Timed from the moment the load has stopped, the leaving included.
         stop.store(true, ordering: .relaxed)
         threads.forEach { $0.join() }
+        let gone = MonotonicClock.nanos()
         controllers.forEach { $0.stop() }
         pads.forEach { $0.close() }
         flood.releaseAll()
-        let gone = MonotonicClock.nanos()
+        let left = Double(MonotonicClock.nanos() - gone) / 1e9
         var touchesEnded: Double?, voicesSilent: Double?
         while MonotonicClock.nanos() - gone < 5_000_000_000 {
             let t = Double(MonotonicClock.nanos() - gone) / 1e9
@@ -178,18 +180,20 @@ public enum SoakBench {
         let held = (osc: tallies.osc.held, peers: tallies.peers.held, web: tallies.web.held)
         let xruns = output.xruns, periods = output.periodsRendered, dropped = instrument.dropped
         osc.stop(); peerSource.stop(); web.stop()
+        let summary = output.loadMeter?.summary
         output.stop()
 
         func mib(_ b: Int) -> String { String(format: "%.2f MiB", Double(b) / 1_048_576) }
         print(String(format: "soak: %.0f s on JACK's dummy driver, %d-frame periods at %d Hz: %d periods rendered, %d xruns (%d after the %.0f s warm-up)",
                      seconds, output.periodFrames, rate, periods, xruns, xruns - xrunsWarm, warmup))
+        if let summary { print("  \(summary)") }
         print("  limits: OSC sender held at most \(most.osc) touches (limit \(OSCInterpreter.maxTouches)); \(flood.sent) datagrams sent, \(tallies.osc.downs) touches started, \(oscTouches - most.osc) of its \(oscTouches) ids never held at once")
         print("          peers held at most \(most.peers) touches (limit \(peers) × \(PeerLimits().touchesAtOnce) = \(peers * PeerLimits().touchesAtOnce)); \(tallies.peers.downs) touches started")
         print("          web pads held at most \(most.web) touches (limit \(phones) × \(WebLimits().maxTouches) = \(phones * WebLimits().maxTouches)); \(tallies.web.downs) touches started")
         print("  events dropped (engine queue full): \(dropped)")
         print("  resident memory (whole process: instrument and load): \(mib(rssWarm)) after warm-up, \(mib(rssEnd)) at the end, growth \(mib(rssEnd - rssWarm)) (most \(mib(rssMost)); goal < 1 MiB)")
         if let touchesEnded, let voicesSilent {
-            print(String(format: "  after every source went: last touch ended after %.3f s, last voice silent after %.3f s (goal < 1 s)", touchesEnded, voicesSilent))
+            print(String(format: "  after the load stopped: the sources left within %.3f s; the last touch ended after %.3f s, the last voice fell silent after %.3f s (goal < 1 s)", left, touchesEnded, voicesSilent))
         } else {
             print("  after every source went: NOT all ended within 5 s: touches held OSC \(held.osc), peers \(held.peers), web \(held.web); \(mixer.activeVoices) voices sounding")
         }
