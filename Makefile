@@ -6,7 +6,7 @@ BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
 ARGS       ?=
 
-# Build and link: alsa-lib, libsndfile, libsamplerate, libevdev, libsodium, BlueZ libbluetooth,
+# Build and link: alsa-lib, libsndfile, libsamplerate, FFTW 3, libevdev, libsodium, BlueZ libbluetooth,
 # liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
 # TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them).
 # Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses),
@@ -15,7 +15,7 @@ ARGS       ?=
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
 # chromium (the web controller's page, driven headless over its DevTools pipe by
 # Tests/BendAppTests/web).
-DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
+DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
             libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev
 DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)

@@ -8,7 +8,7 @@
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   audio out and the input sources (one layer; none sees another):
-//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate
+//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
 //   BendInput → BendControl, BendEngine, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendEngine, BendSystem, CLO
@@ -37,6 +37,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // FFTW 3 (double precision): the tone's band-limited levels, made exactly by FFT.
+        .systemLibrary(name: "CFFTW", path: "Sources/CFFTW", pkgConfig: "fftw3",
+                       providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
                        providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
@@ -73,6 +76,9 @@ let package = Package(
         .systemLibrary(name: "CFloatEnv", path: "Sources/CFloatEnv"),
         // Test support only: counts malloc calls made on a marked thread.
         .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
+        // Test support only: a fake input device behind a pipe whose evdev ioctls (libevdev's
+        // open and its sync after SYN_DROPPED) are answered by an interposed ioctl().
+        .target(name: "CFakeEvdev", path: "Sources/CFakeEvdev"),
 
         // The render loop: voices, mixer, rings. Imports Synchronization only.
         .target(name: "BendEngine", path: "Sources/BendEngine"),
@@ -81,8 +87,8 @@ let package = Package(
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
-        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate"],
+        // offline file), the Instrument, tone loading (libsndfile + libsamplerate), the band-limited levels (FFTW), WAV recording.
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendInput"),
@@ -121,7 +127,7 @@ let package = Package(
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
-        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev"],
+        .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev", "CFakeEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",

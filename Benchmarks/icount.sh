@@ -3,7 +3,7 @@
 # noise-free figure. Each program renders twice (S1 and S2 seconds); the difference of the
 # two totals over the difference of voice-frames cancels start-up and tone building, and
 # keeps what each period costs: the pitch/gain updates plus the render. (bandlimited builds
-# its tables with libsamplerate in both runs, slowly under valgrind: minutes per cell.)
+# its tables by FFT in both runs: seconds under valgrind.)
 # usage: Benchmarks/icount.sh BENDSYNTH OPENAL_BASELINE
 set -eu
 BIN=$1; OAL=$2; S1=0.05; S2=0.15; RATE=48000

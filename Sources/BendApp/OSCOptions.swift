@@ -8,14 +8,17 @@ struct OSCOptions {
     var listen: String?
     var tcp = false
     var allow: [String] = []
-    /// Seconds of silence that end a sender's touches; 0: never.
+    /// Seconds of silence that end a TUIO sender's touches (it has a heartbeat); 0: never.
     var timeout = 2.0
+    /// Seconds of silence that end a change-only sender's touches; 0: never.
+    var restTimeout = OSCInterpreter.defaultRestTimeout
 
     static let specs: [OptionSpec] = [
         OptionSpec("osc", value: "[ADDR:]PORT", help: "receive OSC and TUIO (an input source); loopback unless ADDR names another interface (see docs/OSC.md)"),
         OptionSpec("osc-tcp", help: "receive OSC over TCP (4-byte size before each packet, as liblo sends) instead of UDP"),
         OptionSpec("osc-allow", value: "ADDR[,ADDR]", help: "senders heard by a non-loopback --osc listener (numeric IPv4/IPv6; loopback is always heard)"),
-        OptionSpec("osc-timeout", value: "S", help: "a sender silent this long has its touches ended (0…3600 s, 0 never; default 2)"),
+        OptionSpec("osc-timeout", value: "S", help: "a TUIO sender (it sends alive/fseq every frame) silent this long has its touches ended (0…3600 s, 0 never; default 2)"),
+        OptionSpec("osc-rest-timeout", value: "S", help: "a sender that sends only changes (TouchOSC, /bendsynth/touch) silent this long has its touches ended; a move brings each back (0…86400 s, 0 never; default 300)"),
     ]
 
     /// Applies one parsed option; returns false when it is not an OSC option.
@@ -25,6 +28,7 @@ struct OSCOptions {
         case "osc-tcp": tcp = true
         case "osc-allow": allow += (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         case "osc-timeout": timeout = try OptionValues.number(value, option: name, in: 0...3600)
+        case "osc-rest-timeout": restTimeout = try OptionValues.number(value, option: name, in: 0...86_400)
         default: return false
         }
         return true
@@ -38,7 +42,7 @@ struct OSCOptions {
             return nil
         }
         do {
-            return OSCSource(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout,
+            return OSCSource(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout, restTimeout: restTimeout,
                              log: { printErr("bendsynth: \($0)") })
         } catch {
             throw AppError.usage("play: \(error)")

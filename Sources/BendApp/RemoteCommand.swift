@@ -12,7 +12,7 @@ import Synchronization
 /// tilt unreliably (UDP; the newest move wins).
 enum RemoteCommand {
     static let specs: [OptionSpec] = [
-        OptionSpec("key-file", value: "FILE", help: "the instrument's shared key (needed unless it listens on loopback)"),
+        OptionSpec("key-file", value: "FILE", help: "the instrument's shared key (needed unless it listens on loopback without one); the instrument must prove it too"),
         OptionSpec("name", value: "NAME", help: "name shown to the instrument (default: user@host)"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script to the instrument instead of the pad, then leave"),
         OptionSpec("text", value: "MESSAGE", help: "send a text message once connected (the instrument shows it)"),
@@ -121,7 +121,7 @@ enum RemoteCommand {
         let monitored = Mutex<RemoteMonitorSource?>(nil)
         session.onStateChange = { change in
             if change.state == .disconnected {
-                let why = "\(change.reason.map { "\($0)" } ?? "closed")\(change.detail.isEmpty ? "" : ": \(change.detail)")"
+                let why = RemoteFarewell.describe(change)
                 gone.withLock { $0 = why }
                 monitored.withLock { $0 }?.instrumentLeft(why)
                 finished.signal()
@@ -155,7 +155,7 @@ enum RemoteCommand {
                 printErr("bendsynth: played \(script!.entries.count) events to \(peer.name), monitored here")
                 return
             }
-            if let why = source.gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+            if let why = source.gone.withLock({ $0 }) { throw AppError.runtime("remote: \(why)") }
             return
         }
         let send: @Sendable (ControlEvent) -> Void = { session.forward($0) }
@@ -163,7 +163,7 @@ enum RemoteCommand {
         defer { devices?.stop() }
         if let script {
             if !sendScript(script, to: send, shouldStop: { gone.withLock { $0 } != nil }) {
-                throw AppError.runtime("remote: the instrument left: \(gone.withLock { $0 } ?? "")")
+                throw AppError.runtime("remote: \(gone.withLock { $0 } ?? "the link to the instrument closed")")
             }
             session.disconnectFromAllPeers()
             _ = finished.wait(timeout: .now() + 2)
@@ -176,7 +176,7 @@ enum RemoteCommand {
         try pad.start()
         finished.wait()
         pad.stop()
-        if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: the instrument left: \(why)") }
+        if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: \(why)") }
     }
 
     /// Sends `script`'s events at their times (wall clock, from now) until `shouldStop`.

@@ -1,102 +1,101 @@
 import BendEngine
-import CSampleRate
+import CFFTW
+import Synchronization
 
-/// Makes a tone's band-limited levels (`ToneLevels`) with libsamplerate, once, at load:
+/// Makes a tone's band-limited levels (`ToneLevels`) by FFT (FFTW), once, at load:
 /// never on the render thread.
 ///
-/// A tone of n frames (one loop at the output rate) gives level k as periodic
-/// conversions: m_{k−1} → m_k frames with `SRC_SINC_BEST_QUALITY` (low-passes the loop
-/// below m_k/2 cycles per loop, i.e. below the output's Nyquist frequency × m_k/n), then
-/// m_k → 2m_k (SINC_BEST) → 4n frames (`SRC_SINC_FASTEST`): the 4× oversampled table. Level 0 skips the first step (m_0 = n);
-/// each next m is the last divided by 2^(1/4) and rounded, until n/m reaches
-/// `EngineLimits.padMaximumRatio` (4: the highest ratio a pad gives; 9 levels for a long
-/// loop — ratios 4…8, which only raw engine events reach, read the top level and may
-/// alias). Level k is alias-free up to ratio n/m_k: its stop band
-/// (libsamplerate's SINC_BEST: −115 dB at the Nyquist frequency of the lower rate, −63 dB
-/// at 99 % of it, measured) then lands at the output's Nyquist frequency.
+/// The tone loops, so it is periodic: its n-point discrete Fourier transform holds it
+/// exactly, as n/2 + 1 harmonics of the loop. Level k keeps the harmonics j that stay
+/// below the output's Nyquist frequency at ratio R_k = 2^(k/3) — j·R_k < n/2 — and is
+/// their sum sampled `ToneLevels.oversampling` (4) times per tone frame: the inverse
+/// transform of those bins zero-padded to 4n points. Nothing is lost below the cut-off
+/// (no transition band: a harmonic is kept whole or dropped), nothing is left above it,
+/// and every level is time-aligned with the tone, so a crossfade between two levels
+/// never combs. Level 0 keeps every harmonic, the tone's Nyquist bin (n even) split
+/// evenly between ±n/2 as the cosine it is; it is the tone itself, oversampled exactly.
 ///
-/// Each conversion treats its input as a loop: the input is extended on both sides by
-/// whole loops, so the filter sees the loop's own continuation and the output's first
-/// frame falls exactly on the input's first (every level is time-aligned with level 0,
-/// so a crossfade between two levels never combs).
+/// Levels run from ratio 1 up to `EngineLimits.maximumRatio` (8: the top of the MIDI
+/// pitch range; 10 levels, a third of an octave apart), so no ratio the engine plays
+/// aliases.
 ///
-/// Crossfade zones: libsamplerate's pass band is flat (within 0.05 dB) up to 94 % of the
-/// lower rate's Nyquist frequency, so level k + 1 keeps every harmonic below
-/// `passband` × the output's Nyquist frequency (18 kHz at 48 kHz with 0.75) from ratio
-/// `passband` / 0.94 × n/m_{k+1} on; the zone from level k to k + 1 ends at n/m_k and
-/// starts 2 % below (or where level k + 1's pass band begins, when that is lower). Harmonics in the tone's own top 6 % (above 22.6 kHz in a
-/// 48 kHz tone) are lost by the first conversion.
+/// Crossfade zones: a voice at ratio r reading level k + 1 keeps every output harmonic
+/// below the output's Nyquist frequency × r / R_{k+1}; in the zone (r ≥ 0.98·R_k) that is
+/// ≥ 0.98 / 2^(1/3) = 0.78 of it, 18.7 kHz at 48 kHz: above `passband` (18 kHz), so
+/// harmonics below 18 kHz keep their level at every ratio. The zone from level k to
+/// k + 1 is the 2 % of ratios below R_k.
+///
+/// (libsamplerate, which made these levels before, keeps only 94 % of its lower rate's
+/// Nyquist band flat: it lost the tone's top 6 %, which ratios below 0.75 bring under
+/// 18 kHz. The tone loader still uses it to convert a file's sample rate.)
 public enum ToneLevelMaker {
     /// Output harmonics kept within ±0.5 dB, as a fraction of the output's Nyquist
     /// frequency: 0.75 (18 kHz at 48 kHz).
     public static let passband = 0.75
-    /// Flat pass band of libsamplerate's SINC_BEST filter, fraction of the lower rate's
-    /// Nyquist frequency (measured: −0.05 dB at 0.944, −0.54 dB at 0.952).
-    static let converterPassband = 0.94
-    /// Ratio between the cut-offs of adjacent levels: 2^(1/4).
-    static let levelStep = 1.189_207_115_002_721
+    /// Ratio between the cut-offs of adjacent levels: 2^(1/3), the widest step whose
+    /// next level still keeps `passband` in the crossfade zone (0.98 / 2^(1/3) = 0.78 >
+    /// 0.75; 2^(1/4), as with libsamplerate's filters, took 13 levels to reach ratio 8).
+    static let levelStep = 1.259_921_049_894_873
+    /// Width of a crossfade zone, as a fraction of its upper end: 2 % (a voice in a zone
+    /// reads two levels: narrow zones keep that rare).
+    static let zoneWidth = 0.02
+
+    /// FFTW's planner is not thread-safe (only `fftw_execute` is): plans are made and
+    /// destroyed under this lock. Levels are made at load, never on the render thread.
+    private static let planner = Mutex(())
 
     /// The tone's levels. `samples`: one loop at the output rate, at least 1 frame.
-    /// - Throws: `ToneLoadError` (with `path`) when libsamplerate fails.
+    /// - Throws: `ToneLoadError` (with `path`) when FFTW cannot plan the transforms.
     public static func make(_ samples: [Float], path: String) throws -> ToneLevels {
-        func fail(_ reason: String) -> ToneLoadError { ToneLoadError(path: path, reason: reason) }
         let n = samples.count
-        let k = ToneLevels.oversampling
-        var sizes = [n]
-        while Double(n) / Double(sizes.last!) < Double(EngineLimits.padMaximumRatio) && sizes.last! > 1 {
-            let m = sizes.last!
-            let target = max(1, min(m - 1, Int((Double(m) / levelStep).rounded())))
-            // Within 1.5 % below the target, the size whose conversions align with the
-            // least context (see `resample`): a long loop then costs about its own
-            // length per conversion, not three times it.
-            var best = target, bestCost = Int.max
-            for candidate in max(1, Int(Double(target) * 0.985))...target {
-                let cost = m / ToneLoader.gcd(m, candidate) + candidate / ToneLoader.gcd(candidate, k * n) + 2 * candidate / ToneLoader.gcd(2 * candidate, k * n)
-                if cost < bestCost { best = candidate; bestCost = cost }
-            }
-            sizes.append(best)
+        let oversampling = ToneLevels.oversampling
+        let size = oversampling * n
+        // 2^(k/3): exact at the octaves (a harmonic at exactly the output's Nyquist
+        // frequency at ratio 2, 4 or 8 is dropped, not kept by a rounding).
+        let thirds: [Double] = [1, levelStep, 2 / levelStep]
+        var ratios: [Double] = []
+        for k in 0...9 {
+            let ratio: Double = Double(1 << (k / 3)) * thirds[k % 3]
+            if ratio <= Double(EngineLimits.maximumRatio) { ratios.append(ratio) }
         }
-        if sizes.count < 2 { sizes.append(max(1, n / 2)) }
+        // The loop's spectrum: bins 0…n/2 (FFTW's r2c), unnormalized.
+        let bins = n / 2 + 1
+        let spectrum = fftw_alloc_complex(bins)!, padded = fftw_alloc_complex(size / 2 + 1)!
+        let input = fftw_alloc_real(n)!, output = fftw_alloc_real(size)!
+        defer { fftw_free(spectrum); fftw_free(padded); fftw_free(input); fftw_free(output) }
+        for i in 0..<n { input[i] = Double(samples[i]) }
+        // The plans are this call's alone (made, executed and destroyed here); only the
+        // planner's global state needs the lock.
+        nonisolated(unsafe) var forwardPlan: fftw_plan?, inversePlan: fftw_plan?
+        planner.withLock { _ in
+            forwardPlan = fftw_plan_dft_r2c_1d(Int32(n), input, spectrum, UInt32(FFTW_ESTIMATE))
+            inversePlan = fftw_plan_dft_c2r_1d(Int32(size), padded, output, UInt32(FFTW_ESTIMATE))
+        }
+        defer { planner.withLock { _ in
+            if let p = forwardPlan { fftw_destroy_plan(p) }
+            if let p = inversePlan { fftw_destroy_plan(p) }
+        } }
+        guard let forward = forwardPlan, let inverse = inversePlan else {
+            throw ToneLoadError(path: path, reason: "FFTW could not plan a \(n)-point transform")
+        }
+        fftw_execute(forward)
         var levels: [[Float]] = []
-        var narrowed = samples
-        for m in sizes {
-            // Each level narrowed from the last (a cascade: the filter's cost is the
-            // input's length, which shrinks), then oversampled to 4n.
-            if m != narrowed.count { narrowed = try resample(narrowed, to: m, fail: fail) }
-            // Oversampled in two steps: ×2 with SINC_BEST (its sharp filter at the
-            // loop's Nyquist frequency), then to 4n with SINC_FASTEST, which only has to
-            // keep the content below half its input's Nyquist frequency (flat there:
-            // −0.00 dB to 68 % of it) and stop the images above 1.5 times it (−106 dB
-            // from 100 %): a third of the time of one SINC_BEST step to 4n.
-            let doubled = try resample(narrowed, to: 2 * m, quality: Int32(SRC_SINC_BEST_QUALITY), fail: fail)
-            levels.append(try resample(doubled, to: k * n, quality: Int32(SRC_SINC_FASTEST), fail: fail))
+        for ratio in ratios {
+            // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at `ratio`);
+            // level 0 keeps all, its Nyquist bin halved (mirrored at 4n − n/2 by the c2r).
+            let scale = 1 / Double(n)
+            for j in 0..<(size / 2 + 1) {
+                var keep = 0.0
+                if j < bins {
+                    if ratio == 1 { keep = 2 * j == n ? scale / 2 : scale } else if Double(j) * ratio < Double(n) / 2 { keep = scale }
+                }
+                padded[j].0 = j < bins ? spectrum[j].0 * keep : 0
+                padded[j].1 = j < bins ? spectrum[j].1 * keep : 0
+            }
+            fftw_execute(inverse)  // destroys `padded`, refilled for each level
+            levels.append((0..<size).map { Float(output[$0]) })
         }
-        let aliasFree = sizes.map { Double(n) / Double($0) }
-        var starts: [Double] = []
-        for z in 0..<(sizes.count - 1) {
-            // 2 % wide (a voice in a zone reads two levels: narrow zones keep that rare),
-            // or wider when level k + 1's pass band needs it; at least 1 % wide (tiny
-            // loops' last levels, whose sizes step by more than 2^(1/4)).
-            let wanted = passband / converterPassband * aliasFree[z + 1] * 1.005
-            starts.append(min(max(wanted, aliasFree[z] * 0.98), aliasFree[z] * 0.99))
-        }
-        return ToneLevels(samples: levels, aliasFreeRatio: aliasFree, crossfadeStart: starts)
-    }
-
-    /// One loop of `loop.count` frames converted to exactly `frames` frames (the same
-    /// period), with `quality` (SINC_BEST by default).
-    static func resample(_ loop: [Float], to frames: Int, quality: Int32 = Int32(SRC_SINC_BEST_QUALITY),
-                         fail: (String) -> ToneLoadError) throws -> [Float] {
-        let n = loop.count
-        let ratio = Double(frames) / Double(n)
-        // Context on each side, from the loop's own continuation, more than the filter
-        // reaches (~150 input frames at ratio ≥ 1, ~150/ratio below), and a whole
-        // multiple of n/gcd(n, frames) input frames, so that it lasts a whole number of
-        // output frames: the output's first frame then falls exactly on the input's
-        // first (no fractional time shift between levels).
-        let unit = n / ToneLoader.gcd(n, frames)
-        let context = (Int(2048 / min(ratio, 1)) + unit - 1) / unit * unit
-        return try ToneLoader.convertLoop(mono: loop, context: context, ratio: ratio, quality: quality,
-                                          start: context / unit * (frames / ToneLoader.gcd(n, frames)), frames: frames, fail: fail)
+        let starts = ratios.dropLast().map { $0 * (1 - zoneWidth) }
+        return ToneLevels(samples: levels, aliasFreeRatio: ratios, crossfadeStart: starts)
     }
 }

@@ -153,6 +153,12 @@ public enum ToneLoader {
 
     /// Resamples one loop from `inRate` to `outRate` as a periodic signal and returns
     /// exactly `round(count · outRate / inRate)` frames (at least 1).
+    ///
+    /// With libsamplerate, still (the band-limited levels are made by FFT,
+    /// `ToneLevelMaker`): it keeps a file at another rate flat to 94 % of the lower
+    /// rate's Nyquist frequency, so a 44.1 kHz file loses its content above 20.7 kHz
+    /// (which ratios below 0.87 bring under 18 kHz). The FFT would keep it all (the loop is
+    /// periodic); not done yet.
     static func resampleLoop(_ loop: [Float], from inRate: Int, to outRate: Double,
                              fail: (String) -> ToneLoadError) throws -> [Float] {
         let n = loop.count
@@ -175,7 +181,7 @@ public enum ToneLoader {
     /// `loop` converted by `ratio` with libsamplerate (`quality`) as a periodic signal:
     /// extended on each side by `context` frames of its own wrap-around continuation,
     /// converted whole, and the output's frames `start ..< start + frames` returned (all
-    /// finite). The one libsamplerate call of `resampleLoop` and `ToneLevelMaker`.
+    /// finite). The one libsamplerate call (`resampleLoop`).
     static func convertLoop(mono loop: [Float], context: Int, ratio: Double, quality: Int32, start: Int, frames: Int,
                             fail: (String) -> ToneLoadError) throws -> [Float] {
         let n = loop.count

@@ -25,6 +25,9 @@ public enum MixerBench {
         /// Memory of the tone's tables (samples, cubic and linear rows, band-limited
         /// levels when played), bytes.
         public var tableBytes: Int
+        /// Seconds `ToneLevelMaker` took to make the band-limited levels (0 without them):
+        /// the start-up cost of the tables.
+        public var levelSeconds: Double
     }
 
     /// The bench's voice set, shared with Benchmarks/OpenALBaseline (same formulas):
@@ -56,8 +59,11 @@ public enum MixerBench {
         defer { FloatEnvironment.restore(saved) }
         let samples = tone(rate: rate)
         var levels: ToneLevels?
+        var levelNanos: UInt64 = 0
         if case .bandLimited = interpolation {
+            let t0 = MonotonicClock.nanos()
             do { levels = try ToneLevelMaker.make(samples, path: "bench tone") } catch { throw BenchError.setup("\(error)") }
+            levelNanos = MonotonicClock.nanos() - t0
         }
         let tone = ToneTable(samples: samples, rate: rate, levels: levels)
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
@@ -98,6 +104,6 @@ public enum MixerBench {
         return Result(voices: voices, periodFrames: period, interpolation: levels != nil ? "bandlimited" : "\(interpolation)", seconds: frames / rate,
                       nsPerVoiceFrame: ns, realTimeFactor: rtf, voicesPerCoreRealTime: 1e9 / (ns * rate),
                       peak: Double(peak), activeVoices: mixer.activeVoices, movesSpread: spread,
-                      tableBytes: tone.baseBytes + tone.levelBytes)
+                      tableBytes: tone.baseBytes + tone.levelBytes, levelSeconds: Double(levelNanos) * 1e-9)
     }
 }

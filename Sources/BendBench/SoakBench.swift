@@ -12,8 +12,8 @@ import Synchronization
 /// `bendsynth bench --soak`: the instrument under every network source at once, on the
 /// JACK server it finds (Benchmarks/soak.sh starts jackd's dummy driver, 256-frame
 /// periods, on a private server name): 8 peer controllers (each holding more touches than
-/// a peer may), an OSC flood touching ten times the per-sender touch limit at ten times a
-/// peer's event rate, and 8 web pad clients (each holding more touches than a phone may),
+/// a peer may), an OSC flood touching ten times a sender's touch limit at ten times its
+/// event rate, and 8 web pad clients (each holding more touches than a phone may),
 /// for `seconds`. Then every source goes (peers leave, phones close, the OSC sender
 /// releases its touches). Prints xruns, the limits (most touches held per source, touches
 /// refused), events dropped, resident memory after warm-up and at the end, and how long
@@ -59,7 +59,7 @@ public enum SoakBench {
     public static func run(seconds: Double, assets: String, log: @escaping @Sendable (String) -> Void) throws {
         let peers = 8, peerTouches = PeerLimits().touchesAtOnce + 2
         let phones = WebLimits().maxConnections, phoneTouches = WebLimits().maxTouches + 2
-        let oscTouches = 10 * OSCInterpreter.maxTouches, oscRate = 10 * PeerLimits().eventsPerSecond
+        let oscTouches = 10 * OSCInterpreter.maxTouchesPerSender, oscRate = 10 * OSCInterpreter.maxEventsPerSecond
         let output: JACKOutput
         do { output = try JACKOutput(name: "bendsynth-soak", connect: true) } catch {
             throw BenchError.setup("bench --soak: no JACK server (Benchmarks/soak.sh starts one): \(error)")
@@ -105,7 +105,7 @@ public enum SoakBench {
             throw BenchError.setup("bench --soak: the sources did not say where they listen")
         }
         log("soak: JACK '\(output.serverName)' \(rate) Hz, \(output.periodFrames)-frame periods; \(peers) peers × \(peerTouches) touches (limit \(peerTouches - 2)), "
-            + "\(phones) web pads × \(phoneTouches) touches (limit \(phoneTouches - 2)), OSC flood: \(oscTouches) touches (10 × the limit \(OSCInterpreter.maxTouches)) at \(Int(oscRate)) datagrams/s; \(Int(seconds)) s")
+            + "\(phones) web pads × \(phoneTouches) touches (limit \(phoneTouches - 2)), OSC flood: \(oscTouches) touches at \(Int(oscRate)) datagrams/s (10 × a sender's limits, \(OSCInterpreter.maxTouchesPerSender) touches and \(Int(OSCInterpreter.maxEventsPerSecond)) events/s); \(Int(seconds)) s")
 
         // The load, each on its own thread, until `stop`.
         let stop = Atomic<Bool>(false)
@@ -187,7 +187,7 @@ public enum SoakBench {
         print(String(format: "soak: %.0f s on JACK's dummy driver, %d-frame periods at %d Hz: %d periods rendered, %d xruns (%d after the %.0f s warm-up)",
                      seconds, output.periodFrames, rate, periods, xruns, xruns - xrunsWarm, warmup))
         if let summary { print("  \(summary)") }
-        print("  limits: OSC sender held at most \(most.osc) touches (limit \(OSCInterpreter.maxTouches)); \(flood.sent) datagrams sent, \(tallies.osc.downs) touches started, \(oscTouches - most.osc) of its \(oscTouches) ids never held at once")
+        print("  limits: OSC sender held at most \(most.osc) touches (limit \(OSCInterpreter.maxTouchesPerSender) per sender); \(flood.sent) datagrams sent, \(tallies.osc.downs) touches started, \(oscTouches - most.osc) of its \(oscTouches) ids never held at once")
         print("          peers held at most \(most.peers) touches (limit \(peers) × \(PeerLimits().touchesAtOnce) = \(peers * PeerLimits().touchesAtOnce)); \(tallies.peers.downs) touches started")
         print("          web pads held at most \(most.web) touches (limit \(phones) × \(WebLimits().maxTouches) = \(phones * WebLimits().maxTouches)); \(tallies.web.downs) touches started")
         print("  events dropped (engine queue full): \(dropped)")

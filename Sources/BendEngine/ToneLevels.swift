@@ -1,5 +1,5 @@
 /// The band-limited levels of a tone ("mip levels") for `Interpolation.bandLimited`, as
-/// made at load (BendAudio's `ToneLevelMaker`, with libsamplerate): level k is the tone
+/// made at load (BendAudio's `ToneLevelMaker`, by FFT): level k is the tone
 /// oversampled `oversampling` times and low-passed so that it cannot alias at pitch
 /// ratios up to `aliasFreeRatio[k]`. Level 0 is the whole tone (alias-free up to ratio
 /// 1); each next level is narrower. A ratio above the last level's limit reads the last
@@ -126,7 +126,8 @@ struct LevelTable {
     /// 3-tap filter (−a, 1 + 2a, −a), gain 1 + 2a(1 − cos ω). The optimal polynomial
     /// droops by 0.21 dB at 0.055 and 0.93 dB at 0.116 of the table rate (its response,
     /// integrated numerically); with a = 0.219 the product stays within ±0.02 dB up to
-    /// 0.118 (the top of a 4× table's band), so harmonics keep their level.
+    /// 0.118 and is −0.03 dB at 0.125 (the top of a 4× table's band, the tone's Nyquist
+    /// frequency), so harmonics keep their level.
     static let droopCompensation = 0.219
 
     /// One level's loop through the droop compensation filter, in Double.

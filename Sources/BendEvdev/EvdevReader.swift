@@ -29,9 +29,17 @@ public final class EvdevReader: @unchecked Sendable {
     /// Opens an event node through libevdev, non-blocking.
     /// - Parameter grab: take the device exclusively (EVIOCGRAB through libevdev_grab).
     /// - Throws: `EvdevOpenError` naming the node, the call and the reason.
-    public init(path: String, mapping: EvdevMapping, grab: Bool = false) throws {
+    public convenience init(path: String, mapping: EvdevMapping, grab: Bool = false) throws {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw EvdevOpenError(path: path, call: "open", code: errno) }
+        try self.init(eventFD: fd, path: path, mapping: mapping, grab: grab)
+    }
+
+    /// Reads an open, non-blocking event node descriptor (owned from now on: closed on
+    /// deinit, or at once when libevdev refuses it) through libevdev — the live path of
+    /// `init(path:)`; tests give a fake device's descriptor (CFakeEvdev).
+    /// - Throws: `EvdevOpenError` naming `path`, the call and the reason.
+    public init(eventFD fd: Int32, path: String, mapping: EvdevMapping, grab: Bool = false) throws {
         var dev: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &dev)
         guard rc == 0, let dev else {

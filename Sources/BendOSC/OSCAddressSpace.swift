@@ -24,7 +24,7 @@ extension OSCInterpreter {
             guard a.count == 1, let t = Self.real(a[0]) else {
                 wrongType(m.address, expected: ",f (tilt −1…1)", got: m.types, from: sender); return nil
             }
-            emit(.tilt(min(max(t, -1), 1)))
+            if allowed(sender) { emit(.tilt(min(max(t, -1), 1))) }
         case "/bendsynth/voices":
             return OSCEncoder.encode("/bendsynth/voices", [
                 .int32(Int32(clamping: voices())), .int32(Int32(activeTouches)), .int32(Int32(activeTouches(of: sender))),
@@ -35,7 +35,7 @@ extension OSCInterpreter {
             }
             let magnitude = (x * x + y * y + z * z).squareRoot()
             guard magnitude > 0, magnitude.isFinite else { return nil }  // free fall: no direction
-            emit(.tilt(min(max(x / magnitude, -1), 1)))
+            if allowed(sender) { emit(.tilt(min(max(x / magnitude, -1), 1))) }
         default:
             if m.address.hasPrefix("/bendsynth/xy/") { xyPad(m, from: sender, now: now) }
             // Anything else (e.g. `/info`, `/ping`, other apps' addresses) is ignored.
@@ -82,7 +82,7 @@ extension OSCInterpreter {
         case let v? where v >= 0.5:
             if let p = pad.position, isZ ? now &- pad.positionTime <= Self.padPositionFresh : true {
                 downOrMove(owner, x: p.x, y: p.y)
-                pad.pending = false
+                pad.pending = touches.id(of: owner) == nil   // refused by a limit: the next position tries again
             } else if touches.id(of: owner) == nil {
                 pad.pending = true
             }
@@ -90,10 +90,11 @@ extension OSCInterpreter {
             pad.pending = false
             up(owner)
         case nil:
-            // A position alone: moves a sounding touch, or starts a pending one.
+            // A position alone: moves a sounding touch, or starts a pending one (z = 1
+            // came first, or the touch was ended by silence: it comes back as a new one).
             if touches.id(of: owner) != nil || pad.pending, let p = pad.position {
                 downOrMove(owner, x: p.x, y: p.y)
-                pad.pending = false
+                pad.pending = touches.id(of: owner) == nil
             }
         }
     }

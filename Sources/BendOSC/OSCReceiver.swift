@@ -9,6 +9,12 @@ import Synchronization
 /// Senders other than loopback and the allow-list are dropped before their bytes are
 /// parsed. Each UDP sender host (IP address) is one touch namespace, each TCP connection
 /// another. Replies (`/bendsynth/voices`) go back from the listening socket.
+///
+/// TCP: at most `maxConnections` connections, `maxConnectionsPerHost` from one host. A
+/// connection that sends nothing for `idleTimeout` (default 60 s) and holds no touch is
+/// closed; when the table is full, a new connection replaces the one idle longest that
+/// holds no touch — so idle connections never keep a sender out. Refusals are logged at
+/// most once a second (per host for the per-host limit), with a count.
 public final class OSCReceiver: @unchecked Sendable {
     public let address: OSCListenAddress
     public let tcp: Bool
@@ -29,8 +35,13 @@ public final class OSCReceiver: @unchecked Sendable {
     /// the receiver).
     private let watched = Mutex<(EventLoop.Handler?, EventLoop.Timer?)>((nil, nil))
 
-    /// Largest number of TCP connections at once.
+    /// Largest number of TCP connections at once, and from one host.
     public static let maxConnections = 16
+    public static let maxConnectionsPerHost = 4
+    /// Seconds without a byte after which a TCP connection holding no touch is closed.
+    public static let defaultIdleTimeout = 60.0
+    /// This receiver's idle timeout, seconds (0: never).
+    public let idleTimeout: Double
     /// How often silent senders are looked for (`OSCInterpreter.expire`), in nanoseconds.
     static let expiryCheck: UInt64 = 50_000_000
 
@@ -38,6 +49,10 @@ public final class OSCReceiver: @unchecked Sendable {
         var socket: Socket
         var handler: EventLoop.Handler
         var sender: String
+        /// The sender's host (its IP address), for the per-host limit.
+        var host: String
+        /// Monotonic ns of the last bytes received (or of the accept).
+        var lastHeard: UInt64
         var buffer: [UInt8] = []
     }
 
@@ -45,15 +60,20 @@ public final class OSCReceiver: @unchecked Sendable {
     /// - Throws: `SystemError` naming the failing call (e.g. `bind(127.0.0.1:9000)` with
     ///   EADDRINUSE, `pthread_create(bendsynth osc)`). - Thread: setup.
     /// - Parameters:
+    ///   - timeout, restTimeout: silence that ends a TUIO / a change-only sender's touches
+    ///     (`OSCInterpreter`), seconds; 0: never.
+    ///   - idleTimeout: silence that closes a TCP connection holding no touch, seconds; 0: never.
     ///   - emit: the control port's `send` (called on the receive thread).
     ///   - voices: voices sounding, for `/bendsynth/voices` replies (any thread).
-    public init(address: OSCListenAddress, tcp: Bool, timeout: Double,
+    public init(address: OSCListenAddress, tcp: Bool, timeout: Double, restTimeout: Double = OSCInterpreter.defaultRestTimeout,
+                idleTimeout: Double = OSCReceiver.defaultIdleTimeout,
                 emit: @escaping @Sendable (ControlEvent) -> Void, log: @escaping @Sendable (String) -> Void,
                 voices: @escaping @Sendable () -> Int) throws {
         self.address = address
         self.tcp = tcp
         self.log = log
-        interpreter = OSCInterpreter(timeout: timeout, emit: emit, log: log, voices: voices)
+        self.idleTimeout = idleTimeout
+        interpreter = OSCInterpreter(timeout: timeout, restTimeout: restTimeout, emit: emit, log: log, voices: voices)
         let s = try Socket.open(address.address.family, tcp ? .stream : .datagram)
         do {
             if tcp { try s.setOption(SOL_SOCKET, SO_REUSEADDR, Int32(1)) }
@@ -92,7 +112,8 @@ public final class OSCReceiver: @unchecked Sendable {
             if tcp { acceptAll() } else { receiveAll() }
             tick()
         }
-        let timer = interpreter.timeout > 0 ? loop.schedule(after: Self.expiryCheck, repeating: Self.expiryCheck) { [self] in tick() } : nil
+        // Silence, held-back moves, log counts and idle connections: looked at every 50 ms.
+        let timer = loop.schedule(after: Self.expiryCheck, repeating: Self.expiryCheck) { [self] in tick() }
         watched.withLock { $0 = (handler, timer) }
     }
 
@@ -126,7 +147,16 @@ public final class OSCReceiver: @unchecked Sendable {
     }
 
     private func tick() {
-        interpreter.expire(now: MonotonicClock.nanos())
+        let now = MonotonicClock.nanos()
+        interpreter.expire(now: now)
+        if idleTimeout > 0 {
+            let limit = UInt64(idleTimeout * 1e9)
+            for c in connections.values where now >= c.lastHeard && now - c.lastHeard >= limit && interpreter.activeTouches(of: c.sender) == 0 {
+                interpreter.limited.line("idle", now: now, "osc: closing \(c.sender): nothing for \(idleTimeout) s and no touch held")
+                close(c)
+                interpreter.endSender(c.sender)
+            }
+        }
         touchCount.store(interpreter.activeTouches, ordering: .relaxed)
     }
 
@@ -147,15 +177,38 @@ public final class OSCReceiver: @unchecked Sendable {
     private func acceptAll() {
         while case let (c, from)? = try? socket.accept() {
             guard let from, address.allows(from) else { refuse(from); c.close(); continue }
-            guard connections.count < Self.maxConnections else {
-                log("osc: more than \(Self.maxConnections) TCP connections; closing the new one from \(from)")
+            let host = from.bracketedHost
+            let now = MonotonicClock.nanos()
+            // Over a limit (of the host, of all), the connection idle longest with no touch
+            // makes room; when every one holds touches, the new one is refused.
+            if connections.values.filter({ $0.host == host }).count >= Self.maxConnectionsPerHost && !makeRoom(among: { $0.host == host }) {
+                interpreter.limited.line("connections:\(host)", now: now,
+                                         "osc: \(host) has \(Self.maxConnectionsPerHost) TCP connections holding touches; closing its new one from \(from)")
+                c.close()
+                continue
+            }
+            if connections.count >= Self.maxConnections && !makeRoom(among: { _ in true }) {
+                interpreter.limited.line("connections", now: now,
+                                         "osc: \(Self.maxConnections) TCP connections hold touches; closing the new one from \(from)")
                 c.close()
                 continue
             }
             let fd = c.fd
             let handler = loop.add(fd: fd, events: .readable) { [self] _ in read(fd) }
-            connections[fd] = Connection(socket: c, handler: handler, sender: from.description)
+            connections[fd] = Connection(socket: c, handler: handler, sender: from.description, host: host, lastHeard: now)
         }
+    }
+
+    /// Closes the connection idle longest that holds no touch among those `which` takes.
+    /// - Returns: false when there is none.
+    private func makeRoom(among which: (Connection) -> Bool) -> Bool {
+        let idle = connections.values.filter { which($0) && interpreter.activeTouches(of: $0.sender) == 0 }
+        guard let oldest = idle.min(by: { $0.lastHeard < $1.lastHeard }) else { return false }
+        interpreter.limited.line("replaced", now: MonotonicClock.nanos(),
+                                 "osc: closing \(oldest.sender), idle with no touch, to make room for a new TCP connection")
+        close(oldest)
+        interpreter.endSender(oldest.sender)
+        return true
     }
 
     /// One read of a TCP connection: frames handled, or the connection closed (end of
@@ -166,6 +219,7 @@ public final class OSCReceiver: @unchecked Sendable {
         do { n = try c.socket.receive(into: chunk) } catch { n = 0 }
         guard let n else { return }   // nothing after all
         if n > 0 {
+            c.lastHeard = MonotonicClock.nanos()
             c.buffer += UnsafeRawBufferPointer(rebasing: chunk[0..<n])
             let ok = drainFrames(&c)
             connections[fd] = c
@@ -190,7 +244,9 @@ public final class OSCReceiver: @unchecked Sendable {
         while c.buffer.count - offset >= 4 {
             let size = c.buffer[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
             guard size <= OSCPacket.maxSize else {
-                log("osc: \(c.sender) sent a TCP frame of \(size) bytes (more than \(OSCPacket.maxSize)); closing the connection")
+                // A client reconnecting to do it again gets a line a second (and a count).
+                interpreter.limited.line("frame:\(c.host)", now: MonotonicClock.nanos(),
+                                         "osc: \(c.sender) sent a TCP frame of \(size) bytes (more than \(OSCPacket.maxSize)); closing the connection")
                 return false
             }
             guard c.buffer.count - offset - 4 >= size else { break }

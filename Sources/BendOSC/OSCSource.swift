@@ -9,16 +9,20 @@ public final class OSCSource: InputSource, @unchecked Sendable {
     public let endsPlay = false
     public let address: OSCListenAddress
     public let tcp: Bool
-    /// Seconds of silence that end a sender's touches; 0: never.
+    /// Seconds of silence that end a TUIO sender's touches; 0: never.
     public let timeout: Double
+    /// Seconds of silence that end a change-only sender's touches; 0: never.
+    public let restTimeout: Double
     /// Lines for the player (the listening address, senders refused, malformed packets).
     private let log: @Sendable (String) -> Void
     private var receiver: OSCReceiver?
 
-    public init(address: OSCListenAddress, tcp: Bool, timeout: Double, log: @escaping @Sendable (String) -> Void) {
+    public init(address: OSCListenAddress, tcp: Bool, timeout: Double, restTimeout: Double = OSCInterpreter.defaultRestTimeout,
+                log: @escaping @Sendable (String) -> Void) {
         self.address = address
         self.tcp = tcp
         self.timeout = timeout
+        self.restTimeout = restTimeout
         self.log = log
         name = "OSC \(tcp ? "tcp" : "udp") \(address.text)"
     }
@@ -28,7 +32,7 @@ public final class OSCSource: InputSource, @unchecked Sendable {
         let mixer = context.mixer
         let receiver: OSCReceiver
         do {
-            receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, emit: { port.send($0) },
+            receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, restTimeout: restTimeout, emit: { port.send($0) },
                                        log: log, voices: { mixer.activeVoices })
         } catch {
             throw InputSourceError(.runtime, "cannot receive OSC on '\(address.text)': \(error)")
@@ -36,7 +40,8 @@ public final class OSCSource: InputSource, @unchecked Sendable {
         receiver.start()
         self.receiver = receiver
         log("OSC listening on \(tcp ? "tcp" : "udp") \(receiver.boundDescription)"
-            + (timeout > 0 ? String(format: ", touches end after %g s of silence", timeout) : ""))
+            + (timeout > 0 ? String(format: ", TUIO touches end after %g s of silence", timeout) : "")
+            + (restTimeout > 0 ? String(format: ", other touches on their release or after %g s of silence", restTimeout) : ""))
     }
 
     public func stop() { receiver?.stop() }

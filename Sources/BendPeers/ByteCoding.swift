@@ -60,6 +60,9 @@ struct ByteReader {
         return Array(try take(n, field))
     }
 
+    /// Everything left.
+    mutating func rest() throws(FrameError) -> [UInt8] { Array(try take(remaining, "rest")) }
+
     mutating func string(_ field: String, max: Int, lengthBytes: Int) throws(FrameError) -> String {
         let b = try bytes(field, lengthBytes: lengthBytes)
         guard b.count <= max else { throw FrameError(.oversizedFrame, "\(frame): \(field) has \(b.count) bytes, at most \(max)") }

@@ -2,7 +2,8 @@ import BendControl
 
 /// Encodes and decodes frames: a 2-byte big-endian body length, then the body (a type
 /// byte and the payload; integers big-endian, floats IEEE 754 binary32 big-endian,
-/// strings a 1- or 2-byte length then UTF-8). Pure: no I/O, no state.
+/// strings a 1- or 2-byte length then UTF-8). Pure: no I/O, no state. Sealing (version 2)
+/// is `FrameCodec.seal`/`open` (SealedFrames.swift).
 /// - Thread: any.
 public enum FrameCodec {
     /// The whole frame for `message`, length prefix included.
@@ -14,11 +15,10 @@ public enum FrameCodec {
         case let .challenge(version, authRequired, nonce):
             w.u8(version); w.u8(authRequired ? 1 : 0); w.bytes(nonce, lengthBytes: 1)
         case let .hello(h):
-            w.u8(h.version); w.u8(h.role.rawValue); w.u64(h.instance); w.u16(h.udpPort); w.u32(h.udpToken)
-            w.string(h.name, max: PeerProtocol.maxNameBytes, lengthBytes: 1); w.bytes(h.auth, lengthBytes: 1)
+            w.u8(h.version); w.u8(h.role.rawValue); w.bytes(h.nonce, lengthBytes: 1); w.bytes(h.proof, lengthBytes: 1)
+            w.bytes(h.identity, lengthBytes: 2)
         case let .accept(a):
-            w.u64(a.instance); w.u16(a.udpPort); w.u32(a.udpToken)
-            w.string(a.name, max: PeerProtocol.maxNameBytes, lengthBytes: 1)
+            w.bytes(a.proof, lengthBytes: 1); w.bytes(a.identity, lengthBytes: 2)
         case let .decline(reason, detail), let .bye(reason, detail):
             w.u8(reason.rawValue); w.string(detail, max: PeerProtocol.maxDetailBytes, lengthBytes: 1)
         case let .touch(id, phase, x, y, timestamp):
@@ -31,19 +31,23 @@ public enum FrameCodec {
             w.u32(sequence); w.u64(sent)
         case let .pong(sequence, echoed, xruns, voices):
             w.u32(sequence); w.u64(echoed); w.u32(xruns); w.u16(voices)
+        case let .sealed(bytes):
+            w.out += bytes
         }
         let body = w.out
         return [UInt8(body.count >> 8), UInt8(body.count & 0xff)] + body
     }
 
     /// Decodes one frame body (type byte + payload, without the length prefix).
-    /// - Throws: `FrameError` (.oversizedFrame, .malformedFrame) naming the field.
+    /// - Throws: `FrameError` (.oversizedFrame, .malformedFrame) naming the field;
+    ///   `.versionMismatch` for a HELLO of another version (its layout is not parsed).
     public static func decode(body: some Collection<UInt8>) throws(FrameError) -> PeerMessage {
-        guard body.count <= PeerProtocol.maxFrameBytes else {
-            throw FrameError(.oversizedFrame, "\(body.count) bytes, at most \(PeerProtocol.maxFrameBytes)")
-        }
         var r = ByteReader(Array(body))
         let typeByte = try r.u8("type")
+        let limit = typeByte == FrameType.sealed.rawValue ? PeerProtocol.maxSealedFrameBytes : PeerProtocol.maxFrameBytes
+        guard body.count <= limit else {
+            throw FrameError(.oversizedFrame, "\(body.count) bytes, at most \(limit)")
+        }
         guard let type = FrameType(rawValue: typeByte) else {
             throw FrameError(.malformedFrame, "unknown frame type \(typeByte)")
         }
@@ -59,17 +63,20 @@ public enum FrameCodec {
             m = .challenge(version: version, authRequired: auth == 1, nonce: nonce)
         case .hello:
             let version = try r.u8("version")
+            guard version == PeerProtocol.version else {
+                // Only an instrument reads HELLO: the remote's bendsynth is the one to change.
+                throw FrameError(.versionMismatch, "HELLO of peer protocol version \(version); this bendsynth speaks version \(PeerProtocol.version): "
+                                 + "upgrade the \(version < PeerProtocol.version ? "remote's" : "instrument's") bendsynth")
+            }
             let roleByte = try r.u8("role")
             guard let role = PeerRole(rawValue: roleByte) else { throw r.error("role = \(roleByte), expected 0…2") }
-            let instance = try r.u64("instance"), port = try r.u16("udp port"), token = try r.u32("udp token")
-            let name = try r.string("name", max: PeerProtocol.maxNameBytes, lengthBytes: 1)
-            let auth = try r.bytes("auth", lengthBytes: 1)
-            guard auth.isEmpty || auth.count == PeerProtocol.nonceBytes else { throw r.error("auth has \(auth.count) bytes, expected 0 or 32") }
-            m = .hello(Hello(version: version, role: role, instance: instance, udpPort: port, udpToken: token, name: name, auth: auth))
+            let nonce = try r.bytes("nonce", lengthBytes: 1)
+            guard nonce.count == PeerProtocol.nonceBytes else { throw r.error("nonce has \(nonce.count) bytes, expected \(PeerProtocol.nonceBytes)") }
+            let proof = try r.proof()
+            m = .hello(Hello(version: version, role: role, nonce: nonce, proof: proof, identity: try r.identity()))
         case .accept:
-            let instance = try r.u64("instance"), port = try r.u16("udp port"), token = try r.u32("udp token")
-            let name = try r.string("name", max: PeerProtocol.maxNameBytes, lengthBytes: 1)
-            m = .accept(Accept(instance: instance, udpPort: port, udpToken: token, name: name))
+            let proof = try r.proof()
+            m = .accept(Accept(proof: proof, identity: try r.identity()))
         case .decline, .bye:
             let code = try r.u8("reason")
             let reason = CloseReason(rawValue: code) ?? .other
@@ -91,6 +98,10 @@ public enum FrameCodec {
             m = .ping(sequence: try r.u32("sequence"), sent: try r.u64("sent"))
         case .pong:
             m = .pong(sequence: try r.u32("sequence"), echoed: try r.u64("echoed"), xruns: try r.u32("xruns"), voices: try r.u16("voices"))
+        case .sealed:
+            // At least a sealed type byte and the tag.
+            guard r.remaining > AEADKey.tagBytes else { throw r.error("\(r.remaining) bytes, at least \(AEADKey.tagBytes + 1)") }
+            m = .sealed(try r.rest())
         }
         guard r.remaining == 0 else { throw r.error("\(r.remaining) bytes after the last field") }
         return m
@@ -117,8 +128,8 @@ public struct FrameStreamDecoder: Sendable {
         while buffer.count - start >= 2 {
             let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
             guard length > 0 else { throw FrameError(.malformedFrame, "frame length 0") }
-            guard length <= PeerProtocol.maxFrameBytes else {
-                throw FrameError(.oversizedFrame, "frame length \(length), at most \(PeerProtocol.maxFrameBytes)")
+            guard length <= PeerProtocol.maxSealedFrameBytes else {
+                throw FrameError(.oversizedFrame, "frame length \(length), at most \(PeerProtocol.maxSealedFrameBytes)")
             }
             guard buffer.count - start >= 2 + length else { break }
             out.append(try FrameCodec.decode(body: buffer[(start + 2)..<(start + 2 + length)]))
@@ -126,6 +137,24 @@ public struct FrameStreamDecoder: Sendable {
         }
         buffer.removeFirst(start)
         return out
+    }
+}
+
+extension ByteReader {
+    /// HELLO's or ACCEPT's proof: empty or 32 bytes.
+    mutating func proof() throws(FrameError) -> [UInt8] {
+        let p = try bytes("proof", lengthBytes: 1)
+        guard p.isEmpty || p.count == PeerProtocol.nonceBytes else { throw error("proof has \(p.count) bytes, expected 0 or 32") }
+        return p
+    }
+
+    /// HELLO's or ACCEPT's sealed identity.
+    mutating func identity() throws(FrameError) -> [UInt8] {
+        let b = try bytes("identity", lengthBytes: 2)
+        guard b.count > AEADKey.tagBytes, b.count <= PeerProtocol.maxIdentityBytes else {
+            throw error("identity has \(b.count) bytes, expected \(AEADKey.tagBytes + 1)…\(PeerProtocol.maxIdentityBytes)")
+        }
+        return b
     }
 }
 

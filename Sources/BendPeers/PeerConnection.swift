@@ -34,9 +34,21 @@ final class PeerConnection: @unchecked Sendable {
     var handshakeFrame: PeerMessage?
     var lastHandshakeSend: UInt64 = 0
     var handshakeSends = 0
-    /// Server: the HELLO accepted and the ACCEPT sent, so a resent HELLO gets the same answer.
+    /// Server: the HELLO accepted and the ACCEPT sent, so a resent HELLO gets the same
+    /// answer; client: the ACCEPT received, so a repeat of it is recognised.
     var acceptedHello: Hello?
     var acceptFrame: PeerMessage?
+    /// Client: what it sent in HELLO (its keys), until ACCEPT is checked.
+    var client: PeerHandshake.ClientState?
+    /// Server: the identity and keys from the accepted HELLO.
+    var helloIdentity: PeerIdentity?
+    var keys: SessionKeys?
+    /// Once connected: the keys this side opens the peer's frames and datagrams with, the
+    /// next stream counter expected, and the datagram counters taken. I/O thread only.
+    var receiveStream: AEADKey?
+    var receiveCounter: UInt64 = 0
+    var receiveDatagrams: AEADKey?
+    var window = ReplayWindow()
 
     struct Shared {
         /// Open until `shut`.
@@ -50,6 +62,24 @@ final class PeerConnection: @unchecked Sendable {
         /// Unreliable sends on a stream without datagrams (RFCOMM, or a peer without UDP):
         /// the I/O thread writes them when the stream is writable.
         var queue = BestEffortQueue()
+        /// The latest unreliable send of each kind that went as a datagram (the tilt, each
+        /// touch's move until its UP): written on the stream before a BYE that ends the
+        /// session on purpose, so the last state is not lost with a datagram.
+        var latest = BestEffortQueue(capacity: 64)
+        /// Once connected: the keys this side seals with and the counters (the next
+        /// stream frame's; the last datagram's, from 1).
+        var sendStream: AEADKey?
+        var sendCounter: UInt64 = 0
+        var sendDatagrams: AEADKey?
+        var datagramCounter: UInt64 = 0
+
+        /// `m` as it goes on the stream: sealed under the next counter once the keys
+        /// exist; handshake frames (and anything before the keys) in clear.
+        mutating func frame(_ m: PeerMessage) -> [UInt8] {
+            guard let key = sendStream, !m.type.isHandshake else { return FrameCodec.encode(m) }
+            defer { sendCounter += 1 }
+            return FrameCodec.seal(m, key: key, counter: sendCounter)
+        }
     }
     let shared: Mutex<Shared>
     let socket: Socket
@@ -74,12 +104,11 @@ final class PeerConnection: @unchecked Sendable {
     /// Writes one whole frame on the stream. False when the stream is closed or broken.
     /// - Thread: any.
     func write(_ message: PeerMessage) -> Bool {
-        let frame = FrameCodec.encode(message)
-        return shared.withLock { s in
+        shared.withLock { s in
             guard s.open, !s.broken else { return false }
             // A touch's DOWN or UP goes after none of its older queued moves.
-            if case let .touch(id, phase, _, _, _) = message, phase != .move { s.queue.removeMoves(of: id) }
-            if sendAll(frame) { return true }
+            if case let .touch(id, phase, _, _, _) = message, phase != .move { s.queue.removeMoves(of: id); s.latest.removeMoves(of: id) }
+            if sendAll(s.frame(message)) { return true }
             s.broken = true
             return false
         }
@@ -104,8 +133,56 @@ final class PeerConnection: @unchecked Sendable {
         shared.withLock { s in
             guard s.open, !s.broken else { return }
             while let m = s.queue.dequeue() {
-                if !sendAll(FrameCodec.encode(m)) { s.broken = true; return }
+                if !sendAll(s.frame(m)) { s.broken = true; return }
             }
+        }
+    }
+
+    /// The datagram carrying unreliable `message` (sealed under the next datagram counter)
+    /// and where it goes; nil when the peer takes no datagrams. Remembers it as the latest.
+    /// - Thread: any.
+    func datagram(_ message: PeerMessage) -> (bytes: [UInt8], to: SocketAddress)? {
+        shared.withLock { s in
+            guard s.open, !s.broken, let to = s.udp, let key = s.sendDatagrams else { return nil }
+            s.datagramCounter += 1
+            s.latest.enqueue(message)
+            return (FrameCodec.sealDatagram(message, token: s.remoteToken, key: key, counter: s.datagramCounter), to)
+        }
+    }
+
+    /// The TOUCH or TILT in a datagram for this connection (`token` is ours), or nil when
+    /// it is dropped and counted: from another address, a counter already taken or too old
+    /// (`ReplayWindow`), not authentic, or another frame.
+    /// - Thread: the session's I/O thread.
+    func openDatagram(token: UInt32, from: SocketAddress, body: ArraySlice<UInt8>) -> PeerMessage? {
+        guard let key = receiveDatagrams else { return nil }
+        func drop(_ count: (inout PeerLinkStatus) -> Void = { _ in }) -> PeerMessage? {
+            shared.withLock { count(&$0.status); $0.status.droppedDatagrams += 1 }
+            return nil
+        }
+        guard shared.withLock({ $0.udp?.ipBytes == from.ipBytes }) else { return drop() }
+        guard let parts = FrameCodec.datagramParts(body) else { return drop { $0.forgedDatagrams += 1 } }
+        guard window.check(parts.counter) == .fresh else { return drop { $0.replayedDatagrams += 1 } }
+        guard let m = FrameCodec.openDatagram(parts, token: token, key: key) else { return drop { $0.forgedDatagrams += 1 } }
+        window.mark(parts.counter)
+        lastHeard = MonotonicClock.nanos()
+        switch m {
+        case .touch, .tilt: return m
+        default: return drop()
+        }
+    }
+
+    /// Before a BYE that ends the session on purpose: the unreliable sends still queued
+    /// and the latest ones that went as datagrams (the tilt, the last move of each touch
+    /// still down), on the stream, so the last state arrives before the BYE even when a
+    /// datagram is lost or overtaken by it. Then the BYE.
+    /// - Thread: the session's I/O thread.
+    func finish(with bye: PeerMessage) {
+        shared.withLock { s in
+            guard s.open, !s.broken else { return }
+            while let m = s.queue.dequeue() { if !sendAll(s.frame(m)) { s.broken = true; return } }
+            while let m = s.latest.dequeue() { if !sendAll(s.frame(m)) { s.broken = true; return } }
+            if !sendAll(s.frame(bye)) { s.broken = true }
         }
     }
 
@@ -127,9 +204,9 @@ final class PeerConnection: @unchecked Sendable {
 
     /// Best effort, never blocks (BYE to a peer that may be gone).
     func writeNow(_ message: PeerMessage) {
-        let frame = FrameCodec.encode(message)
         shared.withLock { s in
             guard s.open else { return }
+            let frame = s.frame(message)
             _ = try? frame.withUnsafeBytes { b in try socket.send(b, flags: Int32(MSG_DONTWAIT)) }
         }
     }

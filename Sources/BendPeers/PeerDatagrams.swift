@@ -3,9 +3,10 @@ import CBluetooth  // for Glibc's socket names in this module: see Sources/CBlue
 import Glibc
 import Synchronization
 
-/// The session's UDP side: unreliable sends go as datagrams of one frame each, behind
-/// the receiver's token (docs/PROTOCOL.md, "After ACCEPT"). Owns the socket; which
-/// connection a datagram belongs to is the links' business (`PeerLinks.datagram`).
+/// The session's UDP side: unreliable sends go as datagrams of one sealed frame each,
+/// behind the receiver's token (docs/PROTOCOL.md, "Datagrams"). Owns the socket; sealing
+/// (`PeerConnection.datagram`) and which connection a datagram belongs to
+/// (`PeerLinks.datagram`) are the links' business.
 /// - Thread: `open` at setup (under the session's setup lock), `send` from any thread,
 ///   `receive` on the session's I/O thread, `close` once that thread ended.
 final class PeerDatagrams: @unchecked Sendable {
@@ -35,17 +36,16 @@ final class PeerDatagrams: @unchecked Sendable {
         return s
     }
 
-    /// Sends `message` to `address` behind `token`, without blocking.
+    /// Sends `datagram` to `address`, without blocking.
     /// - Returns: false when there is no socket or the datagram did not go whole.
-    func send(_ message: PeerMessage, token: UInt32, to address: SocketAddress) -> Bool {
+    func send(_ datagram: [UInt8], to address: SocketAddress) -> Bool {
         guard let s = current else { return false }
-        let datagram = [UInt8(token >> 24), UInt8(token >> 16 & 255), UInt8(token >> 8 & 255), UInt8(token & 255)] + FrameCodec.encode(message)
         let n = try? datagram.withUnsafeBytes { b in try s.send(b, to: address, flags: Int32(MSG_DONTWAIT)) }
         return n == datagram.count
     }
 
-    /// Reads every pending datagram: `deliver` gets each one's token, sender and frame
-    /// body (what follows the token). Datagrams shorter than a token, or from a sender
+    /// Reads every pending datagram: `deliver` gets each one's token, sender and what
+    /// follows the token (counter and sealed body). Datagrams shorter than a token, or from a sender
     /// that is not IP, are skipped.
     func receive(_ buffer: inout [UInt8], _ deliver: (_ token: UInt32, _ from: SocketAddress, _ body: ArraySlice<UInt8>) -> Void) {
         guard let s = current else { return }

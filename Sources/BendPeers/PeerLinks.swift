@@ -24,6 +24,8 @@ final class PeerLinks: @unchecked Sendable {
     var onReceive: @Sendable (PeerMessage, PeerInfo) -> Void = { _, _ in }
     var invitationPolicy: @Sendable (PeerInfo) -> InvitationDecision = { _ in .accept }
     var status: @Sendable () -> (xruns: UInt32, voices: UInt16) = { (0, 0) }
+    /// A HELLO that did not prove the key: its address and why (declined already).
+    var onAuthenticationFailure: @Sendable (_ address: String, _ detail: String) -> Void = { _, _ in }
 
     /// Every connection not yet pruned. I/O thread only.
     private var connections: [PeerConnection] = []
@@ -33,6 +35,8 @@ final class PeerLinks: @unchecked Sendable {
     private let connected = Mutex<[PeerID: PeerConnection]>([:])
     /// Invitations waiting for the player (`InvitationDecision.ask`), for other threads.
     private let pending = Mutex<[PeerInfo]>([])
+    /// When `tick` last ran (monotonic ns; 0: never). I/O thread only.
+    private var lastTick: UInt64 = 0
 
     init(configuration: PeerSession.Configuration, instance: UInt64, datagrams: PeerDatagrams, loop: EventLoop) {
         self.configuration = configuration
@@ -54,8 +58,8 @@ final class PeerLinks: @unchecked Sendable {
         }
         var sent = 0
         for c in targets {
-            if mode == .unreliable, datagrams.current != nil, let (ep, token) = c.shared.withLock({ s in s.udp.map { ($0, s.remoteToken) } }) {
-                if datagrams.send(message, token: token, to: ep) { sent += 1 }
+            if mode == .unreliable, datagrams.current != nil, let (bytes, to) = c.datagram(message) {
+                if datagrams.send(bytes, to: to) { sent += 1 }
             } else if mode == .unreliable {
                 if c.enqueueUnreliable(message) { sent += 1 }
                 loop.execute { [self] in tick() }
@@ -120,6 +124,8 @@ final class PeerLinks: @unchecked Sendable {
                     guard c.phase != .closed else { break }
                     handle(m, from: c)
                 }
+            } catch where error.reason == .versionMismatch && c.phase == .awaitingHello {
+                decline(c, .versionMismatch, error.detail)   // a HELLO of another version: DECLINE in version 1's layout
             } catch {
                 closeConnection(c, error.reason, error.detail, bye: true)
             }
@@ -127,20 +133,12 @@ final class PeerLinks: @unchecked Sendable {
     }
 
     /// One datagram: delivered when its token names a connected peer, it comes from that
-    /// peer's address and holds exactly one TOUCH or TILT; else counted as dropped.
+    /// peer's address, its counter is fresh (`ReplayWindow`), it authenticates under the
+    /// peer's datagram key and holds one TOUCH or TILT; else dropped and counted.
     func datagram(token: UInt32, from: SocketAddress, body: ArraySlice<UInt8>) {
-        guard let c = connections.first(where: { $0.localToken == token && $0.phase == .connected }) else { return }
-        var d = FrameStreamDecoder()
-        guard c.shared.withLock({ $0.udp?.ipBytes == from.ipBytes }),
-              let ms = try? d.feed(body), ms.count == 1, d.pending == 0 else {
-            c.shared.withLock { $0.status.droppedDatagrams += 1 }
-            return
-        }
-        c.lastHeard = MonotonicClock.nanos()
-        switch ms[0] {
-        case .touch, .tilt: onReceive(ms[0], c.info)
-        default: c.shared.withLock { $0.status.droppedDatagrams += 1 }
-        }
+        guard let c = connections.first(where: { $0.localToken == token && $0.phase == .connected }),
+              let m = c.openDatagram(token: token, from: from, body: body) else { return }
+        onReceive(m, c.info)
     }
 
     /// Timers: broken streams, handshake and invitation deadlines, resends, heartbeats.
@@ -148,6 +146,14 @@ final class PeerLinks: @unchecked Sendable {
     /// forgets closed connections.
     func tick() {
         let now = MonotonicClock.nanos()
+        // This program did not run for longer than the heartbeat timeout (stopped with
+        // Ctrl-Z or SIGSTOP, or the machine slept): the silence was its own, not its peers'.
+        // Each gets a fresh timeout; what they did meanwhile (a BYE, a closed stream) is
+        // read next and says who ended what.
+        if lastTick != 0, Double(now &- lastTick) > configuration.heartbeatTimeout * 1e9 {
+            for c in connections where c.phase == .connected { c.lastHeard = now }
+        }
+        lastTick = now
         defer {
             connections.removeAll { $0.phase == .closed }
             for c in connections { if let h = c.handler { loop.setEvents(h, c.hasQueued ? [.readable, .writable] : .readable) } }
@@ -190,43 +196,73 @@ final class PeerLinks: @unchecked Sendable {
 
     private func handle(_ m: PeerMessage, from c: PeerConnection) {
         switch (c.phase, m) {
+        case let (.connected, .sealed(payload)):
+            guard let key = c.receiveStream else { return closeConnection(c, .outOfOrder, "SEALED frame before the keys", bye: true) }
+            let inner: PeerMessage
+            do { inner = try FrameCodec.open(sealed: payload, key: key, counter: c.receiveCounter) } catch {
+                return closeConnection(c, error.reason, error.detail, bye: true)
+            }
+            c.receiveCounter += 1
+            handleSealed(inner, from: c)
         case let (.awaitingHello, .hello(h)):
             answerHello(h, from: c)
         case let (.awaitingChallenge, .challenge(version, authRequired, nonce)):
-            guard version == PeerProtocol.version else {
-                return closeConnection(c, .versionMismatch, "server speaks version \(version), this is \(PeerProtocol.version)", bye: true)
+            let me = PeerIdentity(instance: instance, udpPort: datagrams.port, udpToken: c.localToken, name: configuration.displayName)
+            do {
+                let state = try PeerHandshake.answer(version: version, authRequired: authRequired, serverNonce: nonce, key: configuration.key,
+                                                     role: configuration.role, identity: me, nonce: randomBytes(PeerProtocol.nonceBytes))
+                c.client = state
+                c.nonce = nonce
+                c.phase = .awaitingAccept
+                sendHandshake(.hello(state.hello), on: c)
+            } catch {
+                closeConnection(c, error.reason, error.detail, bye: true)
             }
-            let auth = authRequired ? (configuration.key?.authenticator(for: nonce) ?? []) : []
-            c.phase = .awaitingAccept
-            c.nonce = nonce
-            sendHandshake(.hello(Hello(role: configuration.role, instance: instance, udpPort: datagrams.port, udpToken: c.localToken, name: configuration.displayName, auth: auth)), on: c)
         case let (.awaitingAccept, .accept(a)):
-            c.info = PeerInfo(id: PeerID(a.instance), name: a.name, address: c.remoteAddress)
-            becomeConnected(c, udpPort: a.udpPort, token: a.udpToken)
-            c.completion?.finish(.success(c.info))
+            guard let client = c.client else { return closeConnection(c, .outOfOrder, "ACCEPT before HELLO", bye: true) }
+            do {
+                let id = try PeerHandshake.check(a, client: client)
+                c.info = PeerInfo(id: PeerID(id.instance), name: id.name, address: c.remoteAddress)
+                c.acceptFrame = m
+                becomeConnected(c, keys: client.keys.side(asServer: false), udpPort: id.udpPort, token: id.udpToken)
+                c.completion?.finish(.success(c.info))
+            } catch {
+                closeConnection(c, error.reason, error.detail, bye: true)
+            }
         case let (.awaitingAccept, .decline(reason, detail)), let (.awaitingChallenge, .decline(reason, detail)):
-            closeConnection(c, reason, detail, bye: false)
-        case (.connected, .touch), (.connected, .tilt), (.connected, .text):
-            onReceive(m, c.info)
-        case let (.connected, .ping(sequence, sent)):
-            let s = status()
-            _ = c.write(.pong(sequence: sequence, echoed: sent, xruns: s.xruns, voices: s.voices))
-        case let (.connected, .pong(_, echoed, xruns, voices)):
-            let rtt = Double(MonotonicClock.nanos() &- echoed) / 1e9
-            c.shared.withLock { $0.status.roundTrip = rtt; $0.status.remoteXruns = xruns; $0.status.remoteVoices = voices }
+            closeConnection(c, reason, detail, bye: false, byPeer: true)
         case let (.awaitingDecision, .hello(h)) where h == c.acceptedHello:
             break   // a resent HELLO while the player decides
         case let (.connected, .hello(h)) where !c.outgoing && h == c.acceptedHello:
             if let a = c.acceptFrame { _ = c.write(a) }   // our ACCEPT was lost: the same answer again
-        case let (.connected, .accept(a)) where c.outgoing && PeerID(a.instance) == c.info.id:
+        case (.connected, .accept) where c.outgoing && m == c.acceptFrame:
             break   // an answer to a resent HELLO
         case let (.awaitingAccept, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce,
              let (.connected, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce:
             break   // a resent CHALLENGE: our HELLO (resent on its own timer) answers it
-        case let (_, .bye(reason, detail)):
-            closeConnection(c, reason, detail.isEmpty ? "peer said bye" : detail, bye: false)
+        case let (phase, .bye(reason, detail)) where phase != .connected:
+            closeConnection(c, reason, detail.isEmpty ? "peer said bye" : detail, bye: false, byPeer: true)
         default:
-            closeConnection(c, .outOfOrder, "\(m.type) frame while \(c.phase)", bye: true)
+            let sealed = c.phase == .connected ? " (after the handshake every frame is sealed)" : ""
+            closeConnection(c, .outOfOrder, "\(m.type) frame while \(c.phase)\(sealed)", bye: true)
+        }
+    }
+
+    /// A frame that came sealed (it authenticated, in order).
+    private func handleSealed(_ m: PeerMessage, from c: PeerConnection) {
+        switch m {
+        case .touch, .tilt, .text:
+            onReceive(m, c.info)
+        case let .ping(sequence, sent):
+            let s = status()
+            _ = c.write(.pong(sequence: sequence, echoed: sent, xruns: s.xruns, voices: s.voices))
+        case let .pong(_, echoed, xruns, voices):
+            let rtt = Double(MonotonicClock.nanos() &- echoed) / 1e9
+            c.shared.withLock { $0.status.roundTrip = rtt; $0.status.remoteXruns = xruns; $0.status.remoteVoices = voices }
+        case let .bye(reason, detail):
+            closeConnection(c, reason, detail.isEmpty ? "peer said bye" : detail, bye: false, byPeer: true)
+        default:
+            closeConnection(c, .outOfOrder, "\(m.type) frame inside a sealed frame", bye: true)
         }
     }
 
@@ -246,9 +282,12 @@ final class PeerLinks: @unchecked Sendable {
         _ = c.write(m)
     }
 
-    private func becomeConnected(_ c: PeerConnection, udpPort: UInt16, token: UInt32) {
+    private func becomeConnected(_ c: PeerConnection, keys: SessionKeys.Side, udpPort: UInt16, token: UInt32) {
         c.phase = .connected
         c.lastHeard = MonotonicClock.nanos()
+        c.receiveStream = keys.receiveStream
+        c.receiveDatagrams = keys.receiveDatagrams
+        c.shared.withLock { $0.sendStream = keys.sendStream; $0.sendDatagrams = keys.sendDatagrams }
         if udpPort != 0, datagrams.current != nil, let host = c.socket.remoteAddress() {
             c.shared.withLock { $0.udp = host.with(port: udpPort); $0.remoteToken = token }
         }
@@ -256,39 +295,49 @@ final class PeerLinks: @unchecked Sendable {
         onStateChange(PeerStateChange(peer: c.info, state: .connected, reason: nil, detail: ""))
     }
 
-    private func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool) {
+    /// Closes `c` (once), with a BYE when `bye`: a connected session ended on purpose
+    /// (reason normal) first writes its last state (`PeerConnection.finish`). `byPeer`:
+    /// the peer's BYE or DECLINE ended it.
+    private func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool, byPeer: Bool = false) {
         guard c.phase != .closed else { return }
-        if bye { c.writeNow(.bye(reason: reason, detail: detail)) }
         let wasConnected = c.phase == .connected, wasPending = c.phase == .awaitingDecision
+        if bye, wasConnected, reason == .normal {
+            c.finish(with: .bye(reason: reason, detail: detail))
+        } else if bye {
+            c.writeNow(.bye(reason: reason, detail: detail))
+        }
         if let h = c.handler { loop.remove(h); c.handler = nil }
         c.shut()
         if wasPending { notePending() }
         if wasConnected { connected.withLock { if $0[c.info.id] === c { $0[c.info.id] = nil } } }
         if c.announced {
-            onStateChange(PeerStateChange(peer: c.info, state: .disconnected, reason: reason, detail: detail))
+            onStateChange(PeerStateChange(peer: c.info, state: .disconnected, reason: reason, detail: detail, byPeer: byPeer, wasConnected: wasConnected))
         }
         c.completion?.finish(.failure(reason == .handshakeTimeout ? .timeout(detail) : .declined(reason, detail)))
     }
 
     // MARK: - Invitations (I/O thread)
 
-    /// The server's answer to a HELLO: version, key, room, then the policy.
+    /// The server's answer to a HELLO: key and identity (`PeerHandshake.check`), room,
+    /// then the policy. (Another version was declined when the HELLO was decoded.)
     private func answerHello(_ h: Hello, from c: PeerConnection) {
-        guard h.version == PeerProtocol.version else {
-            return decline(c, .versionMismatch, "this instrument speaks version \(PeerProtocol.version), not \(h.version)")
+        let identity: PeerIdentity, keys: SessionKeys
+        do {
+            (identity, keys) = try PeerHandshake.check(h, serverNonce: c.nonce, key: c.requireKey ? configuration.key : nil)
+        } catch {
+            if error.reason == .authenticationFailed { onAuthenticationFailure(c.remoteAddress, error.detail) }
+            return decline(c, error.reason, error.detail)
         }
-        if c.requireKey {
-            guard !h.auth.isEmpty else { return decline(c, .authenticationFailed, "this instrument needs the shared key (--key-file)") }
-            guard configuration.key?.verify(h.auth, for: c.nonce) == true else { return decline(c, .authenticationFailed, "wrong key") }
-        }
-        c.info = PeerInfo(id: PeerID(h.instance), name: h.name, address: c.remoteAddress)
+        c.keys = keys
+        c.helloIdentity = identity
+        c.info = PeerInfo(id: PeerID(identity.instance), name: identity.name, address: c.remoteAddress)
         c.announced = true
         onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "invitation from \(c.info)"))
         if let old = connections.first(where: { $0 !== c && $0.phase == .connected && $0.info.id == c.info.id }) {
             closeConnection(old, .replaced, "a new connection from the same peer", bye: true)
         }
         guard connected.withLock({ $0.count }) < configuration.maxPeers else {
-            return decline(c, .tooManyPeers, "already \(configuration.maxPeers) peers")
+            return decline(c, .tooManyPeers, roomFull)
         }
         c.acceptedHello = h
         switch invitationPolicy(c.info) {
@@ -300,11 +349,12 @@ final class PeerLinks: @unchecked Sendable {
 
     /// Sends ACCEPT for the HELLO in `c.acceptedHello` and connects.
     private func admit(_ c: PeerConnection) {
-        guard let h = c.acceptedHello else { return }
-        let accept = PeerMessage.accept(Accept(instance: instance, udpPort: datagrams.port, udpToken: c.localToken, name: configuration.displayName))
+        guard let keys = c.keys, let id = c.helloIdentity else { return }
+        let me = PeerIdentity(instance: instance, udpPort: datagrams.port, udpToken: c.localToken, name: configuration.displayName)
+        let accept = PeerMessage.accept(PeerHandshake.accept(me, keys: keys, keyed: c.requireKey))
         c.acceptFrame = accept
         _ = c.write(accept)
-        becomeConnected(c, udpPort: h.udpPort, token: h.udpToken)
+        becomeConnected(c, keys: keys.side(asServer: true), udpPort: id.udpPort, token: id.udpToken)
     }
 
     private func decline(_ c: PeerConnection, _ r: CloseReason, _ d: String) {
@@ -321,6 +371,9 @@ final class PeerLinks: @unchecked Sendable {
                                       detail: "invitation from \(c.info) awaits an answer"))
     }
 
+    /// DECLINE's detail when the room is full.
+    private var roomFull: String { "already \(configuration.maxPeers) player\(configuration.maxPeers == 1 ? "" : "s")" }
+
     /// The player's answer (`PeerSession.answerInvitation`) to a waiting invitation.
     func answer(_ decision: InvitationDecision, to id: PeerID) {
         guard let c = connections.first(where: { $0.phase == .awaitingDecision && $0.info.id == id }) else { return }
@@ -329,7 +382,7 @@ final class PeerLinks: @unchecked Sendable {
         case .decline(let why): decline(c, .declinedByPolicy, why)
         case .accept:
             if connected.withLock({ $0.count }) >= configuration.maxPeers {
-                decline(c, .tooManyPeers, "already \(configuration.maxPeers) peers")
+                decline(c, .tooManyPeers, roomFull)
             } else {
                 admit(c)
             }

@@ -34,11 +34,10 @@ public final class PeerSession: @unchecked Sendable {
         /// Seconds after which an unanswered CHALLENGE or HELLO is sent again (RW-44:
         /// the first bytes on a fresh RFCOMM link can be lost).
         public var handshakeResendInterval = 1.0
-        /// The shared key: proves it when connecting, demands it when listening on a
-        /// non-loopback address.
+        /// The shared key. Listening, it is demanded from every client (on loopback too;
+        /// off loopback a listener must have one). Connecting, this side proves it and
+        /// plays only an instrument that proves it too (docs/PROTOCOL.md, "Handshake").
         public var key: SharedKey?
-        /// Demand the key even on loopback (tests).
-        public var alwaysRequireKey = false
 
         public init(displayName: String, role: PeerRole) { self.displayName = displayName; self.role = role }
     }
@@ -59,6 +58,12 @@ public final class PeerSession: @unchecked Sendable {
     /// Decides invitations that passed the version and key checks. - Thread: I/O thread.
     public var invitationPolicy: @Sendable (PeerInfo) -> InvitationDecision {
         get { links.invitationPolicy } set { links.invitationPolicy = newValue }
+    }
+    /// A client that did not prove the key (declined already): its address and what was
+    /// wrong ("wrong key", "this instrument needs the shared key (--key-file)").
+    /// - Thread: called on the I/O thread.
+    public var onAuthenticationFailure: @Sendable (_ address: String, _ detail: String) -> Void {
+        get { links.onAuthenticationFailure } set { links.onAuthenticationFailure = newValue }
     }
     /// This instrument's figures for PONG. - Thread: called on the I/O thread.
     public var status: @Sendable () -> (xruns: UInt32, voices: UInt16) {
@@ -102,13 +107,14 @@ public final class PeerSession: @unchecked Sendable {
 
     /// Starts accepting connections on `address` (transport syntax; TCP: `HOST[:PORT]`,
     /// port 0 picks one). Returns the bound address.
+    /// Every client must prove the key when one is configured (on loopback too).
     /// - Throws: `PeerError.system` (bind/listen), `.address`, `.key` when the address
     ///   is not loopback and no key is configured.
     /// - Thread: setup, once.
     @discardableResult
     public func listen(on address: String) throws -> String {
         let (socket, bound) = try transport.listen(on: address)
-        let requireKey = configuration.alwaysRequireKey || transport.requiresKey(listeningOn: bound)
+        let requireKey = configuration.key != nil || transport.requiresKey(listeningOn: bound)
         if requireKey && configuration.key == nil {
             socket.close()
             throw PeerError.key("listening on \(bound) (not loopback) needs a shared key")
@@ -136,10 +142,15 @@ public final class PeerSession: @unchecked Sendable {
     public func connect(to address: String, timeout: Double = 3) throws -> PeerInfo {
         guard !stopping.load(ordering: .relaxed) else { throw PeerError.stopped }
         try start { w throws(PeerError) in
-            if transport.carriesDatagrams { try openDatagrams(SocketAddress(ipv4: 0, port: 0), &w) }
+            // IPv6 with IPv4-mapped addresses (datagrams to and from either family); IPv4
+            // alone where the kernel has no IPv6.
+            if transport.carriesDatagrams, (try? openDatagrams(SocketAddress(ipv6: [UInt8](repeating: 0, count: 16), port: 0), &w)) == nil {
+                try openDatagrams(SocketAddress(ipv4: 0, port: 0), &w)
+            }
         }
         let socket = try transport.connect(to: address, timeout: timeout)
-        let c = PeerConnection(socket: socket, outgoing: true, remote: address, handshakeTimeout: timeout)
+        // The address reached, as numbers (":PORT" or a host name say less).
+        let c = PeerConnection(socket: socket, outgoing: true, remote: transport.describe(socket, given: address), handshakeTimeout: timeout)
         let completion = ConnectCompletion()
         c.completion = completion
         // Under the lock `stop` passes before it stops the loop: this work runs (and a
@@ -173,6 +184,9 @@ public final class PeerSession: @unchecked Sendable {
 
     /// The connection to `id` while it is connected (tests). - Thread: any.
     func connection(_ id: PeerID) -> PeerConnection? { links.connection(id) }
+
+    /// The UDP port datagrams to this session go to, 0 without one (tests). - Thread: any.
+    var datagramPort: UInt16 { datagrams.port }
 
     /// Sends BYE to every peer and closes them; each gets a `.disconnected` event.
     /// - Thread: any.

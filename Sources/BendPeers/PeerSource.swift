@@ -115,8 +115,14 @@ public final class PeerSource: InputSource, @unchecked Sendable {
                 notice("\(change.peer) connected")
             case .disconnected:
                 releaseTouches(of: change.peer.id, port: port)
-                notice("\(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(change.detail.isEmpty ? "" : " (\(change.detail))")")
+                notice(Self.farewell(change))
             default: break
+            }
+        }
+        let wrongKeys = Mutex(NoticeRateLimiter(interval: 10))
+        session.onAuthenticationFailure = { [self] address, detail in
+            if let line = wrongKeys.withLock({ $0.admit(MonotonicClock.nanos()) }) {
+                notice("declined \(address): \(detail)\(line.suppressed > 0 ? " (and \(line.suppressed) more such attempts in the last \(line.seconds) s)" : "")")
             }
         }
         session.onReceive = { [self] message, peer in receive(message, from: peer, port: port) }
@@ -131,7 +137,8 @@ public final class PeerSource: InputSource, @unchecked Sendable {
             } else {
                 log("listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
             }
-            if admission == nil, let ep = try? PeerAddress.parse(address) {
+            // Announcements are IPv4 (docs/PROTOCOL.md, "Discovery"): none for an IPv6 listener.
+            if admission == nil, let ep = try? PeerAddress.parse(address), ep.family == .ipv4 {
                 announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
                                                broadcast: !ep.isLoopback)
                 // DNS-SD too where avahi-daemon runs (off loopback only); silently none otherwise.
@@ -153,6 +160,20 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         serviceRecord = nil
         session?.stop()   // every peer's disconnect releases its touches
         session = nil
+    }
+
+    /// The player's line for a peer gone: one that played "left"; one refused before it
+    /// played (too many players, or the policy) was "refused" or "declined".
+    static func farewell(_ change: PeerStateChange) -> String {
+        let detail = change.detail.isEmpty ? "" : " (\(change.detail))"
+        if !change.wasConnected, !change.byPeer {
+            switch change.reason {
+            case .tooManyPeers?: return "\(change.peer) refused: too many players\(detail)"
+            case .declinedByPolicy?: return "\(change.peer) declined\(detail)"
+            default: break
+            }
+        }
+        return "\(change.peer) left: \(change.reason.map { "\($0)" } ?? "")\(detail)"
     }
 
     /// - Thread: the session's I/O thread.

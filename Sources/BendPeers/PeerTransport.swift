@@ -22,4 +22,11 @@ public protocol PeerTransport: Sendable {
     /// True when the session may send unreliable frames as UDP datagrams to the peer's
     /// IPv4 address beside the stream; false: they go on the stream (`BestEffortQueue`).
     var carriesDatagrams: Bool { get }
+    /// The address a connected `socket` reached, for messages; `given` is what the
+    /// caller asked for.
+    func describe(_ socket: Socket, given: String) -> String
+}
+
+extension PeerTransport {
+    public func describe(_ socket: Socket, given: String) -> String { given }
 }

@@ -42,6 +42,12 @@ public struct PeerStateChange: Sendable {
     public var reason: CloseReason?
     /// What happened, e.g. "closed by peer", "TOUCH: x = 1.5, expected 0…1".
     public var detail: String
+    /// For `.disconnected`: the other side ended it (its BYE or DECLINE; `reason` and
+    /// `detail` are its own), rather than this side (a timeout it saw, a bad frame, a stop).
+    public var byPeer = false
+    /// For `.disconnected`: the peer had been `.connected` (else it was declined or failed
+    /// during the handshake: it never played).
+    public var wasConnected = false
 }
 
 /// How a message is sent.
@@ -75,8 +81,13 @@ public struct PeerLinkStatus: Sendable {
     /// The peer's audio underruns and sounding voices, from its last PONG.
     public var remoteXruns: UInt32
     public var remoteVoices: UInt16
-    /// UDP datagrams from this peer that were dropped (bad token, address or frame).
+    /// UDP datagrams from this peer that were dropped (any reason below, a wrong address,
+    /// or a frame that is not TOUCH or TILT).
     public var droppedDatagrams: Int
+    /// Of those: replayed, or older than the replay window (`ReplayWindow.width`).
+    public var replayedDatagrams = 0
+    /// Of those: did not authenticate (changed on the way, or not from the peer).
+    public var forgedDatagrams = 0
     /// Unreliable sends queued on a stream-only link: replaced by a newer move of the
     /// same touch (or tilt) before they were written, and dropped because the queue was full.
     public var replacedUnreliable = 0

@@ -2,9 +2,9 @@ import CSodium
 import Foundation
 import Glibc
 
-/// The 32-byte key both ends of a non-loopback connection share; the handshake proves
-/// knowledge of it by HMAC-SHA256 over the server's nonce (libsodium
-/// `crypto_auth_hmacsha256`, compared in constant time).
+/// The 32-byte key both ends of a connection share (off loopback always; on loopback when
+/// given). Each side proves it to the other in the handshake, and the session's keys are
+/// derived from it (`SessionKeys`, docs/PROTOCOL.md "Keys").
 /// The key file holds the key as 64 hex digits (a trailing newline is allowed).
 public struct SharedKey: Sendable, Equatable {
     public let bytes: [UInt8]

@@ -2,7 +2,7 @@ import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc
 
-/// TCP over IPv4. Addresses are `HOST[:PORT]` (see `PeerAddress.parse`).
+/// TCP over IPv4 or IPv6. Addresses are `HOST[:PORT]`, `[IPv6]:PORT` (see `PeerAddress.parse`).
 public struct TCPTransport: PeerTransport {
     public let name = "TCP"
     public let carriesDatagrams = true
@@ -28,6 +28,11 @@ public struct TCPTransport: PeerTransport {
         do { s = try Socket.connected(to: ep, timeout: timeout) } catch { throw PeerError.connecting(error, timeout: timeout) }
         try? s.setNoDelay()
         return s
+    }
+
+    /// The peer's numeric address, e.g. `10.0.0.2:47810` or `[::1]:47810`.
+    public func describe(_ socket: Socket, given: String) -> String {
+        socket.remoteAddress()?.description ?? given
     }
 
     public func requiresKey(listeningOn bound: String) -> Bool {

@@ -1,2 +1,3 @@
-// libsodium (Debian libsodium-dev): HMAC-SHA256 for the peer handshake, random nonces.
+// libsodium (Debian libsodium-dev): the peer handshake's HMAC-SHA256 proofs, crypto_kdf
+// session keys, XChaCha20-Poly1305 sealing, random nonces; the web controller's tokens.
 #include <sodium.h>

@@ -12,7 +12,7 @@ final class OSCPlayTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let wav = dir.appendingPathComponent("take.wav").path
         let touches = dir.appendingPathComponent("take.jsonl").path
-        let play = try OSCPlayProcess(["play", "--no-terminal", "--osc", "127.0.0.1:0", "--osc-timeout", "1",
+        let play = try OSCPlayProcess(["play", "--no-terminal", "--osc", "127.0.0.1:0", "--osc-timeout", "1", "--osc-rest-timeout", "1",
                                        "--record", wav, "--record-touches", touches, "-d", "bendsynth_no_such_pcm"], dir: dir)
         // Queries come from 127.0.0.2: another host, so they keep no other sender alive.
         let q = UDPClient(port: play.port, bindTo: "127.0.0.2")
@@ -53,7 +53,8 @@ final class OSCPlayTests: XCTestCase {
         try waitUntil("the timeout", seconds: 5) { q.voices()?.touches == 0 }
         XCTAssertTrue(play.stderr.contains("silent for 1.0 s: ending its 1 touch"), play.stderr)
 
-        // 6. 3,000 hostile datagrams over the wire, then silence: nothing held.
+        // 6. 3,000 hostile datagrams over the wire, then silence: nothing held (their
+        // /bendsynth/touch and XY pad touches end after --osc-rest-timeout, 1 s here).
         try play.python("fuzz_wire.py", [String(play.port), "3000", "42"])
         XCTAssertNotNil(q.voices(), "still answering")
         try waitUntil("the fuzzers' touches to time out", seconds: 5) { q.voices()?.touches == 0 }
@@ -79,6 +80,29 @@ final class OSCPlayTests: XCTestCase {
         XCTAssertEqual(notes[0].seconds, 0.45, accuracy: 0.2, "held 0.4 s, released by a second oscsend (another port, same host)")
         XCTAssertEqual(notes[1].seconds, 0.4, accuracy: 0.15, "the cursor's 0.4 s")
         XCTAssertEqual(Measure.dB(notes[1].rms / notes[0].rms), 0, accuracy: 1, "both at y = 0.8")
+    }
+
+    /// Issue 16: with the default timeouts, a TouchOSC-style finger resting on an XY pad
+    /// (its app sends nothing while it rests) sounds on past the 2 s that end a silent TUIO
+    /// tracker's cursor, and ends on its own z = 0.
+    func testRestingTouchOSCFingerOutlivesTheTUIOTimeout() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let play = try OSCPlayProcess(["play", "--no-terminal", "--osc", "127.0.0.1:0",
+                                       "--record", dir.appendingPathComponent("t.wav").path, "-d", "bendsynth_no_such_pcm"], dir: dir)
+        XCTAssertTrue(play.stderr.contains("TUIO touches end after 2 s of silence, other touches on their release or after 300 s of silence"), play.stderr)
+        let q = UDPClient(port: play.port, bindTo: "127.0.0.2")   // queries from another host
+        let phone = UDPClient(port: play.port)
+        phone.send(OSCEncoder.encode("/bendsynth/xy/1", [.float(0.5), .float(0.5), .float(1)])!)
+        try play.python("tuio_cursor.py", [String(play.port), "0.25", "0.5", "0.1", "--vanish"])
+        try waitUntil("both touches") { q.voices()?.touches == 2 }
+        try waitUntil("the silent tracker's cursor to end (2 s)", seconds: 10) { q.voices()?.touches == 1 }
+        usleep(1_000_000)  // the finger rests on: 3 s or more in all
+        XCTAssertEqual(q.voices()?.touches, 1, "the resting finger sounds on")
+        XCTAssertFalse(play.stderr.contains("ending its 1 resting touch"), play.stderr)
+        phone.send(OSCEncoder.encode("/bendsynth/xy/1/z", [.float(0)])!)
+        try waitUntil("the finger's own release") { q.voices()?.touches == 0 }
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
     }
 
     /// The sounding stretches of a recording's left channel (10 ms windows above

@@ -35,9 +35,26 @@ final class EventLog {
         }
     }
 
-    func interpreter(timeout: Double = 2) -> OSCInterpreter {
-        OSCInterpreter(timeout: timeout, emit: { self.record($0) }, log: { self.lines.append($0) }, voices: { 7 })
+    func interpreter(timeout: Double = 2, restTimeout: Double = OSCInterpreter.defaultRestTimeout) -> OSCInterpreter {
+        OSCInterpreter(timeout: timeout, restTimeout: restTimeout, emit: { self.record($0) }, log: { self.lines.append($0) }, voices: { 7 })
     }
+
+    /// Lines about `what`, and the lines they stand for (1 each, or N for a count of
+    /// lines held back, "… [N more like this]").
+    func counted(_ what: String) -> (lines: Int, standFor: Int) { countLines(lines, what) }
+}
+
+/// Lines about `what` among `lines`, and the lines they stand for (1 each, or N for a
+/// count of lines held back, "… [N more like this]").
+func countLines(_ lines: [String], _ what: String) -> (lines: Int, standFor: Int) {
+    let mine = lines.filter { $0.contains(what) }
+    return (mine.count, mine.reduce(0) { $0 + max(1, heldCount($1)) })
+}
+
+/// N of a line's " [N more like this]" (0 without one).
+func heldCount(_ line: String) -> Int {
+    guard let r = line.range(of: " [", options: .backwards), line.hasSuffix(" more like this]") else { return 0 }
+    return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? 0
 }
 
 /// The real-world OSC datagrams of ../shared/realworld/other.

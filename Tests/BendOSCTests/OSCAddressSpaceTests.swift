@@ -68,28 +68,31 @@ final class OSCAddressSpaceTests: XCTestCase {
         XCTAssertEqual(osc.feed(Array("/bendsynth/voices".utf8) + [0, 0, 0], from: "a:1"), replies)
     }
 
-    /// At most `maxSenders` senders and `maxTouches` touches at once: further new ones
-    /// are ignored (logged once), the ones held play on and end.
+    /// At most `maxSenders` senders (a new one takes the place of the longest silent
+    /// sender holding no touch) and `maxTouchesPerSender` touches per sender: further new
+    /// ones are ignored (logged), the ones held play on and end.
     func testSendersAndTouchesAreCapped() {
         let log = EventLog()
         let osc = log.interpreter()
         for n in 0...OSCInterpreter.maxSenders {
             osc.feed(osc_("/bendsynth/touch", .int32(1), .float(0.5), .float(0.5)), from: "10.0.0.1:\(6000 + n)")
         }
-        XCTAssertEqual(osc.activeTouches, OSCInterpreter.maxSenders, "the 65th sender is not heard")
-        XCTAssertEqual(log.lines, ["osc: more than 64 senders at once; ignoring 10.0.0.1:6064 and further new ones"])
+        XCTAssertEqual(osc.activeTouches, OSCInterpreter.maxSenders, "the 65th sender is not heard while every one holds a touch")
+        XCTAssertEqual(log.lines, ["osc: more than 64 senders hold touches; ignoring 10.0.0.1:6064 (and other new ones) until one lets go"])
         osc.feed(osc_("/bendsynth/release", .int32(1)), from: "10.0.0.1:6000")
         XCTAssertEqual(osc.activeTouches, OSCInterpreter.maxSenders - 1, "a sender held plays on")
+        osc.feed(osc_("/bendsynth/touch", .int32(1), .float(0.5), .float(0.5)), from: "10.0.0.1:6064")
+        XCTAssertEqual(osc.activeTouches, OSCInterpreter.maxSenders, "the 65th takes the place of the one that let go")
 
         let many = EventLog()
         let one = many.interpreter()
-        for id in 0...Int32(OSCInterpreter.maxTouches) {
+        for id in 0...Int32(OSCInterpreter.maxTouchesPerSender) {
             one.feed(osc_("/bendsynth/touch", .int32(id), .float(0.5), .float(0.5)))
         }
-        XCTAssertEqual(one.activeTouches, OSCInterpreter.maxTouches)
-        XCTAssertEqual(many.starts, OSCInterpreter.maxTouches)
-        XCTAssertEqual(many.lines, ["osc: more than 256 touches at once; ignoring new ones"])
-        one.feed(osc_("/bendsynth/release", .int32(Int32(OSCInterpreter.maxTouches))))   // never started: nothing
+        XCTAssertEqual(one.activeTouches, OSCInterpreter.maxTouchesPerSender)
+        XCTAssertEqual(many.starts, OSCInterpreter.maxTouchesPerSender)
+        XCTAssertEqual(many.lines, ["osc: 127.0.0.1:5000 holds 64 touches (its most at once); ignoring its new ones"])
+        one.feed(osc_("/bendsynth/release", .int32(Int32(OSCInterpreter.maxTouchesPerSender))))   // never started: nothing
         one.endAll()
         XCTAssertEqual(one.activeTouches, 0)
         XCTAssertEqual(many.faults, [])
@@ -120,7 +123,9 @@ final class OSCAddressSpaceTests: XCTestCase {
         XCTAssertEqual(osc.activeTouches, 1)
         XCTAssertEqual(log.lines.count, 1, "pad 99 is out of range")
         osc.expire(now: 3_000 * ms)
-        XCTAssertEqual(osc.activeTouches, 0)
+        XCTAssertEqual(osc.activeTouches, 1, "an XY pad sends only changes: a resting finger is no silent sender")
+        osc.expire(now: 301_000 * ms)
+        XCTAssertEqual(osc.activeTouches, 0, "ended by the rest timeout")
         XCTAssertEqual(log.faults, [])
     }
 

@@ -9,7 +9,7 @@ import XCTest
 final class OSCFuzzTests: XCTestCase {
     func testHundredThousandDatagrams() {
         let log = EventLog()
-        let osc = log.interpreter(timeout: 2)
+        let osc = log.interpreter(timeout: 2, restTimeout: 2)
         var gen = DatagramGenerator(seed: 0x0BE7D5)
         var now: UInt64 = 0
         var decodeFailures = 0

@@ -4,10 +4,10 @@ import XCTest
 
 final class FrameCodecTests: XCTestCase {
     static let samples: [PeerMessage] = [
-        .challenge(version: 1, authRequired: true, nonce: Array(0..<32)),
-        .hello(Hello(role: .client, instance: 0x0102_0304_0506_0708, udpPort: 47811, udpToken: 0xdead_beef, name: "Ana's pad ♪", auth: Array(repeating: 7, count: 32))),
-        .hello(Hello(role: .peer, instance: 1, udpPort: 0, udpToken: 0, name: "", auth: [])),
-        .accept(Accept(instance: 9, udpPort: 1, udpToken: 2, name: "stage")),
+        .challenge(version: 2, authRequired: true, nonce: Array(0..<32)),
+        .hello(Hello(role: .client, nonce: Array(repeating: 1, count: 32), proof: Array(repeating: 7, count: 32), identity: Array(repeating: 9, count: 40))),
+        .hello(Hello(role: .peer, nonce: Array(repeating: 2, count: 32), proof: [], identity: Array(repeating: 3, count: 17))),
+        .accept(Accept(proof: [], identity: Array(repeating: 5, count: 30))),
         .decline(reason: .authenticationFailed, detail: "wrong key"),
         .touch(id: 3, phase: .down, x: 0.25, y: 1, timestamp: 123_456_789),
         .touch(id: .max, phase: .up, x: 0, y: 0, timestamp: .max),
@@ -16,6 +16,7 @@ final class FrameCodecTests: XCTestCase {
         .ping(sequence: 7, sent: 99),
         .pong(sequence: 7, echoed: 99, xruns: 3, voices: 12),
         .bye(reason: .normal, detail: ""),
+        .sealed(Array(repeating: 4, count: 40)),
     ]
 
     func testEverySampleRoundTripsThroughTheStreamDecoder() throws {
@@ -54,12 +55,15 @@ final class FrameCodecTests: XCTestCase {
         let long = [FrameType.text.rawValue, 1, 0x2c] + Array(repeating: UInt8(ascii: "a"), count: 300)
         XCTAssertEqual(reason(long)?.reason, .oversizedFrame)
         XCTAssertEqual(reason(Array(repeating: 16, count: 513))?.reason, .oversizedFrame)
+        XCTAssertEqual(reason([FrameType.sealed.rawValue] + Array(repeating: 1, count: 529))?.detail, "530 bytes, at most 529")
+        XCTAssertEqual(reason([FrameType.sealed.rawValue] + Array(repeating: 1, count: 16))?.detail, "SEALED: 16 bytes, at least 17")
+        XCTAssertEqual(reason([FrameType.hello.rawValue, 1, 1])?.reason, .versionMismatch)
         XCTAssertEqual(reason(body(.tilt(value: 2, timestamp: 0)))?.detail, "TILT: tilt = 2.0, expected −1…1")
     }
 
     func testStreamLengthPrefixLimits() {
         var d = FrameStreamDecoder()
-        XCTAssertThrowsError(try d.feed([0x02, 0x01])) { XCTAssertEqual(($0 as? FrameError)?.reason, .oversizedFrame) }
+        XCTAssertThrowsError(try d.feed([0x02, 0x12])) { XCTAssertEqual(($0 as? FrameError)?.detail, "frame length 530, at most 529") }
         var z = FrameStreamDecoder()
         XCTAssertThrowsError(try z.feed([0, 0])) { XCTAssertEqual(($0 as? FrameError)?.detail, "frame length 0") }
     }
@@ -69,28 +73,5 @@ final class FrameCodecTests: XCTestCase {
         guard case .text(let back) = try FrameCodec.decode(body: FrameCodec.encode(.text(s)).dropFirst(2)) else { return XCTFail() }
         XCTAssertEqual(back.utf8.count, 280)
         XCTAssertEqual(back, String(repeating: "é", count: 140))
-    }
-
-    /// Seeded fuzz: truncated, bit-flipped and random frames never crash the decoder;
-    /// every outcome is a message or a FrameError.
-    func testSeededFuzzOfTruncatedAndGarbageFrames() {
-        var rng = SplitMix(seed: 0xb3_5d)
-        let valid = Self.samples.map(FrameCodec.encode)
-        var decoded = 0, rejected = 0
-        let rounds = 1_000_000
-        for i in 0..<rounds {
-            var f = valid[Int(rng.next() % UInt64(valid.count))]
-            switch i % 4 {
-            case 0: f = Array(f.prefix(Int(rng.next() % UInt64(f.count))))           // truncated
-            case 1: let k = Int(rng.next() % UInt64(f.count)); f[k] ^= UInt8(truncatingIfNeeded: rng.next() | 1)  // flipped
-            case 2: f = (0..<Int(rng.next() % 40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }  // garbage
-            default: f += (0..<Int(rng.next() % 8)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }  // trailing bytes
-            }
-            var d = FrameStreamDecoder()
-            do { decoded += try d.feed(f).count } catch { rejected += 1 }
-        }
-        print("fuzz: \(rounds) frames, \(decoded) decoded, \(rejected) rejected")
-        XCTAssertGreaterThan(rejected, rounds / 4)
-        XCTAssertGreaterThan(decoded, 0)
     }
 }

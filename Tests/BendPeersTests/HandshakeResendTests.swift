@@ -23,10 +23,14 @@ final class HandshakeResendTests: XCTestCase {
         guard case .challenge(_, _, let first)? = try raw.next() else { return XCTFail("no CHALLENGE") }
         guard case .challenge(_, _, let again)? = try raw.next() else { return XCTFail("no second CHALLENGE") }
         XCTAssertEqual(first, again, "the same challenge, resent")
-        let hello = Hello(role: .client, instance: 77, udpPort: 0, udpToken: 0, name: "late", auth: [])
-        raw.send(.hello(hello))
+        let state = try PeerHandshake.answer(version: PeerProtocol.version, authRequired: false, serverNonce: first, key: nil, role: .client,
+                                             identity: PeerIdentity(instance: 77, udpPort: 0, udpToken: 0, name: "late"),
+                                             nonce: randomBytes(PeerProtocol.nonceBytes))
+        raw.send(.hello(state.hello))
         guard case .accept(let a)? = try raw.next() else { return XCTFail("no ACCEPT") }
-        raw.send(.hello(hello))   // as if our HELLO had been lost and resent
+        XCTAssertEqual(try PeerHandshake.check(a, client: state).name, "stage")
+        raw.side = state.keys.side(asServer: false)
+        raw.send(.hello(state.hello))   // as if our HELLO had been lost and resent
         var second: PeerMessage?
         while let m = try raw.next(1) { if case .accept = m { second = m; break } }
         XCTAssertEqual(second, .accept(a), "a repeated HELLO gets the same ACCEPT")
@@ -49,7 +53,7 @@ final class HandshakeResendTests: XCTestCase {
         // HELLO number one is "lost": wait for the resend.
         guard case .hello(let h2)? = try raw.next() else { return XCTFail("HELLO was not resent") }
         XCTAssertEqual(h1, h2)
-        raw.send(.accept(Accept(instance: 5, udpPort: 0, udpToken: 0, name: "stage")))
+        raw.accept(SessionKeys(key: nil, serverNonce: nonce, clientNonce: h1.nonce), name: "stage", instance: 5, keyed: false)
         XCTAssertTrue(waitFor { result.get() != nil })
         XCTAssertEqual(try result.get()?.get().name, "stage")
         XCTAssertEqual(cr.stateNames(), ["connecting", "connected"])

@@ -58,7 +58,7 @@ final class InvitationTests: XCTestCase {
         server.answerInvitation(from: idB, .accept)
         XCTAssertTrue(waitFor { second.get() != nil })
         guard case .failure(let e)? = second.get() else { return XCTFail("expected a decline") }
-        XCTAssertEqual(e as? PeerError, .declined(.tooManyPeers, "already 1 peers"))
+        XCTAssertEqual(e as? PeerError, .declined(.tooManyPeers, "already 1 player"))
         XCTAssertTrue(waitFor { server.pendingInvitations.isEmpty })
     }
 

@@ -115,9 +115,12 @@ final class PeerSessionTests: XCTestCase {
         _ = try good.connect(to: address)
         let cases: [(String, (RawPeer) -> Void, CloseReason, String)] = [
             ("bad x", { $0.send(.touch(id: 1, phase: .down, x: 1.5, y: 0, timestamp: 0)) }, .malformedFrame, "TOUCH: x = 1.5, expected 0…1"),
-            ("oversized", { $0.sendRaw([0x7f, 0xff]) }, .oversizedFrame, "frame length 32767, at most 512"),
+            ("oversized", { $0.sendRaw([0x7f, 0xff]) }, .oversizedFrame, "frame length 32767, at most 529"),
             ("unknown type", { $0.sendRaw([0, 1, 99]) }, .malformedFrame, "unknown frame type 99"),
-            ("second hello", { $0.send(.hello(Hello(role: .client, instance: 3, udpPort: 0, udpToken: 0, name: "x", auth: []))) }, .outOfOrder, "hello frame while connected"),
+            ("second hello", { $0.send(.hello(Hello(role: .client, nonce: Array(repeating: 1, count: 32), proof: [], identity: Array(repeating: 2, count: 20)))) },
+             .outOfOrder, "hello frame while connected (after the handshake every frame is sealed)"),
+            ("clear touch", { $0.sendClear(.touch(id: 1, phase: .down, x: 0.5, y: 0.5, timestamp: 0)) },
+             .outOfOrder, "touch frame while connected (after the handshake every frame is sealed)"),
         ]
         for (i, (label, act, reason, detail)) in cases.enumerated() {
             let raw = try RawPeer(address)
@@ -148,7 +151,7 @@ final class PeerSessionTests: XCTestCase {
         let (ninth, _) = makeSession("c8", role: .client)
         defer { ninth.stop() }
         XCTAssertThrowsError(try ninth.connect(to: address)) {
-            XCTAssertEqual($0 as? PeerError, .declined(.tooManyPeers, "already 8 peers"))
+            XCTAssertEqual($0 as? PeerError, .declined(.tooManyPeers, "already 8 players"))
         }
         XCTAssertEqual(server.connectedPeers.count, 8)
     }

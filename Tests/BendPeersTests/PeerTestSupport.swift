@@ -32,10 +32,9 @@ func waitFor(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-func makeSession(_ name: String, role: PeerRole, key: SharedKey? = nil, requireKey: Bool = false, timeout: Double = 1.0) -> (PeerSession, PeerRecorder) {
+func makeSession(_ name: String, role: PeerRole, key: SharedKey? = nil, timeout: Double = 1.0) -> (PeerSession, PeerRecorder) {
     var c = PeerSession.Configuration(displayName: name, role: role)
     c.key = key
-    c.alwaysRequireKey = requireKey
     c.heartbeatTimeout = timeout
     let s = try! PeerSession(configuration: c)  // no descriptors left: the test cannot go on
     let r = PeerRecorder()
@@ -58,10 +57,14 @@ func connectInBackground(_ client: PeerSession, _ address: String, timeout: Doub
     return result
 }
 
-/// A hand-driven peer on a plain TCP socket: speaks frames the test chooses.
+/// A hand-driven peer on a plain TCP socket: speaks frames the test chooses. After a
+/// handshake (`handshake`, `serve`) its frames are sealed and opened as version 2 says.
 final class RawPeer {
     let fd: Int32
     var decoder = FrameStreamDecoder()
+    /// After a handshake: the keys and the stream counters.
+    var side: SessionKeys.Side?
+    var sendCounter: UInt64 = 0, receiveCounter: UInt64 = 0
 
     init(_ address: String) throws { fd = try TCPTransport().connect(to: address, timeout: 2).fd }
     /// The next connection to `listener`, accepted (the test plays the server).
@@ -71,10 +74,17 @@ final class RawPeer {
     }
     deinit { close(fd) }
 
-    func send(_ m: PeerMessage) { sendAll(fd, FrameCodec.encode(m)) }
+    /// Sends `m`: sealed once the keys exist (handshake frames never).
+    func send(_ m: PeerMessage) {
+        guard let side, !m.type.isHandshake else { return sendClear(m) }
+        sendRaw(FrameCodec.seal(m, key: side.sendStream, counter: sendCounter))
+        sendCounter += 1
+    }
+    func sendClear(_ m: PeerMessage) { sendAll(fd, FrameCodec.encode(m)) }
     func sendRaw(_ bytes: [UInt8]) { sendAll(fd, bytes) }
 
-    /// The next frame, or nil at end of stream / after `seconds`. Throws a FrameError.
+    /// The next frame (opened when sealed), or nil at end of stream / after `seconds`.
+    /// Throws a FrameError.
     func next(_ seconds: Double = 3) throws -> PeerMessage? {
         var pending: [PeerMessage] = []
         let deadline = Date().addingTimeInterval(seconds)
@@ -85,15 +95,41 @@ final class RawPeer {
             if n <= 0 { return nil }
             pending = try decoder.feed(b)
         }
-        return pending.first
+        guard case .sealed(let payload)? = pending.first, let side else { return pending.first }
+        defer { receiveCounter += 1 }
+        return try FrameCodec.open(sealed: payload, key: side.receiveStream, counter: receiveCounter)
     }
 
-    /// CHALLENGE → HELLO → ACCEPT. Returns the ACCEPT.
+    /// Client: CHALLENGE → HELLO → ACCEPT (checked). Returns the ACCEPT, or what came instead.
     func handshake(name: String, instance: UInt64, key: SharedKey? = nil) throws -> PeerMessage? {
-        guard case .challenge(_, let authRequired, let nonce)? = try next() else { return nil }
-        let auth = authRequired ? (key?.authenticator(for: nonce) ?? []) : []
-        send(.hello(Hello(role: .client, instance: instance, udpPort: 0, udpToken: 0, name: name, auth: auth)))
-        return try next()
+        guard case .challenge(let version, let authRequired, let nonce)? = try next() else { return nil }
+        let state = try PeerHandshake.answer(version: version, authRequired: authRequired, serverNonce: nonce, key: key, role: .client,
+                                             identity: PeerIdentity(instance: instance, udpPort: 0, udpToken: 0, name: name),
+                                             nonce: randomBytes(PeerProtocol.nonceBytes))
+        send(.hello(state.hello))
+        let answer = try next()
+        if case .accept(let a)? = answer {
+            _ = try PeerHandshake.check(a, client: state)
+            side = state.keys.side(asServer: false)
+        }
+        return answer
+    }
+
+    /// Server: sends CHALLENGE and reads the HELLO; the caller answers it. Returns the
+    /// HELLO and the keys as the server derives them (with `key`).
+    func challenge(key: SharedKey?, authRequired: Bool? = nil, version: UInt8 = PeerProtocol.version) throws -> (Hello, SessionKeys)? {
+        let nonce = randomBytes(PeerProtocol.nonceBytes)
+        send(.challenge(version: version, authRequired: authRequired ?? (key != nil), nonce: nonce))
+        guard case .hello(let h)? = try next() else { return nil }
+        return (h, SessionKeys(key: key, serverNonce: nonce, clientNonce: h.nonce))
+    }
+
+    /// Server: the ACCEPT for a HELLO read by `challenge`; `proof` overrides the server's.
+    func accept(_ keys: SessionKeys, name: String, instance: UInt64, keyed: Bool, proof: [UInt8]? = nil) {
+        var a = PeerHandshake.accept(PeerIdentity(instance: instance, udpPort: 0, udpToken: 0, name: name), keys: keys, keyed: keyed)
+        if let proof { a.proof = proof }
+        send(.accept(a))
+        side = keys.side(asServer: true)
     }
 }
 
