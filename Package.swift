@@ -12,10 +12,11 @@
 //   BendInput → BendControl, BendEngine, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendEngine, BendSystem, CLO
-//   BendPeers → BendControl, BendEngine, BendSystem, CSodium, CBluetooth, CAvahi
+//   BendPeers → BendControl, BendEngine, BendSystem, BendDBus, CSodium, CBluetooth, CAvahi
 //   BendMIDI → BendControl, BendEngine, BendSystem
 //   BendWeb → BendControl, BendEngine, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
+//   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
 //   BendRTKit → CSystemd
@@ -105,13 +106,16 @@ let package = Package(
         // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
+        // D-Bus through sd-bus (libsystemd): calls, our own objects, signal matches, run by
+        // an EventLoop. BlueZ (BendPeers' Bluetooth*) talks through it.
+        .target(name: "BendDBus", dependencies: ["BendSystem", "CSystemd"], path: "Sources/BendDBus"),
         // Command line: options, commands, wiring.
         // RealtimeKit over D-Bus (sd-bus): real-time priority when SCHED_FIFO is refused.
         .target(name: "BendRTKit", dependencies: ["CSystemd"], path: "Sources/BendRTKit"),
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
-        .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).
@@ -132,8 +136,9 @@ let package = Package(
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
         .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web"], swiftSettings: testSettings),
+        .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
+        .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

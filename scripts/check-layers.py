@@ -28,6 +28,8 @@ LAYERS = {
     # as SystemThread's real-time fallback.
     "BendRTKit": 1,
     "BendControl": 2,
+    # D-Bus (sd-bus) run by BendSystem's EventLoop: BlueZ for BendPeers.
+    "BendDBus": 2,
     # audio out, and the input sources: each decodes outside bytes into control events.
     "BendAudio": 3, "BendInput": 3, "BendEvdev": 3, "BendOSC": 3, "BendPeers": 3,
     "BendWeb": 3, "BendMIDI": 3, "BendJack": 3,

@@ -38,7 +38,7 @@ enum CommandTable {
                     usage: RenderCommand.usage, specs: RenderCommand.specs, operandsAreFiles: true, run: RenderCommand.run),
         CommandInfo("replay", summary: "play, render or convert an evemu recording of a touch device",
                     usage: ReplayCommand.usage, specs: ReplayCommand.specs, operandsAreFiles: true, run: ReplayCommand.run),
-        CommandInfo("remote", summary: "play an instrument on another machine (play --listen) from this pad",
+        CommandInfo("remote", summary: "play an instrument on another machine (play --listen or --bluetooth) from this pad",
                     usage: RemoteCommand.usage, specs: RemoteCommand.specs, run: RemoteCommand.run),
         CommandInfo("peers", summary: "list instruments nearby that accept remote players",
                     usage: PeersCommand.usage, specs: PeersCommand.specs, run: PeersCommand.run),

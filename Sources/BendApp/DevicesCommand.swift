@@ -1,5 +1,6 @@
 import BendAudio
 import BendEvdev
+import BendSystem
 import CALSA
 import Glibc
 
@@ -28,7 +29,7 @@ enum DevicesCommand {
         guard operands.isEmpty else { throw AppError.usage("devices: unexpected argument '\(operands[0])'") }
         if options.contains(where: { $0.0 == "pcm-names" }) {
             calsa_silence_library_messages()
-            for pcm in (try? ALSADevices.playbackPCMs()) ?? [] { print(pcm.name) }
+            for pcm in (try? ALSADevices.playbackPCMs()) ?? [] { print(UntrustedText.escaped(pcm.name)) }
             return
         }
         print(report())
@@ -54,7 +55,7 @@ enum DevicesCommand {
             if pcms.isEmpty { lines.append("  none") }
             for pcm in pcms {
                 let summary = pcm.description.split(separator: "\n").first.map(String.init) ?? ""
-                lines.append("  \(pcm.name)\(summary.isEmpty ? "" : " — \(summary)") — \(status(pcm.name))")
+                lines.append("  \(UntrustedText.escaped(pcm.name))\(summary.isEmpty ? "" : " — \(UntrustedText.escaped(String(summary)))") — \(status(pcm.name))")
             }
         } catch {
             lines.append("  cannot list PCMs: \(error)")

@@ -1,6 +1,8 @@
 import Foundation
 import BendEngine
 import BendControl
+import BendPeers
+import BendSystem
 import Glibc
 
 /// Turns option values into typed settings, with errors naming the option and the
@@ -30,6 +32,19 @@ enum OptionValues {
             throw AppError.usage("option '--\(option)': expected an integer in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
         }
         return n
+    }
+
+    /// `--name` of `play` and `remote`: 1…64 UTF-8 bytes (the protocol's limit), no
+    /// control characters (others would see them escaped).
+    static func peerName(_ value: String?, option: String) throws -> String {
+        let v = value ?? ""
+        guard !v.isEmpty, v.utf8.count <= PeerProtocol.maxNameBytes else {
+            throw AppError.usage("option '--\(option)': expected a name of 1…\(PeerProtocol.maxNameBytes) UTF-8 bytes, got \(v.utf8.count) bytes")
+        }
+        if let bad = v.unicodeScalars.first(where: UntrustedText.needsEscape) {
+            throw AppError.usage("option '--\(option)': the name holds the control character U+\(String(bad.value, radix: 16, uppercase: true)); expected printable text")
+        }
+        return v
     }
 
     static func number(_ value: String?, option: String, in range: ClosedRange<Double>) throws -> Double {

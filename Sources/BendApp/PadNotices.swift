@@ -23,9 +23,10 @@ final class PadNotices: @unchecked Sendable {
         state.withLock { $0.padShown = shown; if !shown { $0.text = nil } }
     }
 
-    /// Shows `text` (one line; newlines become spaces). - Thread: any.
+    /// Shows `text` (one line; newlines become spaces, other controls are written out:
+    /// `UntrustedText`). - Thread: any.
     func post(_ text: String) {
-        let line = String(text.map { $0.isNewline ? " " : $0 })
+        let line = UntrustedText.escaped(String(text.map { $0.isNewline ? " " : $0 }))
         let now = MonotonicClock.nanos()
         let onPad = state.withLock { s -> Bool in
             guard s.padShown else { return false }

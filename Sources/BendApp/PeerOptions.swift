@@ -4,14 +4,16 @@ import BendSystem
 /// `play --listen` / `--bluetooth`: the options' side of BendPeers' `PeerSource` (the
 /// address and key file read here, errors as `AppError`, lines to stderr or the pad).
 extension PeerSource {
-    /// `play --bluetooth`: exit 1 with "no Bluetooth adapter (…)" where there is none.
+    /// `play --bluetooth`: exit 1 with one line saying why where Bluetooth cannot be
+    /// used (no system bus, bluetoothd not running, no adapter, powered off, rfkill).
     /// - Throws: `AppError.runtime`.
     static func requireBluetooth() throws {
-        if let why = BluetoothAddress.unavailableReason() { throw AppError.runtime("play: --bluetooth: \(why)") }
+        if let why = BluetoothAddress.unavailableReason() { throw AppError.runtime("play: \(why)") }
     }
 
-    /// `play --bluetooth`: listens on RFCOMM `channel` (empty: the default, 7); who may
-    /// play is decided by `admission`. Call `requireBluetooth()` first.
+    /// `play --bluetooth`: registers the bendsynth profile with bluetoothd on RFCOMM
+    /// `channel` (empty: the default, 7); who may play and pair is decided by
+    /// `admission`. Call `requireBluetooth()` first.
     convenience init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: InvitationPrompt?) {
         self.init(bluetoothChannel: channel, admission: admission, prompt: prompt as (any InvitationAsker)?)
         log = { printErr("bendsynth: " + $0) }

@@ -1,13 +1,14 @@
 import BendPeers
 import Foundation
 import Glibc
+import BendSystem
 
 /// `bendsynth peers`: instruments nearby — on the LAN by their UDP announcements
 /// (docs/PROTOCOL.md, "Discovery"), and a one-line note about Bluetooth.
 enum PeersCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("seconds", value: "S", help: "how long to listen for announcements (1…30, default 3)"),
-        OptionSpec("bluetooth", help: "search over Bluetooth too (fails when there is no adapter)"),
+        OptionSpec("bluetooth", help: "search in Bluetooth range too, through bluetoothd (exit 1 with the reason when Bluetooth cannot be used)"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
@@ -16,7 +17,11 @@ enum PeersCommand {
 
     Lists the instruments (bendsynth play --listen) that announce themselves on this
     machine or the LAN (UDP announcements, and DNS-SD _bendsynth._tcp where avahi-daemon
-    runs): HOST:PORT, whether they need the shared key, and their name.
+    runs), one line each, tab-separated: HOST:PORT (more, comma-separated, when the
+    same instrument is heard on several addresses), key or open, its instance id, its
+    name (controls written out as \\xNN). Names that several instruments share are noted.
+    With --bluetooth, also those in Bluetooth range (through bluetoothd): ADDRESS, signal
+    strength, whether paired, and name; `bendsynth remote ADDRESS` plays one.
 
     """
 
@@ -34,17 +39,17 @@ enum PeersCommand {
             }
         }
         guard operands.isEmpty else { throw AppError.usage("peers: unexpected argument '\(operands[0])'") }
-        let btNote = BluetoothAddress.unavailableReason()
-        if bluetooth, let btNote { throw AppError.runtime("peers: \(btNote)") }
         if bluetooth {
             let devices: [BluetoothDiscovery.Found]
             do { devices = try BluetoothDiscovery.search(seconds: Double(seconds)) } catch {
-                throw AppError.runtime("peers: Bluetooth search failed: \(error)")
+                throw AppError.runtime("peers: \(error)")
             }
             print("Bluetooth: \(devices.count) instrument\(devices.count == 1 ? "" : "s") found")
-            for d in devices { print("\(d.address)@\(d.channel)\tbluetooth\t\(d.name)") }
+            for d in devices {
+                print("\(d.address)\tbluetooth\t\(d.rssi.map { "\($0) dBm" } ?? "-")\t\(d.paired ? "paired" : "not paired")\t\(UntrustedText.escaped(d.name))")
+            }
         } else {
-            print("Bluetooth: " + (btNote.map { "not searched: \($0)" } ?? "not searched (add --bluetooth)"))
+            print("Bluetooth: not searched (add --bluetooth)")
         }
         let found: [PeerAnnouncement], dnsSD: String
         do { (found, dnsSD) = try discoverInstrumentsEverywhere(seconds: Double(seconds)) } catch {
@@ -52,8 +57,29 @@ enum PeersCommand {
         }
         print("DNS-SD: \(dnsSD)")
         if found.isEmpty { print("LAN: no instruments heard in \(seconds) s") }
-        for a in found {
-            print("\(a.host):\(a.tcpPort)\t\(a.authRequired ? "key" : "open")\t\(a.name)")
+        for line in lines(found) { print(line) }
+    }
+
+    /// The lines `peers` prints for the instruments found: one per instrument, then a
+    /// note for each name that several instruments share.
+    static func lines(_ found: [PeerAnnouncement]) -> [String] {
+        var out = found.map { a in
+            let addresses = ([a.host] + a.alsoAt).map { "\($0):\(a.tcpPort)" }.joined(separator: ",")
+            return "\(addresses)\t\(a.authRequired ? "key" : "open")\t\(a.instanceText)\t\(UntrustedText.escaped(a.name))"
         }
+        var seen: [String] = []
+        for a in found where !seen.contains(a.name) {
+            seen.append(a.name)
+            let same = found.filter { $0.name == a.name }
+            guard same.count > 1 else { continue }
+            out.append("note: \(same.count) instruments are named '\(UntrustedText.escaped(a.name))' (\(clashList(same))); remote NAME refuses it, give HOST:PORT")
+        }
+        return out
+    }
+
+    /// "id … at HOST:PORT" for each of `same`, separated by "; ".
+    static func clashList(_ same: [PeerAnnouncement]) -> String {
+        same.map { "id \($0.instanceText) at \($0.host):\($0.tcpPort)" }.sorted { $0.split(separator: " ").last! < $1.split(separator: " ").last! }
+            .joined(separator: "; ")
     }
 }

@@ -26,9 +26,10 @@ enum PlayCommand {
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key every remote must prove, on loopback too (off loopback the default is made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
-        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth RFCOMM"),
-        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may play without asking"),
-        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may play without asking"),
+        OptionSpec("name", value: "NAME", help: "with --listen: the name remotes see and bendsynth peers lists (default 'bendsynth on HOST'; 1…64 UTF-8 bytes)"),
+        OptionSpec("bluetooth", help: "also accept remote players over Bluetooth (registers the bendsynth profile with bluetoothd; answers pairing requests)"),
+        OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may pair and play without asking"),
+        OptionSpec("accept-all", help: "with --bluetooth: anyone in range may pair and play without asking"),
         OptionSpec("load-stats", help: "at the end, print the render thread's load per period (median, p99, max) and when the first period was written"),
         OptionSpec("no-terminal", help: "do not use the terminal as an input source (needs another source, e.g. --script)"),
     ] + AudioDriverOptions.specs + EvdevOptions.deviceSpecs + EvdevOptions.mappingSpecs + OSCOptions.specs + WebOptions.specs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
@@ -57,6 +58,8 @@ enum PlayCommand {
         var evdev = EvdevOptions()
         var listen: String?
         var keyFile: String?
+        /// `--name`: what remotes see and `peers` lists (nil: "bendsynth on HOST").
+        var name: String?
         var osc = OSCOptions()
         var web = WebOptions()
         var bluetooth = false
@@ -90,6 +93,7 @@ enum PlayCommand {
             case "load-stats": o.loadStats = true
             case "listen": o.listen = value ?? ""
             case "key-file": o.keyFile = value
+            case "name": o.name = try OptionValues.peerName(value, option: name)
             case "bluetooth": o.bluetooth = true
             case "allow": try o.bluetoothAdmission.allow(value ?? "")
             case "accept-all": o.bluetoothAdmission.acceptAll = true
@@ -105,7 +109,13 @@ enum PlayCommand {
             sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
         }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
-        if let listen = o.listen { sources.append(try PeerSource(listen: listen, keyFile: o.keyFile)) }
+        if let listen = o.listen {
+            let peers = try PeerSource(listen: listen, keyFile: o.keyFile)
+            peers.instrumentName = o.name
+            sources.append(peers)
+        } else if o.name != nil {
+            throw AppError.usage("play: --name is the name remotes over --listen see; add --listen")
+        }
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
             throw AppError.usage("play: --allow and --accept-all are for Bluetooth players; add --bluetooth")
         }

@@ -13,10 +13,11 @@ import Synchronization
 enum RemoteCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("key-file", value: "FILE", help: "the instrument's shared key (needed unless it listens on loopback without one); the instrument must prove it too"),
-        OptionSpec("name", value: "NAME", help: "name shown to the instrument (default: user@host)"),
+        OptionSpec("name", value: "NAME", help: "name shown to the instrument (default: user@host; 1…64 UTF-8 bytes)"),
         OptionSpec("script", value: "FILE.jsonl", help: "play a touch script to the instrument instead of the pad, then leave"),
         OptionSpec("text", value: "MESSAGE", help: "send a text message once connected (the instrument shows it)"),
         OptionSpec("timeout", value: "SECONDS", help: "connect and handshake timeout (default 3; over Bluetooth 35: the instrument's player answers)"),
+        OptionSpec("retry-for", value: "S", help: "after the link drops, connect again for up to S seconds, waiting 0.25 s doubling to 8 s (0…3600, default 60; 0: leave at once)"),
         OptionSpec("monitor", help: "also sound here: the pad's touches play the local output too (as bendsynth play)"),
         OptionSpec("device", "d", value: "PCM", help: "with --monitor: ALSA playback PCM (default 'default')"),
         OptionSpec("record", value: "FILE.wav", help: "with --monitor: also record the local sound"),
@@ -29,6 +30,7 @@ enum RemoteCommand {
     NAME is an instrument's name as bendsynth peers lists it (heard within --timeout).
     The status line shows the connection, the round-trip time and the instrument's xruns.
     Local sound is off. / types a text message (Enter sends it); q or Ctrl-C leaves.
+    When the link drops it connects again (--retry-for); touches still held start again.
     --evdev devices play the instrument too (beside the pad or the script).
 
     """
@@ -40,6 +42,8 @@ enum RemoteCommand {
         var script: String?
         var text: String?
         var timeout = 3.0
+        /// `--retry-for`: seconds to keep reconnecting after a drop (0: leave at once).
+        var retryFor = 60.0
         /// `--monitor`: the local output's settings (nil: no local sound).
         var monitor: PlayCommand.Options?
         /// `--evdev`: local input devices also play the instrument.
@@ -64,7 +68,8 @@ enum RemoteCommand {
                 print(CommandTable.help("remote"))
                 return
             case "key-file": o.keyFile = value
-            case "name": o.name = value
+            case "name": o.name = try OptionValues.peerName(value, option: name)
+            case "retry-for": o.retryFor = try OptionValues.number(value, option: name, in: 0...3600)
             case "script": o.script = value
             case "text": o.text = value
             case "timeout": o.timeout = Double(try OptionValues.integer(value, option: name, in: 1...60))
@@ -116,67 +121,60 @@ enum RemoteCommand {
         do { session = try PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport()) } catch {
             throw AppError.runtime("remote: cannot play '\(o.target)': \(error)")
         }
-        let gone = Mutex<String?>(nil)
+        let link = RemoteLink(session: session, target: o.target, timeout: o.timeout, retryFor: o.retryFor)
         let finished = DispatchSemaphore(value: 0)
         let monitored = Mutex<RemoteMonitorSource?>(nil)
-        session.onStateChange = { change in
-            if change.state == .disconnected {
-                let why = RemoteFarewell.describe(change)
-                gone.withLock { $0 = why }
-                monitored.withLock { $0 }?.instrumentLeft(why)
-                finished.signal()
-            }
-        }
         let notices = PadNotices()  // on the pad while it is drawn, stderr otherwise
+        link.notice = { notices.post($0) }
+        link.onEnd = { why in
+            monitored.withLock { $0 }?.instrumentLeft(why)
+            finished.signal()
+        }
         session.onReceive = { message, peer in
-            if case .text(let t) = message { notices.post("message from \(peer.name): \(t)") }
+            if case .text(let t) = message { notices.post("message from \(peer.shownName): \(UntrustedText.escaped(t))") }
         }
         let peer: PeerInfo
         do {
-            peer = try session.connect(to: o.target, timeout: o.timeout)
+            peer = try link.connect()
         } catch let e as PeerError {
             session.stop()
             if case .address = e { throw AppError.usage("remote: \(e)") }
             throw AppError.runtime("remote: cannot play '\(o.target)': \(e)")
         }
-        defer { session.stop() }
+        defer { link.stop(); session.stop() }
         printErr("bendsynth: connected to \(peer)")
         if let text = o.text { session.send(.text(text)) }
         if let local = o.monitor {
-            let source = RemoteMonitorSource(session: session, peer: peer, script: script, notices: notices)
+            let source = RemoteMonitorSource(link: link, script: script, notices: notices)
             monitored.withLock { $0 = source }
-            if let why = gone.withLock({ $0 }) { source.instrumentLeft(why) }
+            if let why = link.ended { source.instrumentLeft(why) }
             // Devices sound here (their own port) and go to the instrument too.
-            let devices: [InputSource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { session.forward($0) })]
+            let devices: [InputSource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { link.forward($0) })]
             try PlayCommand.play(local, sources: [source] + devices)
-            if script != nil, source.gone.withLock({ $0 }) == nil {
-                session.disconnectFromAllPeers()
-                _ = finished.wait(timeout: .now() + 2)
-                printErr("bendsynth: played \(script!.entries.count) events to \(peer.name), monitored here")
-                return
+            if let why = link.ended { throw AppError.runtime("remote: \(why)") }
+            if script != nil {
+                link.leave()
+                printErr("bendsynth: played \(script!.entries.count) events to \(peer.shownName), monitored here")
             }
-            if let why = source.gone.withLock({ $0 }) { throw AppError.runtime("remote: \(why)") }
             return
         }
-        let send: @Sendable (ControlEvent) -> Void = { session.forward($0) }
-        let devices = try startDevices(o.evdev, session: session)
+        let devices = try startDevices(o.evdev, forward: { link.forward($0) })
         defer { devices?.stop() }
         if let script {
-            if !sendScript(script, to: send, shouldStop: { gone.withLock { $0 } != nil }) {
-                throw AppError.runtime("remote: \(gone.withLock { $0 } ?? "the link to the instrument closed")")
+            if !sendScript(script, to: { link.forward($0) }, shouldStop: { link.ended != nil }) {
+                throw AppError.runtime("remote: \(link.ended ?? "stopped")")
             }
-            session.disconnectFromAllPeers()
-            _ = finished.wait(timeout: .now() + 2)
-            printErr("bendsynth: played \(script.entries.count) events to \(peer.name)")
+            link.leave()
+            printErr("bendsynth: played \(script.entries.count) events to \(peer.shownName)")
             return
         }
-        let pad = try RemotePad(session: session, peer: peer, pitchMap: o.sound.pitchMap, tuning: o.sound.tuning, monitor: nil, notices: notices,
-                                gone: { gone.withLock { $0 } }, onEvent: send, onFinish: { finished.signal() })
+        let pad = try RemotePad(link: link, pitchMap: o.sound.pitchMap, tuning: o.sound.tuning, monitor: nil, notices: notices,
+                                onEvent: { link.forward($0) }, onFinish: { finished.signal() })
         signal(SIGHUP, SIG_IGN)
         try pad.start()
         finished.wait()
         pad.stop()
-        if let why = gone.withLock({ $0 }) { throw AppError.runtime("remote: \(why)") }
+        if let why = link.ended { throw AppError.runtime("remote: \(why)") }
     }
 
     /// Sends `script`'s events at their times (wall clock, from now) until `shouldStop`.
@@ -197,11 +195,11 @@ enum RemoteCommand {
     /// `--evdev` without `--monitor`: the devices' events go to the instrument alone.
     /// `readers`: inputs opened by the caller (tests: a pipe), read beside the devices.
     /// - Throws: `AppError` as `EvdevSource.start`.
-    static func startDevices(_ options: EvdevOptions, session: PeerSession, readers: [EvdevReader] = []) throws -> EvdevSource? {
+    static func startDevices(_ options: EvdevOptions, forward: @escaping @Sendable (ControlEvent) -> Void, readers: [EvdevReader] = []) throws -> EvdevSource? {
         guard !options.devices.isEmpty || !readers.isEmpty else { return nil }
         let source = EvdevSource(options: options)
         source.extraReaders = readers
-        try source.startLoop { events in for e in events { session.forward(e) } }
+        try source.startLoop { events in for e in events { forward(e) } }
         return source
     }
 }

@@ -1,4 +1,5 @@
 import BendPeers
+import BendSystem
 
 /// Why `remote`'s link to its instrument ended, in the player's words: who ended it
 /// (the instrument's BYE, or this side) and what it means. A remote that was stopped
@@ -6,7 +7,7 @@ import BendPeers
 /// instrument: it is told so, not that "the instrument left".
 enum RemoteFarewell {
     static func describe(_ change: PeerStateChange) -> String {
-        let detail = change.detail.isEmpty ? "" : " (\(change.detail))"
+        let detail = change.detail.isEmpty ? "" : " (\(UntrustedText.escaped(change.detail)))"   // the other side's words
         guard let reason = change.reason else { return "the link to the instrument closed\(detail)" }
         switch (reason, change.byPeer) {
         case (.heartbeatTimeout, true):

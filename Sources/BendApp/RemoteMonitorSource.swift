@@ -11,8 +11,7 @@ import Synchronization
 final class RemoteMonitorSource: InputSource, @unchecked Sendable {
     let name = "remote pad (monitored)"
     let endsPlay = true
-    let session: PeerSession
-    let peer: PeerInfo
+    let link: RemoteLink
     let script: TouchScript?
     /// Why the instrument left, once it did.
     let gone = Mutex<String?>(nil)
@@ -23,11 +22,11 @@ final class RemoteMonitorSource: InputSource, @unchecked Sendable {
     private var pad: RemotePad?
     private let finishOnce = Mutex<(@Sendable () -> Void)?>(nil)
 
-    init(session: PeerSession, peer: PeerInfo, script: TouchScript?, notices: PadNotices) {
-        self.session = session; self.peer = peer; self.script = script; self.notices = notices
+    init(link: RemoteLink, script: TouchScript?, notices: PadNotices) {
+        self.link = link; self.script = script; self.notices = notices
     }
 
-    /// Ends play (once): called when the instrument disconnects.
+    /// Ends play (once): called when the link ends for good (gave up reconnecting, declined).
     /// - Thread: any.
     func instrumentLeft(_ why: String) {
         gone.withLock { $0 = why }
@@ -36,10 +35,10 @@ final class RemoteMonitorSource: InputSource, @unchecked Sendable {
 
     func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         finishOnce.withLock { $0 = finished }
-        let session = self.session
+        let link = self.link
         let both: @Sendable (ControlEvent) -> Void = { event in
             port.send(event)
-            session.forward(event)
+            link.forward(event)
         }
         let end: @Sendable () -> Void = { [self] in finishOnce.withLock { f in f?(); f = nil } }
         if let script {
@@ -53,8 +52,8 @@ final class RemoteMonitorSource: InputSource, @unchecked Sendable {
             }
             return
         }
-        let pad = try RemotePad(session: session, peer: peer, pitchMap: context.pitchMap, tuning: context.tuning, monitor: context.mixer,
-                                notices: notices, gone: { [self] in gone.withLock { $0 } }, onEvent: both, onFinish: end)
+        let pad = try RemotePad(link: link, pitchMap: context.pitchMap, tuning: context.tuning, monitor: context.mixer,
+                                notices: notices, onEvent: both, onFinish: end)
         try pad.start()
         self.pad = pad
     }

@@ -17,20 +17,19 @@ final class RemotePad: @unchecked Sendable {
     /// - Parameters:
     ///   - monitor: the local mixer when the pad also sounds here (`--monitor`): its peak
     ///     and voices are shown; nil: the instrument's voices.
-    ///   - gone: why the instrument left, once it did.
+    ///   - link: the instrument's link; its state is the status line.
     ///   - onEvent: each pad event, on the pad's reader thread.
     ///   - onFinish: once, when the pad ends (q, Ctrl-C, hang-up, `stop`).
     /// - Throws: nothing now (the terminal is opened by `start`); kept for its callers.
-    init(session: PeerSession, peer: PeerInfo, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: Mixer?, notices: PadNotices,
-         gone: @escaping @Sendable () -> String?, onEvent: @escaping @Sendable (ControlEvent) -> Void,
-         onFinish: @escaping @Sendable () -> Void) throws {
+    init(link: RemoteLink, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: Mixer?, notices: PadNotices,
+         onEvent: @escaping @Sendable (ControlEvent) -> Void, onFinish: @escaping @Sendable () -> Void) throws {
+        let session = link.session
         let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
         self.keyboard = keyboard
         self.notices = notices
         let place = monitor == nil ? "" : ", monitored here"
         input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: pitchMap, tuning: tuning, status: { s in
-            let link = session.linkStatus(of: peer.id)
-            let rtt = link?.roundTrip.map { String(format: "%.1f ms", $0 * 1e3) } ?? "…"
+            let (line, link) = link.status()
             if let mixer = monitor {
                 s.peak = Double(mixer.peak)
                 s.limiterGain = Double(mixer.limiterGain)
@@ -40,11 +39,10 @@ final class RemotePad: @unchecked Sendable {
             }
             s.xruns = Int(link?.remoteXruns ?? 0)
             s.notice = notices.current()
-            if let line = keyboard.line {
-                s.device = "message: \(line)_  (Enter sends, Esc cancels)"
+            if let typed = keyboard.line {
+                s.device = "message: \(typed)_  (Enter sends, Esc cancels)"
             } else {
-                s.device = gone().map { "\(peer.name): disconnected (\($0))" }
-                    ?? "\(peer.name): connected, RTT \(rtt)\(place); / types a message"
+                s.device = line + (link != nil ? "\(place); / types a message" : "")
             }
         }, filter: { keyboard.filter($0) }, onEvent: onEvent, onFinish: { _ in onFinish() })
     }

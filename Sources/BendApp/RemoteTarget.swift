@@ -23,8 +23,8 @@ enum RemoteTarget: Equatable {
         return .name(text)
     }
 
-    /// Turns a `.name` into the `.tcp` address of the one instrument announcing it,
-    /// listening up to `seconds`.
+    /// Turns a `.name` into the `.tcp` address of the one instrument announcing it (its
+    /// loopback address when it is heard there too), listening up to `seconds`.
     /// - Throws: `AppError.runtime` when no instrument of that name is heard (or the
     ///   discovery port cannot be bound); `AppError.usage` when several share the name.
     /// - Thread: control (blocks up to `seconds`).
@@ -40,8 +40,9 @@ enum RemoteTarget: Equatable {
         case 1:
             return .tcp("\(found[0].host):\(found[0].tcpPort)")
         default:
-            let list = found.map { "\($0.host):\($0.tcpPort)" }.sorted().joined(separator: ", ")
-            throw AppError.usage("remote: \(found.count) instruments are named '\(name)' (\(list)); give HOST:PORT")
+            // Told apart by instance id: one instrument heard on several addresses is one
+            // entry; these are different instruments (one may be a forgery).
+            throw AppError.usage("remote: \(found.count) instruments are named '\(name)' (\(PeersCommand.clashList(found))); give HOST:PORT")
         }
     }
 }

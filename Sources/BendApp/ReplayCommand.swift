@@ -73,7 +73,7 @@ enum ReplayCommand {
         }
         let kind = EvdevDeviceKind.classify(recording.device)
         if case .skipped(let why) = kind {
-            throw AppError.input("replay: \(operands[0]): device \"\(recording.device.name)\" is no touch device or accelerometer: \(why)")
+            throw AppError.input("replay: \(operands[0]): device \"\(UntrustedText.escaped(recording.device.name))\" is no touch device or accelerometer: \(why)")
         }
         if latency {
             let tone = try ToneSource.load(sound, rate: Double(sound.rate))
@@ -87,7 +87,7 @@ enum ReplayCommand {
         let frames = EvdevReplay.frames(device: recording.device, events: recording.events, mapping: evdev.mapping, releaseAtEnd: true)
         let script = EvdevReplay.script(frames)
         let touchCount = script.entries.filter { if case .touch(_, .down, _, _) = $0.event { true } else { false } }.count
-        printErr("replay: \"\(recording.device.name)\" — \(kind.summary); \(recording.events.count) events, \(touchCount) touches, \(String(format: "%.3f", script.duration)) s")
+        printErr("replay: \"\(UntrustedText.escaped(recording.device.name))\" — \(kind.summary); \(recording.events.count) events, \(touchCount) touches, \(String(format: "%.3f", script.duration)) s")
 
         if let touches {
             do { try Data(script.text.utf8).write(to: URL(fileURLWithPath: touches), options: .atomic) } catch {

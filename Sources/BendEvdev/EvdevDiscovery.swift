@@ -1,3 +1,4 @@
+import BendSystem
 import Glibc
 
 /// The input devices present: what each is and whether `auto` takes it.
@@ -56,7 +57,7 @@ public enum EvdevDiscovery {
                 lines.append("  \(e.path): \(error)")
             case .success(let d):
                 let kind = EvdevDeviceKind.classify(d)
-                lines.append("  \(e.path): \"\(d.name)\" (\(d.idText)) — \(kind.summary)" + (kind.takenByAuto ? " — taken by --evdev auto" : ""))
+                lines.append("  \(e.path): \"\(UntrustedText.escaped(d.name))\" (\(d.idText)) — \(kind.summary)" + (kind.takenByAuto ? " — taken by --evdev auto" : ""))
                 if case .skipped = kind { continue }
                 lines.append("    " + axesText(d))
             }

@@ -109,7 +109,7 @@ public final class EvdevPollLoop: @unchecked Sendable {
             guard kind.takenByAuto || always else { return false }
             add(r)
             reported.remove(path)
-            onNote("\(path): \"\(r.decoder.device.name)\" — \(kind.summary)")
+            onNote("\(path): \"\(UntrustedText.escaped(r.decoder.device.name))\" — \(kind.summary)")
             return true
         } catch {
             if reported.insert(path).inserted { onNote("\(error)") }

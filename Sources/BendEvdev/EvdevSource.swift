@@ -67,9 +67,9 @@ public final class EvdevSource: InputSource, @unchecked Sendable {
                 throw InputSourceError(.runtime, "\(error)")
             }
             if case .skipped(let why) = reader.decoder.kind {
-                throw InputSourceError(.input, "input device '\(path)' (\"\(reader.decoder.device.name)\") is no touch device or accelerometer: \(why)")
+                throw InputSourceError(.input, "input device '\(path)' (\"\(UntrustedText.escaped(reader.decoder.device.name))\") is no touch device or accelerometer: \(why)")
             }
-            note("\(path): \"\(reader.decoder.device.name)\" — \(reader.decoder.kind.summary)")
+            note("\(path): \"\(UntrustedText.escaped(reader.decoder.device.name))\" — \(reader.decoder.kind.summary)")
             loop.add(reader)
         }
         let auto = devices.contains("auto")

@@ -1,4 +1,5 @@
 import BendControl
+import BendSystem
 import Glibc
 
 /// Draws the pad screen and holds the terminal mode strings.
@@ -92,7 +93,9 @@ public enum TerminalScreen {
             guard row >= 1, row <= cells.count else { return }
             var c = column
             let end = min(limit ?? columns, columns)
-            for ch in text {
+            // Nothing drawn drives the terminal: a peer's name or a device's reaches here
+            // escaped already; this is the last guard (styles are the cells', never text).
+            for ch in UntrustedText.escaped(text) {
                 guard c <= end else { break }
                 if c >= 1 { cells[row - 1][c - 1] = Cell(character: ch, style: style) }
                 c += 1

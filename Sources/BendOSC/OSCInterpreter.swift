@@ -1,4 +1,5 @@
 import BendControl
+import BendSystem
 
 /// Turns OSC packets from any number of senders into `ControlEvent`s for one control
 /// port: TUIO 1.1 cursors and 2.0 pointers, bendsynth's own address space (docs/OSC.md),
@@ -273,8 +274,8 @@ public final class OSCInterpreter {
 
     func wrongType(_ address: String, expected: String, got: String? = nil, from sender: String) {
         wrongTypes += 1
-        let detail = got.map { ", got ,\($0)" } ?? ""
-        warnOnce("types:\(address)", "osc: \(address) from \(sender): expected \(expected)\(detail); dropped (logged once for this address)")
+        let detail = got.map { ", got ,\(UntrustedText.escaped($0))" } ?? ""
+        warnOnce("types:\(address)", "osc: \(UntrustedText.escaped(address)) from \(sender): expected \(expected)\(detail); dropped (logged once for this address)")
     }
 
     /// Logs `message` the first time `key` is seen (at most 256 keys, then once more).

@@ -1,8 +1,10 @@
 /// Which instruments discovery hears now: turns announcements (and their absence) into
 /// `.available` / `.unavailable` state changes. A pure value; the session feeds it.
 ///
-/// An instrument is keyed by `host:port`; its `PeerID` is the FNV-1a hash of that key
-/// (announcements carry no instance id), so it stays the same while it is heard.
+/// An instrument is keyed by its instance id (a version-1 announcement: by `host:port`),
+/// so one heard on several addresses is one entry (`PeerAnnouncement.merge`); its
+/// `PeerID` is the instance (version 1: the FNV-1a hash of `host:port`), the same while
+/// it is heard.
 public struct AnnouncementTracker: Sendable {
     /// Seconds without an announcement after which an instrument is `.unavailable`
     /// (announcements come once a second; default 3.5 s tolerates two lost ones).
@@ -20,16 +22,17 @@ public struct AnnouncementTracker: Sendable {
     /// Records an announcement heard at `now` (monotonic ns). Returns `.available` when
     /// the instrument is new or changed its name or key requirement, else nil.
     public mutating func heard(_ a: PeerAnnouncement, at now: UInt64) -> PeerStateChange? {
-        let key = "\(a.host):\(a.tcpPort)"
+        let key = a.identity
         if var e = entries[key] {
             e.lastHeard = now
-            let changed = e.announcement != a
-            e.announcement = a
+            var list = [e.announcement]
+            let changed = PeerAnnouncement.merge(a, into: &list)
+            e.announcement = list[0]
             e.info.name = a.name
             entries[key] = e
             return changed ? PeerStateChange(peer: e.info, state: .available, reason: nil, detail: Self.detail(a)) : nil
         }
-        let info = PeerInfo(id: PeerID(Self.fnv1a(key)), name: a.name, address: key)
+        let info = PeerInfo(id: PeerID(a.instance ?? Self.fnv1a(key)), name: a.name, address: "\(a.host):\(a.tcpPort)")
         entries[key] = Entry(announcement: a, lastHeard: now, info: info)
         order.append(key)
         return PeerStateChange(peer: info, state: .available, reason: nil, detail: Self.detail(a))

@@ -3,8 +3,8 @@ import Glibc
 import Synchronization
 
 /// DNS-SD discovery through a running avahi-daemon (over D-Bus): an instrument publishes
-/// `_bendsynth._tcp` (instance name = its display name, its TCP port, TXT `v=1` and
-/// `key=required|open`); `peers` browses and resolves it (docs/PROTOCOL.md, "Discovery").
+/// `_bendsynth._tcp` (instance name = its display name, its TCP port, TXT `v=1`,
+/// `key=required|open` and `id=<instance, 16 hex digits>`); `peers` browses and resolves it (docs/PROTOCOL.md, "Discovery").
 /// Where no avahi-daemon is reachable every entry point fails at once (no waiting), and
 /// the UDP announcement is the only discovery.
 public enum AvahiDiscovery {
@@ -18,7 +18,9 @@ public enum AvahiDiscovery {
     }
 
     /// The TXT strings an instrument publishes.
-    public static func txt(authRequired: Bool) -> [String] { ["v=1", "key=\(authRequired ? "required" : "open")"] }
+    public static func txt(authRequired: Bool, instance: UInt64? = nil) -> [String] {
+        ["v=1", "key=\(authRequired ? "required" : "open")"] + (instance.map { ["id=\(PeerAnnouncement.hex($0))"] } ?? [])
+    }
 
     /// Browses `_bendsynth._tcp` on IPv4 for `seconds` and resolves each instance found.
     /// Returns the instruments resolved (host = IPv4 address, name = instance name,
@@ -99,7 +101,7 @@ public final class AvahiBrowser: @unchecked Sendable {
 
     func add(_ a: PeerAnnouncement) {
         found.withLock { list in
-            if !list.contains(where: { $0.host == a.host && $0.tcpPort == a.tcpPort }) { list.append(a) }
+            PeerAnnouncement.merge(a, into: &list)
         }
     }
 
@@ -122,15 +124,17 @@ public final class AvahiBrowser: @unchecked Sendable {
             if let eq = s.firstIndex(of: "=") { entries[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
             node = avahi_string_list_get_next(n)
         }
-        let a = PeerAnnouncement(tcpPort: port, authRequired: entries["key"] != "open", name: String(cString: name),
+        let instance = entries["id"].flatMap { $0.utf8.count == 16 ? UInt64($0, radix: 16) : nil }
+        let a = PeerAnnouncement(tcpPort: port, authRequired: entries["key"] != "open", name: String(cString: name), instance: instance,
                                  host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         Unmanaged<AvahiBrowser>.fromOpaque(context).takeUnretainedValue().add(a)
     }
 }
 
 /// Listens to the UDP announcements for `seconds` and, where avahi-daemon runs, browses
-/// DNS-SD at the same time; merges both (UDP first; a DNS-SD instance with the same
-/// `host:port` as an announcement is dropped). `dnsSD` says whether DNS-SD was searched
+/// DNS-SD at the same time; merges both (UDP first; a DNS-SD instance of an instrument
+/// already heard — the same instance id, or without one the same `host:port` — adds
+/// its address to that entry). `dnsSD` says whether DNS-SD was searched
 /// ("searched") or why not ("not used: avahi-daemon not reachable (…)").
 /// - Throws: `PeerError.system` when the UDP discovery port cannot be bound.
 /// - Thread: any (blocks `seconds`).
@@ -138,8 +142,6 @@ public func discoverInstrumentsEverywhere(seconds: Double, port: UInt16 = PeerAn
     let browser: AvahiBrowser?, note: String
     do { browser = try AvahiBrowser(); note = "searched" } catch { browser = nil; note = "not used: \(error)" }
     var found = try discoverInstruments(seconds: seconds, port: port)
-    for a in browser?.finish() ?? [] where !found.contains(where: { $0.host == a.host && $0.tcpPort == a.tcpPort }) {
-        found.append(a)
-    }
+    for a in browser?.finish() ?? [] { PeerAnnouncement.merge(a, into: &found) }
     return (found, note)
 }

@@ -25,7 +25,7 @@ public final class AvahiPublisher: @unchecked Sendable {
     public init(_ announcement: PeerAnnouncement) throws {
         name = announcement.name
         port = announcement.tcpPort
-        txt = AvahiDiscovery.txt(authRequired: announcement.authRequired)
+        txt = AvahiDiscovery.txt(authRequired: announcement.authRequired, instance: announcement.instance)
         connection = try AvahiConnection(context: Unmanaged.passUnretained(self).toOpaque(), callback: AvahiPublisher.clientChanged)
     }
 

@@ -7,8 +7,9 @@ public enum BluetoothAddress {
         return parts.count == 6 && parts.allSatisfy { $0.count == 2 && UInt8($0, radix: 16) != nil }
     }
 
-    /// "no Bluetooth adapter (…)" when Bluetooth cannot be used here, else nil.
-    public static func unavailableReason() -> String? {
-        RFCOMMTransport.unavailableReason().map { "no Bluetooth adapter (\($0))" }
-    }
+    /// One line saying why Bluetooth cannot be used here ("Bluetooth: no adapter (…)",
+    /// "… is powered off", "… blocked by rfkill", "bluetoothd is not running", no system
+    /// bus), or nil when bluetoothd has a usable adapter. Asks bluetoothd over D-Bus
+    /// (`BlueZ`); `remote` also needs the kernel's RFCOMM sockets (`RFCOMMTransport`).
+    public static func unavailableReason() -> String? { BlueZ.unavailableReason() }
 }

@@ -6,9 +6,14 @@ import Glibc
 /// port 47811 on the multicast group 239.255.47.81 (TTL 1, looped back to this host;
 /// through `lo` when it listens on loopback only, else the default interface), on
 /// 127.0.0.1 and, when it listens off loopback, to 255.255.255.255: the ASCII text
-/// `bendsynth1 <tcp-port> <auth 0|1> <name>` (docs/PROTOCOL.md). The multicast copy
-/// reaches every listener on a host (a unicast datagram reaches one of the sockets
-/// sharing the port with SO_REUSEPORT).
+/// `bendsynth2 <tcp-port> <auth 0|1> <instance, 16 hex digits> <name>`
+/// (docs/PROTOCOL.md; version 1's `bendsynth1 <tcp-port> <auth> <name>`, without the
+/// instance, is still read). The multicast copy reaches every listener on a host (a
+/// unicast datagram reaches one of the sockets sharing the port with SO_REUSEPORT).
+///
+/// The instance (the session's, also sent in HELLO/ACCEPT) tells instruments apart: one
+/// instrument heard on several addresses (loopback and its LAN address) is one entry;
+/// two that share a name are two.
 public struct PeerAnnouncement: Sendable, Equatable {
     public static let port: UInt16 = 47_811
     /// The administratively scoped (RFC 2365) IPv4 group announcements go to.
@@ -16,23 +21,83 @@ public struct PeerAnnouncement: Sendable, Equatable {
     public var tcpPort: UInt16
     public var authRequired: Bool
     public var name: String
-    /// Where it came from (filled in on receipt): the instrument's IPv4 address.
+    /// The instrument's instance id; nil from a version-1 announcement.
+    public var instance: UInt64?
+    /// Where it came from (filled in on receipt): the instrument's IPv4 address; its
+    /// loopback address when it was heard there too (the same machine: the shortest way).
     public var host: String = ""
+    /// The other addresses the same instance was heard from (`merge`), in the order heard.
+    public var alsoAt: [String] = []
 
-    public init(tcpPort: UInt16, authRequired: Bool, name: String, host: String = "") {
-        self.tcpPort = tcpPort; self.authRequired = authRequired; self.name = name; self.host = host
+    public init(tcpPort: UInt16, authRequired: Bool, name: String, instance: UInt64? = nil, host: String = "") {
+        self.tcpPort = tcpPort; self.authRequired = authRequired; self.name = name; self.instance = instance; self.host = host
     }
 
-    public var text: String { "bendsynth1 \(tcpPort) \(authRequired ? 1 : 0) \(name)" }
+    public var text: String {
+        guard let instance else { return "bendsynth1 \(tcpPort) \(authRequired ? 1 : 0) \(name)" }
+        return "bendsynth2 \(tcpPort) \(authRequired ? 1 : 0) \(Self.hex(instance)) \(name)"
+    }
+
+    /// The instance as 16 hex digits ("-" for none), as `peers` shows it.
+    public var instanceText: String { instance.map(Self.hex) ?? "-" }
+
+    static func hex(_ v: UInt64) -> String {
+        let d = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - d.count) + d
+    }
 
     /// Parses a datagram; nil for anything else (never throws: strangers' datagrams are ignored).
     public static func parse(_ bytes: some Collection<UInt8>, host: String) -> PeerAnnouncement? {
         guard bytes.count <= 200, let s = String(validating: Array(bytes), as: UTF8.self) else { return nil }
+        if s.hasPrefix("bendsynth2 ") {
+            let parts = s.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
+            guard parts.count == 5, let port = UInt16(parts[1]), port > 0, parts[2] == "0" || parts[2] == "1",
+                  parts[3].utf8.count == 16, let instance = UInt64(parts[3], radix: 16) else { return nil }
+            return PeerAnnouncement(tcpPort: port, authRequired: parts[2] == "1", name: String(parts[4]), instance: instance, host: host)
+        }
         let parts = s.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "bendsynth1", let port = UInt16(parts[1]), port > 0,
               parts[2] == "0" || parts[2] == "1" else { return nil }
         return PeerAnnouncement(tcpPort: port, authRequired: parts[2] == "1", name: String(parts[3]), host: host)
     }
+
+    /// True when `other` is the same instrument: the same instance when both carry one,
+    /// else the same `host:port`.
+    public func isSameInstrument(as other: PeerAnnouncement) -> Bool {
+        if let a = instance, let b = other.instance { return a == b }
+        return host == other.host && tcpPort == other.tcpPort
+    }
+
+    /// The key one instrument is kept under in a list.
+    var identity: String { instance.map { "instance \(Self.hex($0))" } ?? "\(host):\(tcpPort)" }
+
+    /// Adds `a` to `list`: a new entry, or, for an instrument already there (the same
+    /// instance), its address among the entry's (`host` becomes the loopback address
+    /// when it is one) and its newest name and key requirement.
+    /// - Returns: true when the entry is new or its name or key requirement changed.
+    @discardableResult
+    public static func merge(_ a: PeerAnnouncement, into list: inout [PeerAnnouncement]) -> Bool {
+        guard let i = list.firstIndex(where: { $0.isSameInstrument(as: a) }) else {
+            list.append(a)
+            return true
+        }
+        var e = list[i]
+        let changed = e.name != a.name || e.authRequired != a.authRequired || e.tcpPort != a.tcpPort
+        e.name = a.name; e.authRequired = a.authRequired; e.tcpPort = a.tcpPort
+        if a.host != e.host, !e.alsoAt.contains(a.host) {
+            if rank(a.host) < rank(e.host) {
+                e.alsoAt.insert(e.host, at: 0)
+                e.host = a.host
+            } else {
+                e.alsoAt.append(a.host)
+            }
+        }
+        list[i] = e
+        return changed
+    }
+
+    /// Which address `merge` prefers as `host`: 127.0.0.1, then other loopback ones, then the rest.
+    private static func rank(_ host: String) -> Int { host == "127.0.0.1" ? 0 : host.hasPrefix("127.") ? 1 : 2 }
 }
 
 /// Sends an announcement every second until stopped, from its own event loop's timer.
@@ -76,7 +141,7 @@ public final class PeerAnnouncer: @unchecked Sendable {
 }
 
 /// Listens for announcements for a while and returns the instruments heard, in the
-/// order first heard (one entry per host and port).
+/// order first heard (one entry per instance: `PeerAnnouncement.merge`).
 /// - Throws: `PeerError.system` when the discovery port cannot be bound.
 /// - Thread: any (blocks `seconds`).
 public func discoverInstruments(seconds: Double, port: UInt16 = PeerAnnouncement.port) throws -> [PeerAnnouncement] {
@@ -89,7 +154,7 @@ public func discoverInstruments(seconds: Double, port: UInt16 = PeerAnnouncement
         let left = Double(deadline - min(deadline, MonotonicClock.nanos())) / 1e9
         guard (try? IOWait.wait(fd: socket.fd, for: .readable, timeout: left)).map({ !$0.isEmpty }) == true else { continue }
         guard case let (a?, _) = receiveAnnouncement(socket, &buffer) else { continue }
-        if !found.contains(where: { $0.host == a.host && $0.tcpPort == a.tcpPort }) { found.append(a) }
+        PeerAnnouncement.merge(a, into: &found)
     }
     return found
 }

@@ -12,7 +12,8 @@ public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
     case timeout(String)
     /// A bad or missing key file.
     case key(String)
-    /// Bluetooth is not available here (no adapter, no kernel support).
+    /// Bluetooth is not available here: one line saying why (no adapter, powered off,
+    /// bluetoothd not running, no kernel support).
     case noBluetooth(String)
     /// The session is stopped.
     case stopped
@@ -21,8 +22,8 @@ public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .system(let e): e.description
         case .address(let s), .timeout(let s), .key(let s): s
-        case .declined(let r, let d): d.isEmpty ? "declined: \(r)" : "declined: \(r) (\(d))"
-        case .noBluetooth(let s): "no Bluetooth adapter (\(s))"
+        case .declined(let r, let d): d.isEmpty ? "declined: \(r)" : "declined: \(r) (\(UntrustedText.escaped(d)))"  // the other side's words
+        case .noBluetooth(let s): s
         case .stopped: "the peer session is stopped"
         }
     }

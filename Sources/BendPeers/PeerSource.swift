@@ -48,11 +48,15 @@ public final class PeerSource: InputSource, @unchecked Sendable {
     private var announcer: PeerAnnouncer?
     /// Off loopback, where avahi-daemon runs: the `_bendsynth._tcp` DNS-SD record.
     private var avahi: AvahiPublisher?
-    /// Over Bluetooth: our SDP record, so `peers --bluetooth` finds this instrument.
-    private var serviceRecord: BluetoothServiceRecord?
+    /// Over Bluetooth: the BlueZ profile (the service record bluetoothd publishes, the
+    /// connections it hands over) and its pairing agent.
+    public let bluetooth: BluetoothProfile?
     /// Where lines for the player go (TEXT, peers coming and going); nil: `log`. Set
     /// before `start`.
     public var notices: (any PeerNotices)?
+    /// The name this instrument shows to remotes and announces (`play --name`); nil:
+    /// "bendsynth on HOST". Set before `start`.
+    public var instrumentName: String?
     /// Where setup lines go (listening, a missing SDP record): stderr in the app. Set
     /// before `start`.
     public var log: @Sendable (String) -> Void = { _ in }
@@ -67,10 +71,12 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         transport = TCPTransport()
         admission = nil
         prompt = nil
+        bluetooth = nil
     }
 
-    /// Listens on RFCOMM `channel` (empty: the default, 7); who may play is decided by
-    /// `admission` (with `prompt`, others are asked about at the pad).
+    /// Registers the bendsynth profile with bluetoothd on RFCOMM `channel` (empty: the
+    /// default, 7) and takes the connections it hands over; who may play — and pair — is
+    /// decided by `admission` (with `prompt`, others are asked about at the pad).
     public init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: (any InvitationAsker)?, limits: PeerLimits = PeerLimits()) {
         var admission = admission
         admission.askPlayer = prompt != nil
@@ -80,18 +86,21 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         key = nil
         self.limits = limits
         translator = PeerTouchTranslator(limits: limits)
-        transport = RFCOMMTransport()
+        let profile = BluetoothProfile(channel: UInt8(channel) ?? RFCOMMTransport.defaultChannel, name: "bendsynth on \(Self.hostName())",
+                                       agent: BluetoothAgent(admission: admission, asker: prompt))
+        bluetooth = profile
+        transport = BluetoothProfileTransport(profile: profile)
         self.admission = admission
     }
 
     /// The address actually listened on (port filled in), after `start`. - Thread: any.
     public var boundAddress: String? { bound.withLock { $0 } }
 
-    /// Listens, announces (UDP, DNS-SD off loopback, SDP over Bluetooth) and plays the
+    /// Listens, announces (UDP, DNS-SD off loopback, the BlueZ profile over Bluetooth) and plays the
     /// peers' touches into `port`.
     /// - Throws: `InputSourceError` (runtime: exit 1) ("cannot listen for peers: …").
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
-        var config = PeerSession.Configuration(displayName: "bendsynth on \(hostName())", role: .server)
+        var config = PeerSession.Configuration(displayName: instrumentName ?? "bendsynth on \(Self.hostName())", role: .server)
         config.key = key
         let session: PeerSession
         do { session = try PeerSession(configuration: config, transport: transport) } catch {
@@ -104,7 +113,12 @@ public final class PeerSource: InputSource, @unchecked Sendable {
                 if case .ask = d { prompt?.offer(peer) }
                 return d
             }
-            prompt?.connect { [weak session] id, decision in session?.answerInvitation(from: id, decision) }
+            let agent = bluetooth?.agent
+            prompt?.connect { [weak session] id, decision in
+                if BluetoothAgent.isPairing(id) { agent?.answer(id, decision) } else { session?.answerInvitation(from: id, decision) }
+            }
+            bluetooth?.log = log
+            agent?.notice = { [self] in notice($0) }
         }
         let mixer = context.mixer, output = context.output
         session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: mixer.activeVoices)) }
@@ -115,6 +129,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
                 notice("\(change.peer) connected")
             case .disconnected:
                 releaseTouches(of: change.peer.id, port: port)
+                bluetooth?.ended(change.peer.address)
                 notice(Self.farewell(change))
             default: break
             }
@@ -130,20 +145,17 @@ public final class PeerSource: InputSource, @unchecked Sendable {
             let address = try session.listen(on: listenAddress)
             bound.withLock { $0 = address }
             if admission != nil {
-                log("listening for Bluetooth peers on RFCOMM \(address)")
-                do { serviceRecord = try BluetoothServiceRecord(channel: RFCOMMTransport.defaultChannel, name: config.displayName) } catch {
-                    log("note: others cannot find this instrument by SDP search (they can still connect to its address): \(error)")
-                }
+                log("listening for Bluetooth peers on RFCOMM \(address) (bendsynth profile registered with bluetoothd)")
             } else {
                 log("listening for peers on \(address)" + (key != nil ? " (shared key required)" : " (loopback only)"))
             }
             // Announcements are IPv4 (docs/PROTOCOL.md, "Discovery"): none for an IPv6 listener.
             if admission == nil, let ep = try? PeerAddress.parse(address), ep.family == .ipv4 {
-                announcer = try? PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName),
-                                               broadcast: !ep.isLoopback)
+                let announcement = PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName, instance: session.instance)
+                announcer = try? PeerAnnouncer(announcement, broadcast: !ep.isLoopback)
                 // DNS-SD too where avahi-daemon runs (off loopback only); silently none otherwise.
                 if !ep.isLoopback {
-                    avahi = try? AvahiPublisher(PeerAnnouncement(tcpPort: ep.port, authRequired: key != nil, name: config.displayName))
+                    avahi = try? AvahiPublisher(announcement)
                 }
             }
         } catch {
@@ -157,15 +169,15 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         announcer = nil
         avahi?.stop()
         avahi = nil
-        serviceRecord = nil
         session?.stop()   // every peer's disconnect releases its touches
         session = nil
+        bluetooth?.stop()
     }
 
     /// The player's line for a peer gone: one that played "left"; one refused before it
     /// played (too many players, or the policy) was "refused" or "declined".
     static func farewell(_ change: PeerStateChange) -> String {
-        let detail = change.detail.isEmpty ? "" : " (\(change.detail))"
+        let detail = change.detail.isEmpty ? "" : " (\(UntrustedText.escaped(change.detail)))"   // the other side's words
         if !change.wasConnected, !change.byPeer {
             switch change.reason {
             case .tooManyPeers?: return "\(change.peer) refused: too many players\(detail)"
@@ -191,7 +203,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         translator.release(peer, emit: { port.send($0) })
     }
 
-    private func hostName() -> String {
+    private static func hostName() -> String {
         var b = [UInt8](repeating: 0, count: 256)
         guard gethostname(&b, b.count) == 0 else { return "?" }
         return String(decoding: b.prefix { $0 != 0 }, as: UTF8.self)

@@ -1,4 +1,5 @@
 import BendControl
+import BendSystem
 
 /// Per-peer limits of an instrument; going over is noticed (at most once a second for
 /// the rate) and the excess dropped.
@@ -47,7 +48,7 @@ public struct PeerTouchTranslator: Sendable {
     public mutating func receive(_ message: PeerMessage, from peer: PeerInfo, at now: UInt64,
                                  emit: (ControlEvent) -> Void, notice: (String) -> Void) {
         if case .text(let text) = message {
-            return notice("message from \(peer.name.isEmpty ? peer.address : peer.name): \(Self.shown(text, limit: limits.textBytes))")
+            return notice("message from \(peer.shownName): \(UntrustedText.escaped(Self.shown(text, limit: limits.textBytes)))")
         }
         if case .touch(_, .up, _, _, _) = message {} else { guard allow(peer, at: now, notice: notice) else { return } }
         switch message {

@@ -1,3 +1,5 @@
+import BendSystem
+
 /// A peer's stable id: the instance number it sent in HELLO/ACCEPT, random per running
 /// program and the same across its reconnects. 0 means "not known yet" (an outgoing
 /// connection before ACCEPT).
@@ -17,7 +19,11 @@ public struct PeerInfo: Sendable, Equatable, CustomStringConvertible {
 
     public init(id: PeerID, name: String, address: String) { self.id = id; self.name = name; self.address = address }
 
-    public var description: String { name.isEmpty ? address : "'\(name)' (\(address))" }
+    /// The name as it may be shown on a terminal (`UntrustedText`: the peer chose it),
+    /// or the address when it sent none.
+    public var shownName: String { name.isEmpty ? address : UntrustedText.escaped(name) }
+
+    public var description: String { name.isEmpty ? address : "'\(UntrustedText.escaped(name))' (\(address))" }
 }
 
 /// A peer's state as its owner sees it.

@@ -2,9 +2,11 @@ import BendSystem
 import CBluetooth
 import Glibc
 
-/// Bluetooth RFCOMM through BlueZ's libbluetooth. Addresses are `XX:XX:XX:XX:XX:XX[@CHANNEL]`
-/// for `connect`, `CHANNEL` (1…30, default 7) for `listen`. There is no UDP here: an
-/// unreliable send goes on the stream.
+/// Bluetooth RFCOMM sockets (the one part of BlueZ's libbluetooth still used: D-Bus has
+/// no equivalent for the socket itself). Addresses are `XX:XX:XX:XX:XX:XX[@CHANNEL]` for
+/// `connect` (`remote`), `CHANNEL` (1…30, default 7) for `listen` (a bare RFCOMM
+/// listener; `play --bluetooth` lets bluetoothd listen instead: `BluetoothProfileTransport`).
+/// There is no UDP here: an unreliable send goes on the stream.
 ///
 /// RW-44: `connect()` may return before the link carries data, and a powered-off peer is
 /// reported only after the link supervision timeout (~17–20 s); the session's handshake
@@ -16,19 +18,17 @@ public struct RFCOMMTransport: PeerTransport {
 
     public init() {}
 
-    /// Why Bluetooth cannot be used here, or nil when an adapter is present: the kernel
-    /// has no AF_BLUETOOTH (`socket` fails with EAFNOSUPPORT), or no adapter is up
-    /// (`hci_get_route` < 0).
+    /// Why RFCOMM sockets cannot be made here (the kernel has no AF_BLUETOOTH: `socket`
+    /// fails with EAFNOSUPPORT), or nil. Whether an adapter is ready is bluetoothd's to
+    /// say (`BluetoothAddress.unavailableReason`).
     /// - Thread: any.
     public static func unavailableReason() -> String? {
         do {
             try Socket.open(domain: AF_BLUETOOTH, type: Int32(SOCK_STREAM.rawValue), protocol: BTPROTO_RFCOMM, name: "socket(AF_BLUETOOTH, RFCOMM)").close()
         } catch {
-            if error.code == EAFNOSUPPORT { return "this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(error.code)))" }
-            return error.description
+            if error.code == EAFNOSUPPORT { return "Bluetooth: this kernel has no Bluetooth support: socket(AF_BLUETOOTH): \(String(cString: strerror(error.code)))" }
+            return "Bluetooth: \(error.description)"
         }
-        let dev = hci_get_route(nil)
-        if dev < 0 { return "hci_get_route found no adapter: \(String(cString: strerror(errno)))" }
         return nil
     }
 

@@ -82,7 +82,7 @@ public final class WebServer: @unchecked Sendable {
         }
         lws_set_log_level(LLL_ERR, { _, line in
             guard let line else { return }
-            FileHandle.standardError.write(Data(("bendsynth: web: " + String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines) + "\n").utf8))
+            FileHandle.standardError.write(Data(("bendsynth: web: " + UntrustedText.escaped(String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)) + "\n").utf8))
         })
         let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         table.initialize(repeating: lws_protocols(), count: 2)

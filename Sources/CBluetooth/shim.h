@@ -1,4 +1,5 @@
-// BlueZ's libbluetooth (Debian libbluetooth-dev): HCI adapter lookup, RFCOMM sockets.
+// BlueZ's libbluetooth (Debian libbluetooth-dev): RFCOMM sockets and address strings only;
+// everything else (the service record, discovery, pairing) goes through bluetoothd's D-Bus API.
 //
 // These headers include <sys/socket.h>, whose bits/ headers are not in Glibc's module:
 // in BendPeers, which imports both, Glibc's socket names (SOCK_STREAM, SOCK_CLOEXEC…)
@@ -7,22 +8,10 @@
 // BendPeers file that uses socket names imports CBluetooth too.
 #include <sys/socket.h>
 #include <bluetooth/bluetooth.h>
-#include <bluetooth/hci.h>
-#include <bluetooth/hci_lib.h>
 #include <bluetooth/rfcomm.h>
 
 // Replaces the macro BDADDR_ANY (a compound literal Swift cannot import): all zeros.
 static inline bdaddr_t bendsynth_bdaddr_any(void) {
     bdaddr_t a = {{0, 0, 0, 0, 0, 0}};
-    return a;
-}
-
-// SDP: the service record the instrument registers and the search `peers --bluetooth` runs.
-#include <bluetooth/sdp.h>
-#include <bluetooth/sdp_lib.h>
-
-// Replaces the macro BDADDR_LOCAL (a compound literal): the local SDP server's address.
-static inline bdaddr_t bendsynth_bdaddr_local(void) {
-    bdaddr_t a = {{0, 0, 0, 0xff, 0xff, 0xff}};
     return a;
 }

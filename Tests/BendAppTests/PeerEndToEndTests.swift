@@ -12,13 +12,15 @@ final class PeerEndToEndTests: XCTestCase {
         let wav: String
         let port: UInt16
 
-        init(dir: URL, listen: (UInt16) -> String, extra: [String] = [], environment: [String: String] = [:]) throws {
-            port = PeerEndToEndTests.freePort()
+        /// - Parameter port: the port to listen on (a restarted instrument: the same
+        ///   again); nil: a free one.
+        init(dir: URL, listen: (UInt16) -> String, port: UInt16? = nil, extra: [String] = [], environment: [String: String] = [:]) throws {
+            self.port = port ?? PeerEndToEndTests.freePort()
             log = dir.appendingPathComponent("play.err").path
             wav = dir.appendingPathComponent("take.wav").path
             FileManager.default.createFile(atPath: log, contents: nil)
             process.executableURL = BinaryRunner.executable
-            process.arguments = ["play", "--no-terminal", "--listen", listen(port), "-d", "bendsynth_no_such_pcm", "--record", wav] + extra
+            process.arguments = ["play", "--no-terminal", "--listen", listen(self.port), "-d", "bendsynth_no_such_pcm", "--record", wav] + extra
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

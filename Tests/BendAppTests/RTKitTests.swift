@@ -6,40 +6,25 @@ import Foundation
 /// on a private bus, given as the system bus, with its render thread's kernel id.
 final class RTKitTests: XCTestCase {
     var dir: URL!
+    var bus: PrivateSystemBus!
     var processes: [Process] = []
 
     override func setUpWithError() throws {
-        for tool in ["/usr/bin/dbus-daemon", "/usr/bin/setpriv", "/usr/bin/dbus-send"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is not installed")
-        }
-        guard try BinaryRunner.spawn(["/usr/bin/python3", "-c", "import dbusmock"]).status == 0 else { throw XCTSkip("python3-dbusmock is not installed") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("/usr/bin/setpriv is not installed") }
+        try PrivateSystemBus.requireTools()
         dir = try BinaryRunner.temporaryDirectory()
     }
 
     override func tearDownWithError() throws {
         for p in processes.reversed() where p.isRunning { p.terminate(); p.waitUntilExit() }
+        bus?.stop()
         if let dir { try? FileManager.default.removeItem(at: dir) }
-    }
-
-    var bus: String { "unix:path=\(dir.path)/bus" }
-
-    func start(_ path: String, _ args: [String], env: [String: String] = [:]) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        processes.append(p)
-        return p
     }
 
     /// A private bus and a mock RealtimeKit1 on it: MaxRealtimePriority 20, RTTimeUSecMax
     /// 200000; MakeThreadRealtime refuses (AccessDenied) when `refuse`.
     func startMock(refuse: Bool) throws -> URL {
-        _ = try start("/usr/bin/dbus-daemon", ["--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(bus)"])
+        bus = try PrivateSystemBus(dir: dir)
         let template = dir.appendingPathComponent("rtkit_mock.py")
         try """
         dbus = __import__('dbus')
@@ -54,15 +39,7 @@ final class RTKitTests: XCTestCase {
             mock.AddProperties(MAIN_IFACE, {'MaxRealtimePriority': dbus.Int32(20), 'MinNiceLevel': dbus.Int32(-15),
                                             'RTTimeUSecMax': dbus.Int64(200000)})
         """.write(to: template, atomically: true, encoding: .utf8)
-        let log = dir.appendingPathComponent("calls.log")
-        _ = try start("/usr/bin/python3", ["-m", "dbusmock", "--template", template.path, "-l", log.path,
-                                           "-p", refuse ? "{\"refuse\": true}" : "{}"],
-                      env: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
-        try waitUntil("the mock to own org.freedesktop.RealtimeKit1") {
-            try BinaryRunner.spawn(["dbus-send", "--bus=\(bus)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                    "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.RealtimeKit1"]).output.contains("boolean true")
-        }
-        return log
+        return try bus.startMock("org.freedesktop.RealtimeKit1", template: template, parameters: refuse ? "{\"refuse\": true}" : "{}")
     }
 
     /// play without CAP_SYS_NICE on a long script; stderr goes to a file.
@@ -76,7 +53,7 @@ final class RTKitTests: XCTestCase {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--inh-caps", "-sys_nice", "--bounding-set", "-sys_nice", BinaryRunner.executable.path,
                        "play", "--no-terminal", "--no-config", "--script", script.path, "-d", "null"]
-        p.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": bus]) { $1 }
+        p.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         p.standardError = try FileHandle(forWritingTo: err)

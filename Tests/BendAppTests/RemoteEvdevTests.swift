@@ -68,7 +68,7 @@ final class RemoteEvdevTests: XCTestCase {
         defer { remote.stop(); server.stop() }
         let recording = try EvemuRecording.parse([("inline", Self.touchscreen)])
         let (reader, writeEnd) = try pipeReader(recording)
-        let devices = try XCTUnwrap(RemoteCommand.startDevices(EvdevOptions(), session: remote, readers: [reader]))
+        let devices = try XCTUnwrap(RemoteCommand.startDevices(EvdevOptions(), forward: { remote.forward($0) }, readers: [reader]))
         defer { devices.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)

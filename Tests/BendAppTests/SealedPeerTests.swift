@@ -83,7 +83,8 @@ final class SealedPeerTests: XCTestCase {
     }
 
     /// SIGSTOP the remote past the heartbeat timeout: the instrument drops it; when it
-    /// runs again it says it was dropped, not that the instrument left.
+    /// runs again it says it was dropped, not that the instrument left (`--retry-for 0`:
+    /// it leaves with that line instead of connecting again).
     func testAFrozenRemoteIsToldItWasDroppedNotThatTheInstrumentLeft() throws {
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -96,7 +97,7 @@ final class SealedPeerTests: XCTestCase {
         FileManager.default.createFile(atPath: log, contents: nil)
         let remote = Process()
         remote.executableURL = BinaryRunner.executable
-        remote.arguments = ["remote", String(instrument.port), "--script", hold, "--name", "sleeper"]
+        remote.arguments = ["remote", String(instrument.port), "--script", hold, "--name", "sleeper", "--retry-for", "0"]   // leave at once, not reconnect
         remote.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         remote.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         remote.standardError = FileHandle(forWritingAtPath: log)

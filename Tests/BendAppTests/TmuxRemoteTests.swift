@@ -49,3 +49,33 @@ final class TmuxRemoteTests: XCTestCase {
         XCTAssertTrue(stderr.contains("exit=0"), stderr)
     }
 }
+
+/// The remote's pad while its link is down: its top line says it is reconnecting, then
+/// connected again once an instrument listens on the port again.
+final class TmuxRemoteReconnectTests: XCTestCase {
+    let tmux = Tmux("bendsynth-relink-test")
+
+    func testThePadShowsReconnectingThenConnectedAgain() throws {
+        guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let firstDir = dir.appendingPathComponent("first"), secondDir = dir.appendingPathComponent("second")
+        try FileManager.default.createDirectory(at: firstDir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: secondDir, withIntermediateDirectories: true)
+        let first = try PeerEndToEndTests.Instrument(dir: firstDir, listen: { "127.0.0.1:\($0)" }, extra: ["--name", "stage"])
+        XCTAssertTrue(first.waitFor("listening for peers"), first.stderr)
+        let log = dir.appendingPathComponent("remote.err").path
+        try tmux.start("remote", columns: 100, rows: 30, "\(BinaryRunner.executable.path) remote 127.0.0.1:\(first.port) --name tester", log: log)
+        defer { try? tmux(["kill-server"]) }
+        try waitUntil("the remote pad") { try tmux.screen("remote").contains("stage: connected, RTT") }
+        XCTAssertEqual(first.stop(), 0, first.stderr)
+        let down = Poll.until(20) { ((try? tmux.screen("remote")) ?? "").contains("stage: reconnecting (") }
+        XCTAssertTrue(down, "the pad says it reconnects: \((try? tmux.screen("remote")) ?? "")")
+        let second = try PeerEndToEndTests.Instrument(dir: secondDir, listen: { "127.0.0.1:\($0)" }, port: first.port, extra: ["--name", "stage"])
+        defer { _ = second.stop() }
+        XCTAssertTrue(second.waitFor("'tester' (127.0.0.1:"), second.stderr)
+        try waitUntil("connected again") { try tmux.screen("remote").contains("stage: connected, RTT") }
+        let stderr = try quit(tmux, "remote", log: log)
+        XCTAssertTrue(stderr.contains("exit=0"), stderr)
+    }
+}
