@@ -24,6 +24,7 @@ DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | c
 # driver behind the ALSA `jack` PCM).
 DEB_BENCH = libopenal-dev valgrind gcc jackd2 libasound2-plugins
 RT_SECONDS ?= 60
+SOAK_SECONDS ?= 60
 
 # CPU features of release builds. swiftc targets baseline x86-64 (SSE2) unless told;
 # when this machine's /proc/cpuinfo lists AVX2 and FMA, release builds target Haswell
@@ -35,7 +36,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint readme bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static
+.PHONY: all deps build run test lint readme bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz
 
 # Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
 # release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
@@ -102,6 +103,14 @@ readme: deps
 
 lint:
 	@python3 scripts/check-layers.py
+
+# Coverage-guided fuzzing (libFuzzer + AddressSanitizer, its own build in .build/fuzz):
+# each decoder of outside bytes for FUZZ_SECONDS from Fuzz/corpus; fails on any crash,
+# leak or timeout. `make fuzz FUZZ_TARGETS="osc terminal"` runs some.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/fuzz.sh $(FUZZ_TARGETS)
 
 # The man page and the completions, printed by the binary from its option table.
 generated: $(if $(filter $(RELEASE),$(BIN)),build)
@@ -179,7 +188,9 @@ clean:
 # `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
 # peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
-# web latency — a touch dispatched in headless Chromium → the engine's queue.
+# web latency — a touch dispatched in headless Chromium → the engine's queue; the soak —
+# 8 peers, an OSC flood and 8 web pads on jackd's dummy driver for SOAK_SECONDS (xruns,
+# limits, memory growth, touches ended after the sources go).
 bench: build $(OPENAL_BASELINE)
 	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
@@ -187,6 +198,7 @@ bench: build $(OPENAL_BASELINE)
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64
 	$(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py
+	@Benchmarks/soak.sh $(RELEASE) $(SOAK_SECONDS)
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)

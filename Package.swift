@@ -6,6 +6,7 @@
 //   bendsynth (main) → BendApp
 //   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
+//   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
 //   BendInput → BendControl, BendEngine, BendSystem
@@ -116,6 +117,10 @@ let package = Package(
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
+        // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
+        // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).
+        .executableTarget(name: "BendFuzz", dependencies: ["BendControl", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI"],
+                          path: "Sources/BendFuzz"),
 
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline
         // Instrument rendered through the render driver's period step); a private jackd

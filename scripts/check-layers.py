@@ -35,6 +35,8 @@ LAYERS = {
     "BendWeb": 3, "BendMIDI": 3, "BendJack": 3,
     # the benches: they drive sinks and sources, so they sit above both.
     "BendBench": 4,
+    # the fuzz targets: they feed every input source's decoder.
+    "BendFuzz": 4,
     "BendApp": 5,
     "bendsynth": 6,
 }

@@ -10,7 +10,7 @@ enum BenchCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("voices", "n", value: "LIST", help: "comma-separated voice counts (default 16,64,256,1024)"),
         OptionSpec("period", value: "FRAMES", help: "period in frames (16…8192, default 256)"),
-        OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.01…600, default 4)"),
+        OptionSpec("seconds", value: "S", help: "seconds of audio rendered per voice count (0.01…3600, default 4; --soak: 60)"),
         OptionSpec("rate", "r", value: "HZ", help: "rate in frames per second (default 48000)"),
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("spread", help: "spread each period's moves over its frames (voice v at frame ⌊v·period/N⌋), as live input comes, instead of all at its first frame"),
@@ -18,12 +18,13 @@ enum BenchCommand {
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback"),
+        OptionSpec("soak", help: "instead: the soak — the instrument on the running JACK server (Benchmarks/soak.sh starts one) under 8 peers, an OSC flood and 8 web pads for --seconds (default 60): xruns, limits, memory, touches ended"),
         OptionSpec("help", "h", help: "show this help"),
     ]
 
     static let usage = """
     usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
-           bendsynth bench --peers LIST | --osc [--period FRAMES]
+           bendsynth bench --peers LIST | --osc [--period FRAMES] | --soak [--seconds S]
 
     Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
     the voices one core could mix in real time. --peers and --osc measure latencies
@@ -44,6 +45,7 @@ enum BenchCommand {
         var osc = false
         var spread = false
         var webDriver: String?
+        var soak = false, secondsGiven = false
         for (name, value) in options {
             switch name {
             case "help":
@@ -51,7 +53,7 @@ enum BenchCommand {
                 return
             case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536)
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
-            case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.01...600)
+            case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.01...3600); secondsGiven = true
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
             case "interp": interpolation = try OptionValues.interpolation(value, option: name)
             case "json": json = true
@@ -59,8 +61,16 @@ enum BenchCommand {
             case "spread": spread = true
             case "osc": osc = true
             case "web": webDriver = value
+            case "soak": soak = true
             default: break
             }
+        }
+        if soak {
+            let candidates = assetCandidates("web")
+            guard let assets = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }) else {
+                throw AppError.runtime("bench --soak: the web page (Assets/web) is not found (looked in: \(candidates.joined(separator: ", ")))")
+            }
+            return try bench { try SoakBench.run(seconds: secondsGiven ? seconds : 60, assets: assets, log: { printErr("bendsynth: \($0)") }) }
         }
         if let peerCounts { return try bench { try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) } }
         if let webDriver {

@@ -225,12 +225,13 @@ enum PlayCommand {
             if output is PacedOutput { printErr("bendsynth: playing into '\(path)' only") }
         }
 
-        // Play until q / Ctrl-C / hang-up (the terminal), SIGINT / SIGTERM, or until
-        // every source that does not end play by itself has ended (a script is done).
+        // Play until q / Ctrl-C / hang-up (the terminal), SIGINT / SIGTERM / SIGHUP, or
+        // until every source that does not end play by itself has ended (a script is done).
         let finished = DispatchSemaphore(value: 0)
         let remaining = Atomic<Int>(sources.filter { !$0.endsPlay }.count)
         let waitsForAll = !sources.contains { $0.endsPlay }
-        signal(SIGHUP, SIG_IGN)  // a hang-up reaches the terminal reader as POLLHUP/EIO instead
+        // SIGHUP stops play like SIGTERM (StopSignals); with a terminal, its reader sees
+        // the hang-up too (POLLHUP/EIO). Never SIG_IGN it here: that would discard it.
         StopSignals.wait { _ in finished.signal() }
         var context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         context.touchBoard = touchBoard

@@ -53,6 +53,20 @@ public final class ControlPort: @unchecked Sendable {
     private var lastFrame: UInt64 = 0
     /// Rounded pad touches: their rounder, the y they last had and the x last sent.
     private var rounded: [UInt32: (rounder: PitchRounder, y: Double, x: Double)] = [:]
+    /// Downs, moves and pans refused to keep the ring's reserve for ups.
+    private let refused = Atomic<Int>(0)
+    /// Ups the full ring could not take: pushed first by the next call (never lost).
+    private var pendingUps: [UInt32] = []
+
+    /// Slots of the engine's ring kept for ups (and the release of the whole source): a
+    /// down, move or pan is refused when no more than this many are free, so a flood that
+    /// fills the ring (a render thread that fell behind, a sender far over its limits)
+    /// costs moves and new touches, never the up of a touch that sounds — which would
+    /// leave its voice sounding for good. An eighth of the ring.
+    var upReserve: Int { ring.capacity / 8 }
+
+    /// True while the ring has room above the reserve for ups.
+    private var hasRoom: Bool { ring.capacity - ring.count > upReserve }
 
     /// - Parameters:
     ///   - mixer: the engine; a new event ring is made for this source (setup only).
@@ -74,8 +88,9 @@ public final class ControlPort: @unchecked Sendable {
     /// True when the port's pitches move between events (`hold` rounding): call `tick`.
     public var needsTicks: Bool { rounding?.mode == .hold }
 
-    /// Events dropped because the engine's ring for this source was full.
-    public var dropped: Int { ring.dropped }
+    /// Events dropped because the engine's ring for this source was full (or had only
+    /// its reserve for ups left: `upReserve`). - Thread: any.
+    public var dropped: Int { ring.dropped + refused.load(ordering: .relaxed) }
 
     /// Sends a live event, stamped from the monotonic clock.
     /// - Thread: this source's thread.
@@ -89,7 +104,7 @@ public final class ControlPort: @unchecked Sendable {
     /// - Thread: this source's thread.
     public func trySend(_ event: ControlEvent, atFrame frame: UInt64) -> Bool {
         lock.withLock { _ in
-            guard ring.count < ring.capacity else { return false }
+            guard hasRoom else { return false }
             sendLocked(event, atFrame: frame)
             return true
         }
@@ -105,6 +120,9 @@ public final class ControlPort: @unchecked Sendable {
     private func sendLocked(_ event: ControlEvent, atFrame frame: UInt64) {
         let frame = max(frame, lastFrame)
         lastFrame = frame
+        while let id = pendingUps.first, ring.push(EngineEvent(frame: frame, kind: .up, key: TouchKey(source: source, touch: id))) {
+            pendingUps.removeFirst()
+        }
         var event = event
         // Source ids → port ids (the same unless a reused id's earlier touch is sustained).
         if let (id, phase) = event.touchPhase {
@@ -121,6 +139,7 @@ public final class ControlPort: @unchecked Sendable {
             guard push(id: id, phase: phase, ratio: Float(r), gain: Float(gain(y: g)), frame: frame) else { return }
         case let .tilt(value):
             let pan = value.isNaN ? 0 : min(max(value, -1), 1)
+            guard hasRoom else { refused.add(1, ordering: .relaxed); return }
             ring.push(EngineEvent(frame: frame, kind: .pan, value: Float(pan)))
         case let .sustain(on):
             guard on != sustain.held else { return }
@@ -133,26 +152,29 @@ public final class ControlPort: @unchecked Sendable {
 
     /// A deferred touch's up, now: the engine's and the observers'.
     private func pushUp(_ id: UInt32, frame: UInt64) {
-        ring.push(EngineEvent(frame: frame, kind: .up, key: TouchKey(source: source, touch: id)))
+        if !ring.push(EngineEvent(frame: frame, kind: .up, key: TouchKey(source: source, touch: id))) { pendingUps.append(id) }
         for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
     }
 
     /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
-    /// touch that is not down.
+    /// touch that is not down, and for a down or move refused to keep the ring's reserve
+    /// for ups (a refused down never started: its moves and up are ignored too).
     private func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64) -> Bool {
         let key = TouchKey(source: source, touch: id)
         switch phase {
         case .down:
+            guard hasRoom else { refused.add(1, ordering: .relaxed); return false }
             activeTouches.insert(id)
             ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
         case .move:
             guard activeTouches.contains(id) else { return false }
+            guard hasRoom else { refused.add(1, ordering: .relaxed); return false }
             ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
         case .up:
             guard activeTouches.remove(id) != nil else { return false }
             // Held by the sustain control: sounds on, its up (engine's and observers') later.
             if sustain.defer(id) { return false }
-            ring.push(EngineEvent(frame: frame, kind: .up, key: key))
+            if !ring.push(EngineEvent(frame: frame, kind: .up, key: key)) { pendingUps.append(id) }
         }
         return true
     }
@@ -218,7 +240,7 @@ public final class ControlPort: @unchecked Sendable {
             entry.rounder.advance(to: t)
             let x = pitchMap.x(ratio: rounding.tuning.ratio(cents: entry.rounder.output))
             // A move the full ring cannot take is sent by a later tick (x stays behind).
-            let send = abs(x - entry.x) > 1e-9 && activeTouches.contains(id) && ring.count < ring.capacity
+            let send = abs(x - entry.x) > 1e-9 && activeTouches.contains(id) && hasRoom
             if send { entry.x = x }
             rounded[id] = entry
             guard send else { continue }

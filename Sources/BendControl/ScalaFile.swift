@@ -33,6 +33,8 @@ public struct ScalaFileError: Error, Sendable, Equatable, CustomStringConvertibl
 public enum ScalaFile {
     /// Most pitches a file may list (the archive's largest scales have a few thousand).
     public static let maximumPitches = 100_000
+    /// The largest pitch taken, cents either way (100 octaves).
+    public static let maximumCents = 120_000.0
 
     /// The scale in `bytes`; `path` names the file in errors.
     public static func parse(_ bytes: [UInt8], path: String) throws(ScalaFileError) -> Scale {
@@ -69,6 +71,11 @@ public enum ScalaFile {
             }
             guard cents.isFinite else {
                 throw ScalaFileError(path: path, line: number, expected: what + " (a positive ratio of numbers below 10^308)", found: shown(line))
+            }
+            // Far beyond any instrument, and where a period's cents would swallow its
+            // degrees' (found by `make fuzz`: a 7.8·10^105-cent period).
+            guard abs(cents) <= maximumCents else {
+                throw ScalaFileError(path: path, line: number, expected: what + " (within ±\(Int(maximumCents)) cents, 100 octaves)", found: shown(line))
             }
             if index == n {
                 guard cents > 0 else {

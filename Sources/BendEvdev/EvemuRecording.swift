@@ -17,6 +17,9 @@ import Foundation
 public struct EvemuRecording: Sendable {
     public var device: EvdevDeviceDescription
     public var events: [InputEvent]
+    /// The latest event time taken, seconds (about 285 000 years: its microseconds and
+    /// their differences fit an Int64).
+    public static let maximumSeconds: Int64 = 9_000_000_000_000
 
     /// A recording that cannot be used: which file, which line, what was expected.
     public struct ParseError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -151,6 +154,10 @@ private struct Parser {
             let time = args[0].split(separator: ".", omittingEmptySubsequences: false)
             guard time.count == 2, let sec = Int64(time[0]), sec >= 0, time[1].count == 6, let usec = Int64(time[1]), usec >= 0 else {
                 throw fail("time '\(args[0])' is not seconds.micros (6 digits)")
+            }
+            // Microseconds must fit an Int64 (found by `make fuzz`: a huge time trapped).
+            guard sec <= EvemuRecording.maximumSeconds else {
+                throw fail("time '\(args[0])' is out of range (seconds up to \(EvemuRecording.maximumSeconds))")
             }
             let type = UInt16(try hex(args[1], "event type"))
             guard type <= EvdevCode.evMax else { throw fail("unknown event type 0x\(args[1])") }

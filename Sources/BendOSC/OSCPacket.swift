@@ -162,7 +162,7 @@ extension OSCPacket {
                 case UInt8(ascii: "F"): arguments.append(.bool(false))
                 default:
                     guard let arg = argv[i] else { arguments.append(.other(Character(UnicodeScalar(tags[i])))); continue }
-                    arguments.append(value(tag: tags[i], arg))
+                    arguments.append(value(tag: tags[i], UnsafeRawPointer(arg)))
                 }
             }
         }
@@ -171,15 +171,19 @@ extension OSCPacket {
         return OSCMessage(address: address, types: types, arguments: arguments)
     }
 
-    private static func value(tag: UInt8, _ arg: UnsafeMutablePointer<lo_arg>) -> OSCValue {
+    /// One argument's value. Reads only the argument's own bytes: `arg.pointee.i` would
+    /// load the whole 8-byte `lo_arg` union, 4 bytes past a final int32 or float in
+    /// liblo's copy of the message (a heap over-read AddressSanitizer found: `make fuzz`,
+    /// RW-48's `fseq` bundle).
+    static func value(tag: UInt8, _ raw: UnsafeRawPointer) -> OSCValue {
         switch tag {
-        case UInt8(ascii: "i"): return .int32(arg.pointee.i)
-        case UInt8(ascii: "h"): return .int64(arg.pointee.h)
-        case UInt8(ascii: "f"): return .float(arg.pointee.f)
-        case UInt8(ascii: "d"): return .double(arg.pointee.d)
+        case UInt8(ascii: "i"): return .int32(raw.loadUnaligned(as: Int32.self))
+        case UInt8(ascii: "h"): return .int64(raw.loadUnaligned(as: Int64.self))
+        case UInt8(ascii: "f"): return .float(raw.loadUnaligned(as: Float.self))
+        case UInt8(ascii: "d"): return .double(raw.loadUnaligned(as: Double.self))
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
-            return .string(String(cString: UnsafeRawPointer(arg).assumingMemoryBound(to: CChar.self)))
-        case UInt8(ascii: "b"): return .blob(Int(UnsafeRawPointer(arg).load(as: Int32.self)))
+            return .string(String(cString: raw.assumingMemoryBound(to: CChar.self)))
+        case UInt8(ascii: "b"): return .blob(Int(raw.loadUnaligned(as: Int32.self)))
         default: return .other(Character(UnicodeScalar(tag)))
         }
     }

@@ -86,6 +86,10 @@ final class ScalaFileTests: XCTestCase {
             ("desc\n2\n700.0\n1/2\n", 4, "the period (the last pitch) above the root"),
             ("desc\n1\n0.0\n", 3, "the period (the last pitch) above the root"),
             ("desc\n1\n" + String(repeating: "9", count: 400) + "/1\n", 3, "below 10^308"),
+            // Found by `make fuzz` (a 7.8·10^105-cent period swallowed its degrees' cents).
+            ("desc\n2\n100.0\n" + String(repeating: "7", count: 100) + "438.8\n", 4, "within ±120000 cents"),
+            ("desc\n2\n-200000.0\n2/1\n", 3, "within ±120000 cents"),
+            ("desc\n1\n1" + String(repeating: "0", count: 40) + "/1\n", 3, "within ±120000 cents"),
         ]
         for c in cases {
             guard let e = error(c.text) else { continue }

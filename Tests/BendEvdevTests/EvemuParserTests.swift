@@ -31,6 +31,9 @@ final class EvemuParserTests: XCTestCase {
                        "take.evemu:8: truncated: the recording ends inside a frame (no SYN_REPORT after this event)")
         XCTAssertEqual(error(head + "E: 0.000000 0003 0035 seven\n")?.message, "event value 'seven' is not a decimal integer")
         XCTAssertEqual(error(head + "E: 0.5 0003 0035 7\n")?.message, "time '0.5' is not seconds.micros (6 digits)")
+        // Found by `make fuzz`: its microseconds overflowed an Int64 (a trap, not an error).
+        XCTAssertEqual(error(head + "E: 99999999999999999.000000 0000 0000 0\n")?.message,
+                       "time '99999999999999999.000000' is out of range (seconds up to 9000000000000)")
         XCTAssertEqual(error(head + "E: 0.000000 0000 0000 0\nA: 00 0 1 0 0\n")?.message, "device description (A:) after the events")
         XCTAssertEqual(error("# nothing\n")?.message, "no device description (N: and I: lines expected)")
     }

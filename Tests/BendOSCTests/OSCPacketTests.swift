@@ -1,4 +1,4 @@
-import BendOSC
+@testable import BendOSC
 import XCTest
 
 /// The packet decoder: liblo for messages, bundles walked with every size checked.
@@ -70,5 +70,36 @@ final class OSCPacketTests: XCTestCase {
         var deep = osc("/x")
         for _ in 0...OSCPacket.maxDepth { deep = OSCEncoder.bundle([deep]) }
         XCTAssertThrowsError(try OSCPacket.decode(deep)) { e in XCTAssertTrue("\(e)".contains("nested deeper")) }
+    }
+}
+
+/// Found by `make fuzz` (AddressSanitizer, on RW-48's first bundle): an int32 or float
+/// argument was read as the whole 8-byte `lo_arg` union, 4 bytes past the end of liblo's
+/// copy of a message that ends with it. Here each argument ends right before a page that
+/// cannot be read: reading one byte too many crashes the test.
+final class OSCArgumentBoundsTests: XCTestCase {
+    func testArgumentsAreReadWithinTheirOwnBytes() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let base = try XCTUnwrap(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        XCTAssertNotEqual(base, MAP_FAILED)
+        defer { munmap(base, 2 * page) }
+        XCTAssertEqual(mprotect(base + page, page, PROT_NONE), 0)
+        func last<T>(_ value: T) -> UnsafeRawPointer {
+            let at = base + page - MemoryLayout<T>.size
+            at.storeBytes(of: value, as: T.self)
+            return UnsafeRawPointer(at)
+        }
+        XCTAssertEqual(OSCPacket.value(tag: UInt8(ascii: "i"), last(Int32(-7))), .int32(-7))
+        XCTAssertEqual(OSCPacket.value(tag: UInt8(ascii: "f"), last(Float(0.25))), .float(0.25))
+        XCTAssertEqual(OSCPacket.value(tag: UInt8(ascii: "h"), last(Int64(1) << 40)), .int64(1 << 40))
+        XCTAssertEqual(OSCPacket.value(tag: UInt8(ascii: "d"), last(0.5)), .double(0.5))
+        XCTAssertEqual(OSCPacket.value(tag: UInt8(ascii: "b"), last(Int32(12))), .blob(12))
+    }
+
+    /// RW-48's first bundle (its `fseq` int32 ends the last message) decodes whole.
+    func testBundleEndingWithAnIntegerDecodes() throws {
+        let bytes = try RealWorldOSC.datagram("RW-48_tuio11_b1_add_cursor0_fseq1.osc")
+        guard case let .bundle(_, elements) = try OSCPacket.decode(bytes) else { return XCTFail("not a bundle") }
+        XCTAssertEqual(elements.last, .message(OSCMessage(address: "/tuio/2Dcur", types: "si", arguments: [.string("fseq"), .int32(1)])))
     }
 }

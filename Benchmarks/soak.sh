@@ -1,0 +1,34 @@
+#!/bin/bash
+# `make bench`, soak part: `bendsynth bench --soak` on jackd's dummy driver (48 kHz,
+# 256-frame periods, not real-time scheduled) under a private server name: the instrument
+# under 8 peer controllers, an OSC flood touching ten times the per-sender touch limit
+# and 8 web pads, for SECONDS; then every source goes. Prints xruns (the client's and
+# jackd's own), the limits (most touches held per source, touches refused), events
+# dropped, resident memory after warm-up and at the end, and how long after the sources
+# went the last touch ended. Printed, never asserted.
+# usage: Benchmarks/soak.sh BENDSYNTH [SECONDS]
+set -eu
+BIN=$1; SECS=${2:-60}
+DIR=$(mktemp -d)
+# One fixed private name (jackd's shm registry has few slots; never a random one).
+export JACK_DEFAULT_SERVER=bendsynth-soak JACK_NO_START_SERVER=1
+JACK_PID=
+cleanup() {
+  [ -n "$JACK_PID" ] && { kill -TERM "$JACK_PID" 2>/dev/null; wait "$JACK_PID" 2>/dev/null; } || true
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+command -v jackd >/dev/null || { echo "soak: jackd is not installed (Debian jackd2; make bench-deps)"; exit 1; }
+jackd --no-realtime -d dummy -r 48000 -p 256 >"$DIR/jackd.log" 2>&1 &
+JACK_PID=$!
+for _ in $(seq 100); do  # up to 10 s for its ports
+  jack_lsp 2>/dev/null | grep -q system:playback_1 && break
+  kill -0 "$JACK_PID" 2>/dev/null || break
+  sleep 0.1
+done
+jack_lsp 2>/dev/null | grep -q system:playback_1 || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
+before=$(grep -c XRun "$DIR/jackd.log" || true)
+echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+"$BIN" bench --soak --seconds "$SECS"
+echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "  jackd's own dummy-driver xruns during the soak (its non-real-time timer): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"
