@@ -14,8 +14,8 @@ extension PeerSource {
     /// `play --bluetooth`: registers the bendsynth profile with bluetoothd on RFCOMM
     /// `channel` (empty: the default, 7); who may play and pair is decided by
     /// `admission`. Call `requireBluetooth()` first.
-    convenience init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: InvitationPrompt?) {
-        self.init(bluetoothChannel: channel, admission: admission, prompt: prompt as (any InvitationAsker)?)
+    convenience init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: InvitationPrompt?, instrumentName: String? = nil) {
+        self.init(bluetoothChannel: channel, admission: admission, prompt: prompt as (any InvitationAsker)?, instrumentName: instrumentName)
         log = { printErr("bendsynth: " + $0) }
         notices = PadNotices()
     }

@@ -27,7 +27,7 @@ enum PlayCommand {
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
         OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key"),
         OptionSpec("key-file", value: "FILE", help: "shared key every remote must prove, on loopback too (off loopback the default is made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
-        OptionSpec("name", value: "NAME", help: "with --listen: the name remotes see and bendsynth peers lists (default 'bendsynth on HOST'; 1…64 UTF-8 bytes)"),
+        OptionSpec("name", value: "NAME", help: "with --listen or --bluetooth: the name remotes see and bendsynth peers lists (default 'bendsynth on HOST'; 1…64 UTF-8 bytes)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth (registers the bendsynth profile with bluetoothd; answers pairing requests)"),
         OptionSpec("allow", value: "ADDR[,ADDR]", help: "with --bluetooth: these Bluetooth addresses may pair and play without asking"),
         OptionSpec("accept-all", help: "with --bluetooth: anyone in range may pair and play without asking"),
@@ -120,8 +120,8 @@ enum PlayCommand {
             let peers = try PeerSource(listen: listen, keyFile: o.keyFile)
             peers.instrumentName = o.name
             sources.append(peers)
-        } else if o.name != nil {
-            throw AppError.usage("play: --name is the name remotes over --listen see; add --listen")
+        } else if o.name != nil && !o.bluetooth {
+            throw AppError.usage("play: --name is the name remotes over --listen or --bluetooth see; add one of them")
         }
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
             throw AppError.usage("play: --allow and --accept-all are for Bluetooth players; add --bluetooth")
@@ -130,7 +130,7 @@ enum PlayCommand {
         if o.bluetooth {
             try PeerSource.requireBluetooth()
             prompt = o.terminal ? InvitationPrompt() : nil
-            sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission, prompt: prompt))
+            sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission, prompt: prompt, instrumentName: o.name))
         }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.audio.midiIn { sources.append(try midiInSource(o)) }

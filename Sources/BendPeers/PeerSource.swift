@@ -77,7 +77,8 @@ public final class PeerSource: InputSource, @unchecked Sendable {
     /// Registers the bendsynth profile with bluetoothd on RFCOMM `channel` (empty: the
     /// default, 7) and takes the connections it hands over; who may play — and pair — is
     /// decided by `admission` (with `prompt`, others are asked about at the pad).
-    public init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: (any InvitationAsker)?, limits: PeerLimits = PeerLimits()) {
+    public init(bluetoothChannel channel: String, admission: BluetoothAdmission, prompt: (any InvitationAsker)?,
+                instrumentName: String? = nil, limits: PeerLimits = PeerLimits()) {
         var admission = admission
         admission.askPlayer = prompt != nil
         self.prompt = prompt
@@ -86,7 +87,8 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         key = nil
         self.limits = limits
         translator = PeerTouchTranslator(limits: limits)
-        let profile = BluetoothProfile(channel: UInt8(channel) ?? RFCOMMTransport.defaultChannel, name: "bendsynth on \(Self.hostName())",
+        self.instrumentName = instrumentName
+        let profile = BluetoothProfile(channel: UInt8(channel) ?? RFCOMMTransport.defaultChannel, name: instrumentName ?? "bendsynth on \(Self.hostName())",
                                        agent: BluetoothAgent(admission: admission, asker: prompt))
         bluetooth = profile
         transport = BluetoothProfileTransport(profile: profile)

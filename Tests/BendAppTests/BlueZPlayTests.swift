@@ -88,15 +88,16 @@ final class BlueZPlayTests: XCTestCase {
     }
 
     func testTheProfileIsRegisteredAndAConnectionHandedOverPlaysATouch() throws {
-        try startInstrument(["--accept-all"])
-        // The registration reached bluetoothd with the service UUID, channel 7 (a u16), role server.
+        try startInstrument(["--accept-all", "--name", "stage left"])
+        // The registration reached bluetoothd with the service UUID, channel 7 (a u16), role
+        // server, and the name given by --name.
         let reg = try XCTUnwrap(recorded("RegisterProfile").first, "\(recorded("RegisterProfile"))")
         XCTAssertEqual(reg["uuid"] as? String, "6a0b2f1e-7c4d-4b8e-9f3a-b3e5d1c20847")
         let options = try XCTUnwrap(reg["options"] as? [String: Any])
         XCTAssertEqual(options["Channel"] as? Int, 7)
         XCTAssertEqual((reg["types"] as? [String: String])?["Channel"], "UInt16")
         XCTAssertEqual(options["Role"] as? String, "server")
-        XCTAssertTrue((options["Name"] as? String ?? "").hasPrefix("bendsynth on "), "\(options)")
+        XCTAssertEqual(options["Name"] as? String, "stage left", "\(options)")
 
         // bluetoothd hands over a connection (here a Unix stream to the test) from a device.
         let path = dir.appendingPathComponent("rfcomm.sock").path
@@ -111,7 +112,7 @@ final class BlueZPlayTests: XCTestCase {
         let client = try PeerSession(configuration: PeerSession.Configuration(displayName: "bt tester", role: .client),
                                      transport: HandedTransport(socket: Socket(fd: fd)))
         let peer = try client.connect(to: "11:22:33:44:55:66", timeout: 5)
-        XCTAssertTrue(peer.name.hasPrefix("bendsynth on "), "\(peer)")
+        XCTAssertEqual(peer.name, "stage left", "the session carries --name too: \(peer)")
         try waitUntil("the instrument to see the player") { stderr.contains("'bt tester' (11:22:33:44:55:66) connected") }
         XCTAssertEqual(client.send(.touch(id: 1, phase: .down, x: 0.75, y: 1, timestamp: 0)), 1)
         usleep(1_000_000)   // the touch is held this long
