@@ -120,14 +120,17 @@ final class JACKMIDITests: JACKTestCase {
     /// at the releases, and every message at its touch's frame offset in the period.
     func testMIDIOutCarriesTouchesAsMPE() throws {
         let script = try write("""
-        {"t": 0.30013, "type": "down", "id": 1, "x": 0.25, "y": 0.8}
-        {"t": 0.40021, "type": "move", "id": 1, "x": 0.3, "y": 0.7}
-        {"t": 0.45, "type": "down", "id": 2, "x": 0.6, "y": 0.5}
-        {"t": 0.70007, "type": "up", "id": 1}
-        {"t": 0.80051, "type": "down", "id": 3, "x": 0.9123, "y": 0.3}
-        {"t": 0.95, "type": "up", "id": 2}
-        {"t": 1.0, "type": "up", "id": 3}
+        {"t": 3.30013, "type": "down", "id": 1, "x": 0.25, "y": 0.8}
+        {"t": 3.40021, "type": "move", "id": 1, "x": 0.3, "y": 0.7}
+        {"t": 3.45, "type": "down", "id": 2, "x": 0.6, "y": 0.5}
+        {"t": 3.70007, "type": "up", "id": 1}
+        {"t": 3.80051, "type": "down", "id": 3, "x": 0.9123, "y": 0.3}
+        {"t": 3.95, "type": "up", "id": 2}
+        {"t": 4.0, "type": "up", "id": 3}
         """, "out.jsonl")
+        // The touches start 3 s in: the test connects midi_out to the dump while play
+        // runs, and messages sent before that are lost. At 0.3 s a loaded machine's
+        // jack_lsp/jack_connect came after the whole script (play had ended: jack_connect 1).
         let dumpLog = dir.appendingPathComponent("dump.txt").path
         let dump = try Spawn.start(["jack_midi_dump", "dump"], output: dumpLog)
         defer { kill(dump, SIGTERM); _ = Spawn.wait(dump, seconds: 5) }
@@ -179,11 +182,11 @@ final class JACKMIDITests: JACKTestCase {
         XCTAssertTrue(noteOn.allSatisfy { (1...15).contains($0.channel) }, "member channels 2…16")
         func cents(_ a: Double, _ b: Double) -> Double { abs(1200 * log2(a / b)) }
         for (on, x) in zip(noteOn, [0.25, 0.6, 0.9123]) { XCTAssertLessThan(cents(on.ratio, 2 * x), 1, "touch at x \(x)") }
-        XCTAssertEqual(noteOn.map(\.time), [offset(0.30013), offset(0.45), offset(0.80051)], "note-ons at their frames' offsets")
+        XCTAssertEqual(noteOn.map(\.time), [offset(3.30013), offset(3.45), offset(3.80051)], "note-ons at their frames' offsets")
         let move = try XCTUnwrap(moves.first { $0.channel == noteOn[0].channel })
         XCTAssertLessThan(cents(move.ratio, 0.6), 1, "the move's bend")
-        XCTAssertEqual(move.time, offset(0.40021))
+        XCTAssertEqual(move.time, offset(3.40021))
         XCTAssertEqual(offs.map(\.channel), [noteOn[0].channel, noteOn[1].channel, noteOn[2].channel], "note-offs in release order")
-        XCTAssertEqual(offs.map(\.time), [offset(0.70007), offset(0.95), offset(1.0)], "note-offs at the releases' offsets")
+        XCTAssertEqual(offs.map(\.time), [offset(3.70007), offset(3.95), offset(4.0)], "note-offs at the releases' offsets")
     }
 }
