@@ -5,7 +5,7 @@ import Foundation
 ///     # ~/.config/bendsynth/bendsynth.conf
 ///     [play]
 ///     device = hw:1
-///     no-terminal = true      # a flag: true or false
+///     no-terminal = true      # a flag: true or false (also yes/no, on/off, 1/0)
 ///     [render]
 ///     rate = 44100
 ///
@@ -61,8 +61,13 @@ struct ConfigFile {
         guard let info = CommandTable.command(command) else { return (rest, []) }
         var entries: [Entry] = []
         if let explicit {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: explicit, isDirectory: &isFolder), isFolder.boolValue {
+                throw AppError.input("config file '\(explicit)': is a folder; expected a file of 'key = value' lines")
+            }
             guard let text = try? String(contentsOfFile: explicit, encoding: .utf8) else {
-                throw AppError.input("config file '\(explicit)': cannot read it (\(String(cString: strerror(access(explicit, R_OK) == 0 ? EILSEQ : errno))))")
+                let why = access(explicit, R_OK) == 0 ? "not UTF-8 text" : String(cString: strerror(errno))
+                throw AppError.input("config file '\(explicit)': cannot read it (\(why))")
             }
             entries = try parse(text, file: explicit, command: info)
         } else {
@@ -109,7 +114,11 @@ struct ConfigFile {
             if spec.value == nil {
                 switch value {
                 case "true", "yes", "on", "1": argument = "--" + key
-                case "false", "no", "off", "0": argument = nil
+                case "false", "no", "off", "0":
+                    // Its negation, so a later `false` takes back an earlier `true` (in
+                    // this file or /etc's), as a later value wins for options with values.
+                    let index = section.specs.firstIndex { $0.long == key }
+                    argument = OptionParser.negationNames(section.specs).first { $0.spec == index }.map { "--" + $0.name }
                 default: throw AppError.input("\(where_): '\(key)' is a flag; expected true or false, got '\(value)'")
                 }
             } else {
@@ -127,7 +136,12 @@ struct ConfigFile {
     /// command line did not give it): the message with the entry's file and line in front.
     static func locate(_ message: String, entries: [Entry], commandLine: [String]) -> String {
         for entry in entries.reversed() where message.contains("--\(entry.option)'") || message.contains("--\(entry.option) ") {
-            let onCommandLine = commandLine.contains { $0 == "--\(entry.option)" || $0.hasPrefix("--\(entry.option)=") }
+            // The command line gave the option, or its negation (`--terminal` against a
+            // config's `no-terminal`): then the config line is not the cause.
+            let negation = entry.option.hasPrefix("no-") ? String(entry.option.dropFirst(3)) : "no-" + entry.option
+            let onCommandLine = commandLine.contains {
+                $0 == "--\(entry.option)" || $0.hasPrefix("--\(entry.option)=") || $0 == "--\(negation)"
+            }
             if !onCommandLine { return "\(entry.file):\(entry.line): \(entry.option) = …: \(message)" }
         }
         return message

@@ -52,7 +52,7 @@ enum ManPage {
             ".TP", ".B NOTIFY_SOCKET", escape("set by systemd for the bendsynth.service unit (Type=notify): play sends READY=1 there once the first period has reached the device, STOPPING=1 when it ends."),
             ".SH FILES",
             ".TP", ".I PREFIX/share/bendsynth/", escape("the default tone and the other assets of an installed bendsynth (PREFIX is the folder above the one holding the executable)."),
-            ".TP", ".I ~/.config/bendsynth/bendsynth.conf", escape("options as 'key = value' (a long option without its dashes; a flag is true or false) under a [command] section, e.g. [play] then device = hw:1. Read after /etc/bendsynth.conf; the command line wins over both; --config FILE reads only FILE, --no-config none. An unknown section or key or a bad value is an error naming the file and line (exit 2)."),
+            ".TP", ".I ~/.config/bendsynth/bendsynth.conf", escape("options as 'key = value' (a long option without its dashes; a flag is true or false, also yes/no, on/off, 1/0, and a later false undoes an earlier true) under a [command] section, e.g. [play] then device = hw:1. Read after /etc/bendsynth.conf; the command line wins over both; --config FILE reads only FILE, --no-config none. An unknown section or key or a bad value is an error naming the file and line (exit 2)."),
             ".TP", ".I PREFIX/lib/systemd/user/bendsynth.service", escape("the systemd user unit: play --no-terminal with the config file's [play] options (systemctl --user enable --now bendsynth)."),
             ".TP", ".I /etc/bendsynth.conf", escape("the system-wide config file, same format."),
             ".TP", ".I ~/.config/bendsynth/key", escape("the shared key for play --listen off loopback and for remote."),

@@ -154,3 +154,26 @@ extension ConfigFileTests {
         XCTAssertTrue(try BinaryRunner.run(["bench", "--help"]).stdout.contains("--no-FLAG"))
     }
 }
+
+extension ConfigFileTests {
+    /// A later `flag = false` takes back an earlier `flag = true`, as a later value wins; a
+    /// folder given to --config is named as one; an error the command line's negation
+    /// caused is not blamed on the config line it undid.
+    func testLaterFalseUndoesTrueFolderAndBlame() throws {
+        let env = ["XDG_CONFIG_HOME": dir.path]
+        try writeUserConfig("[bench]\njson = true\njson = false\n")
+        let r = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01"], environment: env)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stdout.contains("\"nsPerVoiceFrame\""), "json = false after json = true: \(r.stdout)")
+
+        let folder = try BinaryRunner.run(["render", script.path, "-o", dir.appendingPathComponent("f.wav").path, "--config", dir.path])
+        XCTAssertEqual(folder.status, 2)
+        XCTAssertTrue(folder.stderr.contains("'\(dir.path)': is a folder"), folder.stderr)
+
+        try writeUserConfig("[play]\nno-terminal = true\ndevice = null\n")
+        let blamed = try BinaryRunner.run(["play", "--script", script.path, "--terminal"], environment: env)
+        XCTAssertEqual(blamed.status, 2, blamed.stderr)
+        XCTAssertTrue(blamed.stderr.contains("not a terminal"), blamed.stderr)
+        XCTAssertFalse(blamed.stderr.contains("bendsynth.conf:"), "the command line's --terminal is the cause: \(blamed.stderr)")
+    }
+}
