@@ -34,7 +34,7 @@ enum ManPage {
         }
         out += [
             ".SH TOUCH SCRIPTS",
-            escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up or tilt; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; value (−1…+1) is a tilt's pan. A move or up needs its id down, a down needs it up. For example:"),
+            escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up, tilt or sustain; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; value (−1…+1) is a tilt's pan; on (true or false) is a sustain's state. A move or up needs its id down, a down needs it up. For example:"),
             ".PP", ".nf",
             escape("{\"t\": 0.0, \"type\": \"down\", \"id\": 1, \"x\": 0.25, \"y\": 0.8}"),
             escape("{\"t\": 0.5, \"type\": \"move\", \"id\": 1, \"x\": 0.5, \"y\": 0.8}"),

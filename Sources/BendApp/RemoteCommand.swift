@@ -116,7 +116,8 @@ enum RemoteCommand {
     }
 
     static func play(_ o: Options, key: SharedKey?, script: TouchScript?) throws {
-        let user = ProcessInfo.processInfo.environment["USER"] ?? "player"
+        // $USER, else the account's name (USER is unset under su, sudo -i, systemd units).
+        let user = ProcessInfo.processInfo.environment["USER"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "player"
         var config = PeerSession.Configuration(displayName: o.name ?? "\(user)@\(ProcessInfo.processInfo.hostName)", role: .client)
         config.key = key
         let bluetooth = BluetoothAddress.looksLike(o.target)

@@ -190,7 +190,7 @@ public final class PeerSession: @unchecked Sendable {
 
     /// Sends BYE to every peer and closes them; each gets a `.disconnected` event.
     /// - Thread: any.
-    public func disconnectFromAllPeers() { loop.execute { [links] in links.closeAll("disconnected by this side") } }
+    public func disconnectFromAllPeers() { loop.execute { [links] in links.closeAll("hung up") } }
 
     /// Answers an invitation that is waiting for the player (`.ask`): `.accept` admits the
     /// peer (if there is still room), `.decline(reason)` declines it with that reason.

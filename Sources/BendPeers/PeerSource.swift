@@ -139,7 +139,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
         let wrongKeys = Mutex(NoticeRateLimiter(interval: 10))
         session.onAuthenticationFailure = { [self] address, detail in
             if let line = wrongKeys.withLock({ $0.admit(MonotonicClock.nanos()) }) {
-                notice("declined \(address): \(detail)\(line.suppressed > 0 ? " (and \(line.suppressed) more such attempts in the last \(line.seconds) s)" : "")")
+                notice("declined \(address): \(detail)\(line.suppressed > 0 ? " (and \(line.suppressed) more such \(line.suppressed == 1 ? "attempt" : "attempts") in the last \(line.seconds) s)" : "")")
             }
         }
         session.onReceive = { [self] message, peer in receive(message, from: peer, port: port) }

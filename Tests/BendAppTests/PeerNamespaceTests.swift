@@ -31,7 +31,7 @@ final class PeerNamespaceTests: XCTestCase {
         XCTAssertTrue(instrument.waitFor("message from B: \(String(repeating: "x", count: 200))… (cut: 250 bytes, limit 200)"), instrument.stderr)
         b.disconnectFromAllPeers()                                         // ends B's 10 touches
         XCTAssertTrue(instrument.waitFor("'B' (127.0.0.1:"), instrument.stderr)
-        XCTAssertTrue(instrument.waitFor("left: normal (disconnected by this side)"), instrument.stderr)
+        XCTAssertTrue(instrument.waitFor("left: normal (hung up)"), instrument.stderr)
         // B's touches end when B leaves, not only when the instrument stops.
         func upsRecorded() -> Int { ((try? String(contentsOfFile: touches, encoding: .utf8)) ?? "").components(separatedBy: "\"type\": \"up\"").count - 1 }
         XCTAssertTrue(Poll.until { upsRecorded() == 11 }, "\(upsRecorded()) ups recorded while the instrument runs")

@@ -54,6 +54,6 @@ final class RefusalNoticeTests: XCTestCase {
         a.disconnectFromAllPeers()
         XCTAssertTrue(waitFor { sr.states.last?.peer.name == "a" && sr.states.last?.state == .disconnected })
         let left = try XCTUnwrap(sr.states.last)
-        XCTAssertEqual(PeerSource.farewell(left), "\(left.peer) left: normal (disconnected by this side)")
+        XCTAssertEqual(PeerSource.farewell(left), "\(left.peer) left: normal (hung up)")
     }
 }
