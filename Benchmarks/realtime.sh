@@ -24,14 +24,8 @@ trap cleanup EXIT
 
 DEVICE=(-d jack --period 64); LABEL="ALSA 'jack' PCM → jackd dummy driver (48 kHz, 64-frame periods)"
 if command -v jackd >/dev/null; then
-  jackd --no-realtime -d dummy -r 48000 -p 64 >"$DIR/jackd.log" 2>&1 &
-  JACK_PID=$!
-  for _ in $(seq 100); do  # up to 10 s for its ports
-    jack_lsp 2>/dev/null | grep -q system:playback_1 && break
-    kill -0 "$JACK_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  jack_lsp 2>/dev/null | grep -q system:playback_1 || { echo "jackd did not start: $(tail -3 "$DIR/jackd.log")"; JACK_PID=; }
+  . "$(dirname "$0")/jackd-dummy.sh"
+  start_dummy_jackd 64 "$DIR/jackd.log" || { echo "jackd did not start: $(tail -3 "$DIR/jackd.log")"; JACK_PID=; }
 else
   echo "jackd is not installed (Debian jackd2)"
 fi

@@ -19,14 +19,8 @@ cleanup() {
 }
 trap cleanup EXIT
 command -v jackd >/dev/null || { echo "soak: jackd is not installed (Debian jackd2; make bench-deps)"; exit 1; }
-jackd --no-realtime -d dummy -r 48000 -p 256 >"$DIR/jackd.log" 2>&1 &
-JACK_PID=$!
-for _ in $(seq 100); do  # up to 10 s for its ports
-  jack_lsp 2>/dev/null | grep -q system:playback_1 && break
-  kill -0 "$JACK_PID" 2>/dev/null || break
-  sleep 0.1
-done
-jack_lsp 2>/dev/null | grep -q system:playback_1 || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
+. "$(dirname "$0")/jackd-dummy.sh"
+start_dummy_jackd 256 "$DIR/jackd.log" || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
 before=$(grep -c XRun "$DIR/jackd.log" || true)
 echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 "$BIN" bench --soak --seconds "$SECS"
