@@ -19,7 +19,7 @@
 //   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
-//   BendRTKit → CSystemd
+//   BendRTKit → BendDBus
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -111,7 +111,7 @@ let package = Package(
         .target(name: "BendDBus", dependencies: ["BendSystem", "CSystemd"], path: "Sources/BendDBus"),
         // Command line: options, commands, wiring.
         // RealtimeKit over D-Bus (sd-bus): real-time priority when SCHED_FIFO is refused.
-        .target(name: "BendRTKit", dependencies: ["CSystemd"], path: "Sources/BendRTKit"),
+        .target(name: "BendRTKit", dependencies: ["BendDBus"], path: "Sources/BendRTKit"),
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.

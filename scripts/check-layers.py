@@ -24,12 +24,12 @@ MAX_LINES = 400
 # are layer 0). Targets on the same layer (the input sources, audio out) never see each other.
 LAYERS = {
     "BendEngine": 1, "BendSystem": 1,
-    # RealtimeKit over D-Bus: a C library BendSystem must not link; the app installs it
-    # as SystemThread's real-time fallback.
-    "BendRTKit": 1,
     "BendControl": 2,
     # D-Bus (sd-bus) run by BendSystem's EventLoop: BlueZ for BendPeers.
     "BendDBus": 2,
+    # RealtimeKit over D-Bus (BendDBus): the app installs it as SystemThread's real-time
+    # fallback; BendSystem itself links no D-Bus.
+    "BendRTKit": 3,
     # audio out, and the input sources: each decodes outside bytes into control events.
     "BendAudio": 3, "BendInput": 3, "BendEvdev": 3, "BendOSC": 3, "BendPeers": 3,
     "BendWeb": 3, "BendMIDI": 3, "BendJack": 3,

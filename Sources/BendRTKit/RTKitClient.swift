@@ -1,8 +1,8 @@
-import CSystemd
+import BendDBus
 import Glibc
 
 /// Real-time priority through RealtimeKit (`org.freedesktop.RealtimeKit1` on the system
-/// bus, libsystemd's sd-bus), as PipeWire and JACK clients ask for it: the desktop norm
+/// bus, through BendDBus), as PipeWire and JACK clients ask for it: the desktop norm
 /// is no RLIMIT_RTPRIO, so SCHED_FIFO is refused, and rtkit-daemon grants it instead to
 /// a thread of a process that set RLIMIT_RTTIME.
 public enum RTKitClient {
@@ -20,40 +20,37 @@ public enum RTKitClient {
     /// RTTimeUSecMax first when it is unlimited (RTKit refuses otherwise).
     /// - Thread: setup (a blocking D-Bus call; never the render thread).
     public static func makeThreadRealtime(tid: Int32, priority: Int32) -> Outcome {
-        var bus: OpaquePointer?
-        let opened = sd_bus_open_system(&bus)
-        guard opened >= 0, let bus else { return .refused("no system bus (\(String(cString: strerror(-opened))))") }
-        defer { sd_bus_flush_close_unref(bus) }
+        let bus: DBusConnection
+        do { bus = try DBusConnection.system() } catch { return .refused("no system bus (\(error.message))") }
         var granted = priority
-        if let max = property(bus, "MaxRealtimePriority", type: "i") { granted = min(priority, Int32(truncatingIfNeeded: max)) }
+        if let max = property(bus, "MaxRealtimePriority") { granted = min(priority, Int32(truncatingIfNeeded: max)) }
         var limit = rlimit()
         if getrlimit(rlimitRTTime, &limit) == 0 && limit.rlim_max == rlim_t.max,
-           let usec = property(bus, "RTTimeUSecMax", type: "x"), usec > 0 {
+           let usec = property(bus, "RTTimeUSecMax"), usec > 0 {
             limit.rlim_cur = rlim_t(usec)
             limit.rlim_max = rlim_t(usec)
             _ = setrlimit(rlimitRTTime, &limit)
         }
-        var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        let r = csd_rtkit_make_thread_realtime(bus, UInt64(tid), UInt32(max(granted, 1)), &error)
-        guard r >= 0 else {
-            let name = error.name.map { String(cString: $0) } ?? String(cString: strerror(-r))
-            let message = error.message.map { ": " + String(cString: $0) } ?? ""
-            return .refused(name + message)
+        do {
+            try bus.call(service, path, service, "MakeThreadRealtime",
+                         [.uint(UInt64(tid), signature: "t"), .uint32(UInt32(max(granted, 1)))])
+        } catch {
+            return .refused(error.name.isEmpty ? error.message : error.message.isEmpty ? error.name : "\(error.name): \(error.message)")
         }
         return .granted(priority: max(granted, 1))
     }
 
-    /// An integer property of RealtimeKit1 (type "i" or "x"), or nil.
-    static func property(_ bus: OpaquePointer, _ name: String, type: Character) -> Int64? {
-        var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        var value: Int64 = 0
-        let r = withUnsafeMutableBytes(of: &value) { raw in
-            sd_bus_get_property_trivial(bus, "org.freedesktop.RealtimeKit1", "/org/freedesktop/RealtimeKit1",
-                                        "org.freedesktop.RealtimeKit1", name, &error, CChar(type.asciiValue!), raw.baseAddress)
+    static let service = "org.freedesktop.RealtimeKit1"
+    static let path = "/org/freedesktop/RealtimeKit1"
+
+    /// An integer property of RealtimeKit1 (an "i" or "x"), or nil.
+    static func property(_ bus: DBusConnection, _ name: String) -> Int64? {
+        guard let reply = try? bus.call(service, path, "org.freedesktop.DBus.Properties", "Get", [.string(service), .string(name)]),
+              case let .variant(value)? = reply.first else { return nil }
+        switch value {
+        case let .int(v, _): return v
+        case let .uint(v, _): return Int64(truncatingIfNeeded: v)
+        default: return nil
         }
-        guard r >= 0 else { return nil }
-        return type == "i" ? Int64(Int32(truncatingIfNeeded: value)) : value
     }
 }

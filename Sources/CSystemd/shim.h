@@ -70,12 +70,4 @@ extern int sd_bus_message_peek_type(sd_bus_message *m, char *type, const char **
 extern int sd_bus_reply_method_error(sd_bus_message *call, const sd_bus_error *e);
 extern int sd_bus_error_set(sd_bus_error *e, const char *name, const char *message);
 
-/* sd_bus_call_method is variadic (its arguments follow a D-Bus signature), and Swift
- * cannot call C variadic functions: this wrapper fixes the signature "tu" of
- * org.freedesktop.RealtimeKit1.MakeThreadRealtime(thread: u64, priority: u32). */
-static inline int csd_rtkit_make_thread_realtime(sd_bus *bus, unsigned long long thread, unsigned int priority, sd_bus_error *error) {
-    return sd_bus_call_method(bus, "org.freedesktop.RealtimeKit1", "/org/freedesktop/RealtimeKit1",
-                              "org.freedesktop.RealtimeKit1", "MakeThreadRealtime", error, 0,
-                              "tu", thread, priority);
-}
 #endif
