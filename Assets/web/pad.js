@@ -70,6 +70,8 @@ function connect() {
       rtt = performance.now() - Number(f[1]);
       xruns = Number(f[2]);
       voices = Number(f[3]);
+      statusStale = true;       // shown by the status timer, not at each answer
+      return;
     }
     showStatus();
   };
@@ -205,7 +207,7 @@ function sendTilt() {
   tiltTimer = null;
   lastTiltSent = performance.now();
   send("t " + num(tilt));
-  showStatus();
+  statusStale = true;
 }
 // Listen always; where the browser has requestPermission (iOS Safari; Chromium too),
 // show the button until the first reading arrives: iOS sends none before a tap grants it.
@@ -231,14 +233,22 @@ document.addEventListener("visibilitychange", () => { if (document.visibilitySta
 
 function showMessage(text) { message.textContent = text; message.hidden = false; }
 
+// The status line's measurements (round trip, xruns, voices, tilt) are shown once a second,
+// not at each ping's answer or tilt reading: each new text costs the page a layout and a
+// frame, and a frame being made when a finger lands delays its touch. A change of the
+// connection shows at once.
+let statusStale = false;
 function showStatus() {
+  statusStale = false;
   const parts = [paired ? "connected (phone " + phone + ")" : "not connected"];
   if (paired && rtt !== null) parts.push("rtt " + rtt.toFixed(1) + " ms");
   if (paired) parts.push(xruns + " xruns", voices + " voices");
   if (tilt !== null) parts.push("tilt " + tilt.toFixed(2));
-  statusLine.textContent = parts.join(" · ");
-  statusLine.className = paired ? "" : "off";
+  const text = parts.join(" · "), className = paired ? "" : "off";
+  if (statusLine.textContent !== text) statusLine.textContent = text;
+  if (statusLine.className !== className) statusLine.className = className;
 }
+setInterval(() => { if (statusStale) showStatus(); }, 1000);
 
 function draw() {
   const dpr = window.devicePixelRatio || 1;

@@ -17,6 +17,8 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
   wrongtoken URL        waits for the page's message; a finger down and up anyway
   kill URL              one finger down, then Chromium killed: prints the kill time
   pages URL N           N pages at once (tabs), one finger each, held; then page N+1
+  status URL SECONDS    the status line watched while the page pings: the answers
+                        the page got, the texts written to the line, the last text
   bench URL N           N down/up pairs: prints the CLOCK_MONOTONIC ns of each down's
                         dispatch (the instrument stamps its arrival)
 Exit status 0 when the scenario ran; 1 with a message on stderr otherwise.
@@ -334,6 +336,24 @@ def scenario_pages(browser, url, n):
         browser.wait_for(session, "touches.size === 0", "the touches to end")
 
 
+def scenario_status(browser, url, seconds):
+    """Watches the status line for SECONDS while the page pings (5 a second): prints
+    `pongs N` (the instrument's answers the page got), `changes N` (new texts written to
+    the status line) and `text ...` (the last one)."""
+    session = connected(browser, url)
+    pongs, changes, text = browser.evaluate(session, f"""new Promise(done => {{
+        let pongs = 0, changes = 0;
+        const answer = socket.onmessage;
+        socket.onmessage = (e) => {{ if (String(e.data).startsWith("P ")) pongs++; answer(e); }};
+        const watch = new MutationObserver((records) => {{ changes += records.length; }});
+        watch.observe(statusLine, {{ childList: true, characterData: true, subtree: true }});
+        setTimeout(() => {{ watch.disconnect(); done([pongs, changes, statusLine.textContent]); }}, {seconds * 1000});
+    }})""", await_promise=True)
+    print("pongs", pongs)
+    print("changes", changes)
+    print("text", text)
+
+
 def scenario_bench(browser, url, n):
     """Prints per touch: `down MONO_NS WALL_NS` at dispatch, then `page WALL_NS` for each
     pointerdown the page saw (performance.timeOrigin + now(): wall clock, 0.1 ms)."""
@@ -375,6 +395,8 @@ def main():
             scenario_kill(browser, url)
         elif scenario == "pages":
             scenario_pages(browser, url, int(args[0]))
+        elif scenario == "status":
+            scenario_status(browser, url, float(args[0]))
         elif scenario == "bench":
             scenario_bench(browser, url, int(args[0]))
         else:
