@@ -188,7 +188,9 @@ clean:
 # `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
 # latency — an evdev event's read → the period that renders it, at 64-frame periods;
 # peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
-# web latency — a touch dispatched in headless Chromium → the engine's queue; the soak —
+# web latency — a touch dispatched in headless Chromium → the engine's queue (under
+# SCHED_FIFO 10 where chrt may set it: the instrument, the pad driver and Chromium, which
+# stands in for a phone's own CPU; the line names the policy it ran under); the soak —
 # 8 peers, an OSC flood and 8 web pads on jackd's dummy driver for SOAK_SECONDS (xruns,
 # limits, memory growth, touches ended after the sources go).
 bench: build $(OPENAL_BASELINE)
@@ -197,7 +199,8 @@ bench: build $(OPENAL_BASELINE)
 	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
 	$(RELEASE) bench --peers 1,8 --seconds 4
 	$(RELEASE) bench --osc --period 64
-	$(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py
+	@if chrt -f 10 true 2>/dev/null; then chrt -f 10 $(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py; \
+	else $(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py; fi
 	@Benchmarks/soak.sh $(RELEASE) $(SOAK_SECONDS)
 
 # Instructions per voice-frame under callgrind: the noise-free figure.

@@ -79,10 +79,14 @@ enum BenchCommand {
                 throw AppError.runtime("bench --web: the web page (Assets/web) is not found (looked in: \(candidates.joined(separator: ", ")))")
             }
             let r = try bench { try WebBench.measure(driver: webDriver, assets: assets, count: 600) }
-            print(String(format: "web touch dispatched in Chromium → event in the engine's queue: median %.2f ms, p99 %.2f ms, max %.2f ms over %d touches (headless Chromium, loopback WebSocket, CLOCK_MONOTONIC at both ends)",
-                         r.total.median, r.total.p99, r.total.max, r.count))
-            print(String(format: "  of which dispatch → the page's pointerdown (Chromium): median %.2f ms, p99 %.2f ms; pointerdown → queue (page, WebSocket, server, decoder): median %.2f ms, p99 %.2f ms (wall clocks, 0.1 ms)",
-                         r.browser.median, r.browser.p99, r.instrument.median, r.instrument.p99))
+            print(String(format: "web touch dispatched in Chromium → event in the engine's queue: median %.2f ms, p99 %.2f ms, max %.2f ms over %d touches (headless %@, loopback WebSocket, CLOCK_MONOTONIC at both ends; %@ for the instrument, the driver and Chromium)",
+                         r.total.median, r.total.p99, r.total.max, r.count, r.chromium, r.scheduling))
+            print(String(format: "  dispatch → the page's pointerdown (Chromium): median %.2f ms, p99 %.2f ms, max %.2f ms", r.browser.median, r.browser.p99, r.browser.max))
+            print(String(format: "    dispatch → the touch event made in the browser (DevTools pipe): median %.2f ms, p99 %.2f ms", r.devtools.median, r.devtools.p99))
+            print(String(format: "    the touch event → pointerdown (DevTools waits for the page's next frame, then Chromium routes the touch): median %.2f ms, p99 %.2f ms", r.routing.median, r.routing.p99))
+            print(String(format: "  pointerdown → queue (page, WebSocket, server, decoder): median %.2f ms, p99 %.2f ms, max %.2f ms (page times: wall clocks, 0.1 ms)",
+                         r.instrument.median, r.instrument.p99, r.instrument.max))
+            print("  Chromium flags: \(r.flags)")
             return
         }
         if osc {

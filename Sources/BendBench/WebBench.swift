@@ -14,6 +14,12 @@ import Synchronization
 /// observer just after the push. In between: DevTools, Chromium's input pipeline and
 /// pointer events, the page's WebSocket send, loopback TCP, libwebsockets, the decoder,
 /// the sessions' lock. A paced render thread drains the queue, as in `play`.
+///
+/// The page's own clock splits the figure: each pointerdown's `timeStamp` is the instant
+/// Chromium's browser process made the touch event from the DevTools command; after it,
+/// DevTools waits for the page's next frame (`InsertVisualStateCallback`: a touch from
+/// the protocol reaches the page only once its last changes are on screen, which a
+/// phone's real touch does not) and Chromium routes the event to the page's main thread.
 public enum WebBench {
     /// Median, p99 and max of a set of latencies, milliseconds.
     public struct Figures {
@@ -35,8 +41,30 @@ public enum WebBench {
         public var total: Figures
         /// Dispatch → the page's pointerdown (Chromium's part; wall clocks, 0.1 ms).
         public var browser: Figures
+        /// Dispatch → the touch event's timeStamp (the DevTools pipe, the browser's command handling).
+        public var devtools: Figures
+        /// The event's timeStamp → pointerdown (DevTools' wait for the page's frame, input routing).
+        public var routing: Figures
         /// The page's pointerdown → the engine's queue (the page, WebSocket, server, decoder).
         public var instrument: Figures
+        /// Chromium's product name and the flags the driver started it with.
+        public var chromium: String
+        public var flags: String
+        /// This process's scheduling, which the driver and Chromium inherit: "SCHED_FIFO 10", "SCHED_OTHER".
+        public var scheduling: String
+    }
+
+    /// The calling process's scheduling policy and priority, as `chrt` names them.
+    static func scheduling() -> String {
+        var param = sched_param()
+        sched_getparam(0, &param)
+        switch sched_getscheduler(0) {
+        case SCHED_FIFO: return "SCHED_FIFO \(param.sched_priority)"
+        case SCHED_RR: return "SCHED_RR \(param.sched_priority)"
+        case 3: return "SCHED_BATCH"   // Linux's numbers; Glibc's module does not export these two
+        case 5: return "SCHED_IDLE"
+        default: return "SCHED_OTHER"
+        }
     }
 
     /// When each down reached the port. - Thread: the server's.
@@ -90,9 +118,11 @@ public enum WebBench {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { throw BenchError.setup("bench --web: the driver '\(driver)' failed (status \(p.terminationStatus))") }
-        let lines = text.split(separator: "\n").map { $0.split(separator: " ").compactMap { UInt64($0) } }
-        let sent = zip(text.split(separator: "\n"), lines).filter { $0.0.hasPrefix("down ") && $0.1.count == 2 }.map { ($0.1[0], $0.1[1]) }
-        let seen = zip(text.split(separator: "\n"), lines).filter { $0.0.hasPrefix("page ") && $0.1.count == 1 }.map { $0.1[0] }
+        let rows = text.split(separator: "\n")
+        let lines = rows.map { $0.split(separator: " ").compactMap { UInt64($0) } }
+        let sent = zip(rows, lines).filter { $0.0.hasPrefix("down ") && $0.1.count == 2 }.map { ($0.1[0], $0.1[1]) }
+        let seen = zip(rows, lines).filter { $0.0.hasPrefix("page ") && $0.1.count == 2 }.map { ($0.1[0], $0.1[1]) }
+        func field(_ key: String) -> String { rows.first { $0.hasPrefix(key + " ") }.map { String($0.dropFirst(key.count + 1)) } ?? "?" }
         let arrived = log.times.withLock { $0 }
         guard sent.count == count, arrived.count == count, seen.count == count else {
             throw BenchError.setup("bench --web: \(sent.count) touches dispatched, \(seen.count) seen by the page, \(arrived.count) arrived, of \(count)")
@@ -100,7 +130,10 @@ public enum WebBench {
         func ms(_ later: UInt64, _ earlier: UInt64) -> Double { Double(Int64(bitPattern: later &- earlier)) * 1e-6 }
         return Result(count: count,
                       total: Figures(zip(arrived, sent).map { ms($0.0.0, $0.1.0) }),
-                      browser: Figures(zip(seen, sent).map { ms($0.0, $0.1.1) }),
-                      instrument: Figures(zip(arrived, seen).map { ms($0.0.1, $0.1) }))
+                      browser: Figures(zip(seen, sent).map { ms($0.0.0, $0.1.1) }),
+                      devtools: Figures(zip(seen, sent).map { ms($0.0.1, $0.1.1) }),
+                      routing: Figures(seen.map { ms($0.0, $0.1) }),
+                      instrument: Figures(zip(arrived, seen).map { ms($0.0.1, $0.1.0) }),
+                      chromium: field("browser"), flags: field("flags"), scheduling: scheduling())
     }
 }

@@ -19,8 +19,11 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
   pages URL N           N pages at once (tabs), one finger each, held; then page N+1
   status URL SECONDS    the status line watched while the page pings: the answers
                         the page got, the texts written to the line, the last text
-  bench URL N           N down/up pairs: prints the CLOCK_MONOTONIC ns of each down's
-                        dispatch (the instrument stamps its arrival)
+  bench URL N           N down/up pairs: prints Chromium's version and flags, the
+                        CLOCK_MONOTONIC ns of each down's dispatch (the instrument stamps
+                        its arrival) and the page's times for each pointerdown
+  trace URL N           the bench's N taps under a Chromium trace: per tap, DevTools'
+                        wait for the page's frame and the routing to pointerdown
 Exit status 0 when the scenario ran; 1 with a message on stderr otherwise.
 """
 import base64
@@ -366,11 +369,16 @@ def scenario_status(browser, url, seconds):
 
 
 def scenario_bench(browser, url, n):
-    """Prints per touch: `down MONO_NS WALL_NS` at dispatch, then `page WALL_NS` for each
-    pointerdown the page saw (performance.timeOrigin + now(): wall clock, 0.1 ms)."""
+    """Prints `browser PRODUCT` and `flags FLAG...` (Chromium's command line), then per touch
+    `down MONO_NS WALL_NS` at dispatch, then `page WALL_NS EVENT_WALL_NS` for each pointerdown
+    the page saw: when its listener ran and the event's own timeStamp — the instant the
+    browser process made the touch event from the DevTools command, before DevTools waits
+    for the page's next frame and routes it (performance.timeOrigin + ms: wall clock, 0.1 ms)."""
+    print("browser", browser.call("Browser.getVersion")["product"])
+    print("flags", *[f for f in browser.flags if f != "--no-sandbox"])
     session = connected(browser, url)
-    browser.evaluate(session, "window.benchDowns = []; pad.addEventListener('pointerdown', "
-                              "() => benchDowns.push(performance.timeOrigin + performance.now()), true)")
+    browser.evaluate(session, "window.benchDowns = []; pad.addEventListener('pointerdown', (e) => "
+                              "benchDowns.push([performance.timeOrigin + performance.now(), performance.timeOrigin + e.timeStamp]), true)")
     size = pad_size(browser, session)
     gaps = random.Random(11)
     for i in range(n):
@@ -383,8 +391,63 @@ def scenario_bench(browser, url, n):
         browser.wait_for(session, "touches.size === 0", "the up")
     browser.evaluate(session, "rtt = null")
     browser.wait_for(session, "rtt !== null", "a ping's answer after the last up")
-    for ms in browser.evaluate(session, "benchDowns"):
-        print("page", int(ms * 1e6))
+    for handler, event in browser.evaluate(session, "benchDowns"):
+        print("page", int(handler * 1e6), int(event * 1e6))
+
+
+def scenario_trace(browser, url, n):
+    """The bench's taps (same gaps) under a Chromium trace, to see where Chromium's part
+    goes: per tap `tap I GAP_MS WAIT_MS ROUTE_MS` — WAIT from the browser handling the
+    DevTools command to the touch event forwarded to the renderer (DevTools first waits
+    for the page's next frame: InsertVisualStateCallback), ROUTE from there to the page's
+    pointerdown listener (trace clock, µs) — then `wait`/`route` summary lines (median,
+    p90, p99, max ms) over all taps and over those after a gap under 13.5 ms."""
+    session = connected(browser, url)
+    browser.evaluate(session, "pad.addEventListener('pointerdown', () => performance.mark('bench-pointerdown'), true)")
+    size = pad_size(browser, session)
+    browser.call("Tracing.start", categories="devtools,input,blink.user_timing", transferMode="ReturnAsStream")
+    gaps = random.Random(11)
+    taken = []
+    for i in range(n):
+        gap = gaps.uniform(0.01, 0.03)
+        taken.append(gap)
+        time.sleep(gap)
+        x, y = to_pixels(size, 0.2 + 0.6 * (i % 50) / 50, 0.5)
+        browser.touch(session, "touchStart", [(1, x, y)])
+        browser.touch(session, "touchEnd", [(1, x, y)])
+        browser.wait_for(session, "touches.size === 0", "the up")
+    browser.call("Tracing.end")
+    while True:
+        event = browser.events.pop(0) if browser.events else browser.read()
+        if event.get("method") == "Tracing.tracingComplete":
+            stream = event["params"]["stream"]
+            break
+    data = b""
+    while True:
+        chunk = browser.call("IO.read", handle=stream, size=1 << 20)
+        data += base64.b64decode(chunk["data"]) if chunk.get("base64Encoded") else chunk["data"].encode()
+        if chunk.get("eof"):
+            break
+    trace = json.loads(data)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    def times(name, where=lambda e: True):
+        return sorted(e["ts"] for e in events if e["name"] == name and where(e))
+    commands = times("DevToolsSession::HandleCommand in Browser", lambda e: "dispatchTouchEvent" in json.dumps(e.get("args", {})))[0::2]
+    forwarded = times("RenderWidgetHostInputEventRouter::ForwardEmulatedTouchEvent")
+    marks = times("bench-pointerdown")
+    waits, routes = [], []
+    for i, c in enumerate(commands):
+        f = next(t for t in forwarded if t > c)
+        m = next(t for t in marks if t > f)
+        waits.append((f - c) / 1000)
+        routes.append((m - f) / 1000)
+        print("tap", i, round(taken[i] * 1000, 1), round(waits[-1], 2), round(routes[-1], 2))
+    def summary(v):
+        s = sorted(v)
+        return [round(s[len(s) // 2], 2), round(s[len(s) * 9 // 10], 2), round(s[min(len(s) - 1, len(s) * 99 // 100)], 2), round(s[-1], 2)]
+    short = [i for i in range(len(waits)) if taken[i] < 0.0135]
+    print("wait all", *summary(waits), "short", len(short), *summary([waits[i] for i in short]))
+    print("route all", *summary(routes), "short", len(short), *summary([routes[i] for i in short]))
 
 
 def main():
@@ -410,6 +473,8 @@ def main():
             scenario_status(browser, url, float(args[0]))
         elif scenario == "bench":
             scenario_bench(browser, url, int(args[0]))
+        elif scenario == "trace":
+            scenario_trace(browser, url, int(args[0]))
         else:
             print(f"unknown scenario '{scenario}'", file=sys.stderr)
             return 2
