@@ -25,20 +25,21 @@ extension Mixer {
     /// 4-point Hermite interpolation; compiled on its own. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, read: .cubic)
+        mixVoice(v, into: mix, count: count, read: CubicRead.self)
     }
 
     /// `mixVoiceCubic` with linear interpolation. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceLinear(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, read: .linear)
+        mixVoice(v, into: mix, count: count, read: LinearRead.self)
     }
 
     /// `mixVoiceCubic` from the band-limited levels `levels` (`Interpolation.bandLimited`;
     /// the tone's, as `mixSpan` read them for this span): the
     /// span's increments run monotonically from its first frame's to its last's, so
     /// those two say whether it stays in one level (read alone, `.level`: the cubic
-    /// kernel's cost) or touches a crossfade zone (`.blend`: two levels per lane).
+    /// kernel's cost), touches one crossfade zone (`.crossfade`: the zone's two levels,
+    /// the same for every lane) or more (`.blend`: two levels chosen per lane).
     /// - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceBandLimited(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int) {
@@ -48,24 +49,36 @@ extension Mixer {
         let low = min(first, last), high = max(first, last)
         let (k, pure) = levels.level(low: low, high: high)
         if pure {
-            mixVoice(v, into: mix, count: count, read: .level, levels: levels, levelIndex: k)
+            mixVoice(v, into: mix, count: count, read: LevelRead.self, levels: levels, levelIndex: k)
+        } else if high < levels.zoneStart[k &+ 1] {
+            // Zone k only (k < count − 1 here: the last level is always pure): levels k
+            // and k + 1 for every lane.
+            mixVoiceCrossfade(v, levels: levels, into: mix, count: count, zone: k)
         } else {
             let top = levels.level(low: high, high: high).level
             mixVoiceBlend(v, levels: levels, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
         }
     }
 
+    /// `mixVoiceBandLimited` for a span whose increments touch crossfade zone `zone` and
+    /// no other: levels `zone` and `zone` + 1, blended per lane. - Thread: render.
+    @_noLocks @inline(never)
+    func mixVoiceCrossfade(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, zone: Int) {
+        mixVoice(v, into: mix, count: count, read: CrossfadeRead.self, levels: levels, levelIndex: zone)
+    }
+
     /// `mixVoiceBandLimited` for a span that touches crossfade zones `firstZone…lastZone`:
     /// two levels per lane. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceBlend(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
-        mixVoice(v, into: mix, count: count, read: .blend, levels: levels, levelIndex: firstZone, lastZone: lastZone)
+        mixVoice(v, into: mix, count: count, read: BlendRead.self, levels: levels, levelIndex: firstZone, lastZone: lastZone)
     }
 
     /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
-    /// loop is compiled once for each. `levels`: the band-limited levels (`.level`, `.blend`;
-    /// nil for the others). `levelIndex`: the level read (`.level`), or the first
-    /// crossfade zone the span may touch (`.blend`, up to `lastZone`).
+    /// loop is compiled once for each. `levels`: the band-limited levels (`.level`,
+    /// `.crossfade`, `.blend`; nil for the others). `levelIndex`: the level read
+    /// (`.level`), the zone (`.crossfade`), or the first crossfade zone the span may touch
+    /// (`.blend`, up to `lastZone`).
     ///
     /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
     /// need no clamping: blocks wholly inside the glide (g = r − j > 0 in every lane; the
@@ -74,8 +87,11 @@ extension Mixer {
     /// (offsets, increment and gain constant). Every stretch computes the same integers
     /// and Float expressions as the closed form, so the output does not depend on where
     /// a glide ends.
-    @_noLocks @inline(__always)
-    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, levels: LevelTable? = nil,
+    // Not marked `@_noLocks` itself: the mark rejects any generic function; every use is
+    // specialized and inlined into a marked caller (`mixVoiceCubic`, ...), where the
+    // release build checks it.
+    @inline(__always)
+    func mixVoice<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: Read.Type, levels: LevelTable? = nil,
                   levelIndex: Int = 0, lastZone: Int = 0) {
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
@@ -92,12 +108,7 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
-        let rows: UnsafeRawPointer
-        switch read {
-        case .cubic, .linear: rows = UnsafeRawPointer(tone.cubicRows)
-        case .level: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
-        case .blend: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
-        }
+        let rows = Read.rows(tone, levels, levelIndex)
         let block = VoiceBlock(tone: tone, rows: rows, levels: levels, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
                                mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)
         var base = phase0
@@ -181,9 +192,10 @@ extension Mixer {
     /// first frame): m_j = min(j, max(r, 0)), lane offsets j·incTarget − incStep·(m_j·r −
     /// m_j(m_j−1)/2), g_j = max(r − j, 0). Mixes its first `frames` (1…8) lanes and
     /// returns the phase after them.
-    @_noLocks @inline(__always)
-    func clampedBlock(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
-                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: TableRead) -> Int64 {
+    /// (Checked in its marked callers, as `mixVoice`.)
+    @inline(__always)
+    func clampedBlock<Read: TableRead>(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
+                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: Read.Type) -> Int64 {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let rLanes = SIMD8<Int32>(repeating: r)
         let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
@@ -210,6 +222,23 @@ func evens(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p
 /// Lanes 1, 3 of each 128-bit half of `p`, then of `q`: (p1, p3, q1, q3, p5, p7, q5, q7).
 @_noLocks @inline(__always)
 func odds(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[1], p[3], q[1], q[3], p[5], p[7], q[5], q[7]) }
+
+/// Lanes 0, 1 of each 128-bit half of `p` and `q`, interleaved: (p0, q0, p1, q1, p4, q4,
+/// p5, q5), one `unpcklps`.
+@_noLocks @inline(__always)
+func unpackLow(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], q[0], p[1], q[1], p[4], q[4], p[5], q[5]) }
+/// Lanes 2, 3 of each 128-bit half of `p` and `q`, interleaved: (p2, q2, p3, q3, p6, q6,
+/// p7, q7), one `unpckhps`.
+@_noLocks @inline(__always)
+func unpackHigh(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[2], q[2], p[3], q[3], p[6], q[6], p[7], q[7]) }
+/// The low 64-bit pair of each 128-bit half of `p`, then of `q`: (p0, p1, q0, q1, p4, p5,
+/// q4, q5), one `unpcklpd`.
+@_noLocks @inline(__always)
+func pairsLow(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p[1], q[0], q[1], p[4], p[5], q[4], q[5]) }
+/// The high 64-bit pair of each 128-bit half of `p`, then of `q`: (p2, p3, q2, q3, p6, p7,
+/// q6, q7), one `unpckhpd`.
+@_noLocks @inline(__always)
+func pairsHigh(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[2], p[3], q[2], q[3], p[6], p[7], q[6], q[7]) }
 
 // The stdlib's `pointwiseMin`/`pointwiseMax` on float vectors compile to an out-of-line
 // scalar loop (NaN rules); a compare and select is one `minps`/`blendvps`.
