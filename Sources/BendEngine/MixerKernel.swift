@@ -134,7 +134,23 @@ extension Mixer {
             let gain0 = SIMD8<Float>(repeating: gainTarget)
             let gainStepV = SIMD8<Float>(repeating: -gainStep)
             let one = SIMD8<Float>(repeating: 1)
-            repeat {
+            // The common case, a sustained voice gliding above the silence edge (no
+            // envelope, no edge fade), in a loop of its own: neither is tested per block.
+            if unfaded && block.sustained {
+                repeat {
+                    block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: multiplyAdd(gainStepV, g, gain0),
+                              inc: inc, read: read)
+                    base = block.advance(base, by: blockSum)
+                    offset &+= offsetStep
+                    inc &+= incStep8
+                    g -= 8
+                    blockSum &+= blockSumStep
+                    r &-= 8
+                    n0 &+= 8
+                } while r >= 8 && n0 &+ 8 <= end
+                frameNumber = lanesF + Float(n0 &+ 1)
+            }
+            while r >= 8 && n0 &+ 8 <= end {
                 let gain = multiplyAdd(gainStepV, g, gain0)
                 // The edge fade is 1 throughout unless the glide starts or ends below
                 // silenceRatio (the increment is monotonic over a glide).
@@ -148,7 +164,7 @@ extension Mixer {
                 r &-= 8
                 n0 &+= 8
                 frameNumber += 8
-            } while r >= 8 && n0 &+ 8 <= end
+            }
         }
 
         // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
