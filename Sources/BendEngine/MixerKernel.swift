@@ -108,9 +108,7 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
-        let rows = Read.rows(tone, levels, levelIndex)
-        let block = VoiceBlock(tone: tone, rows: rows, levels: levels, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
-                               mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)
+        let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
         var base = phase0
         var n0: Int32 = 0
         var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
@@ -169,8 +167,8 @@ extension Mixer {
 
         // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
         if r > 0 && n0 &+ 8 <= end {
-            base = clampedBlock(block, at: n0, frames: 8, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
+            base = clampedBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
+                                at: n0, frames: 8, base: base, r: r)
             r &-= 8
             n0 &+= 8
             frameNumber += 8
@@ -195,13 +193,36 @@ extension Mixer {
         //    form with clamps, its lanes past `count` silent (they are this voice's next
         //    frames, which a later span mixes).
         if n0 < end {
-            base = clampedBlock(block, at: n0, frames: end &- n0, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
+            base = clampedBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
+                                at: n0, frames: end &- n0, base: base, r: r)
         }
 
         voices.phase[v] = base
         voices.glideLeft[v] = max(glideLeft &- end, 0)
         voices.ramp[v] = min(max(ramp0 + rampStep * Float(end), 0), 1)
+    }
+
+    /// Voice `v`'s `VoiceBlock` for a span read with `read` (`mixVoice`'s arguments).
+    @inline(__always)
+    func voiceBlock<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
+                                     levelIndex: Int, lastZone: Int) -> VoiceBlock {
+        let ramp0 = voices.ramp[v], rampStep = voices.rampStep[v]
+        return VoiceBlock(tone: tone, rows: Read.rows(tone, levels, levelIndex), levels: levels, firstZone: levelIndex, lastZone: lastZone,
+                          sustained: ramp0 >= 1 && rampStep >= 0, mix: mix, rampStep: rampStep, ramp0: ramp0,
+                          loop: Int64(tone.loopFrames) << Int64(Mixer.fractionBits))
+    }
+
+    /// `clampedBlock` for `mixVoice`'s stretches 2 and 4 (at most one block each per
+    /// span), out of line and from the voice's state (which `mixVoice` writes back only
+    /// at its end): passing the span's `VoiceBlock` instead stored it to the stack at
+    /// the start of every span. `n0`: the block's first frame in the span.
+    @inline(never)
+    func clampedBlock<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
+                                       levelIndex: Int, lastZone: Int, at n0: Int32, frames: Int32, base: Int64, r: Int32) -> Int64 {
+        let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
+        let frameNumber = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(n0 &+ 1)
+        return clampedBlock(block, at: n0, frames: frames, frameNumber: frameNumber, base: base, r: r, incTarget: voices.incTarget[v],
+                            incStep: voices.incStep[v], gainTarget: voices.gainTarget[v], gainStep: voices.gainStep[v], read: read)
     }
 
     /// One block in the closed form with clamps, for any r (glide frames left at its
