@@ -252,50 +252,139 @@ extension Mixer {
     }
 }
 
-/// Lanes 0, 2 of each 128-bit half of `p`, then of `q`: (p0, p2, q0, q2, p4, p6, q4, q6),
-/// one `shufps`.
-@_noLocks @inline(__always)
-func evens(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p[2], q[0], q[2], p[4], p[6], q[4], q[6]) }
-/// Lanes 1, 3 of each 128-bit half of `p`, then of `q`: (p1, p3, q1, q3, p5, p7, q5, q7).
-@_noLocks @inline(__always)
-func odds(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[1], p[3], q[1], q[3], p[5], p[7], q[5], q[7]) }
+// The ways of reading the tone and the block that uses them are here, in the file of
+// the loops that specialize them: a debug build compiles each file on its own and can
+// specialize (and so check as `@_noLocks`) a generic body only from its own file.
 
-/// Lanes 0, 1 of each 128-bit half of `p` and `q`, interleaved: (p0, q0, p1, q1, p4, q4,
-/// p5, q5), one `unpcklps`.
-@_noLocks @inline(__always)
-func unpackLow(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], q[0], p[1], q[1], p[4], q[4], p[5], q[5]) }
-/// Lanes 2, 3 of each 128-bit half of `p` and `q`, interleaved: (p2, q2, p3, q3, p6, q6,
-/// p7, q7), one `unpckhps`.
-@_noLocks @inline(__always)
-func unpackHigh(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[2], q[2], p[3], q[3], p[6], q[6], p[7], q[7]) }
-/// The low 64-bit pair of each 128-bit half of `p`, then of `q`: (p0, p1, q0, q1, p4, p5,
-/// q4, q5), one `unpcklpd`.
-@_noLocks @inline(__always)
-func pairsLow(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p[1], q[0], q[1], p[4], p[5], q[4], q[5]) }
-/// The high 64-bit pair of each 128-bit half of `p`, then of `q`: (p2, p3, q2, q3, p6, p7,
-/// q6, q7), one `unpckhpd`.
-@_noLocks @inline(__always)
-func pairsHigh(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[2], p[3], q[2], q[3], p[6], p[7], q[6], q[7]) }
+/// How `VoiceBlock` reads the tone: one type per way, a type parameter of the mixing
+/// loop (`Mixer.mixVoice`), so the loop is specialized (compiled on its own) for each
+/// and holds only its own way's code.
+protocol TableRead {
+    /// The rows the voice reads: `tone`'s, or those of `levels`' level (or zone)
+    /// `levelIndex`.
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer
+    /// The tone at the 8 lanes' positions `base` + `offset` (fixed-point, tone frames),
+    /// interpolated; `inc`: each lane's increment (read by the crossfades only).
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float>
+}
 
-// The stdlib's `pointwiseMin`/`pointwiseMax` on float vectors compile to an out-of-line
-// scalar loop (NaN rules); a compare and select is one `minps`/`blendvps`.
-@_noLocks @inline(__always)
-func lanewiseMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
-@_noLocks @inline(__always)
-func lanewiseMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .> a) }
-@_noLocks @inline(__always)
-func lanewiseMin(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> { a.replacing(with: b, where: b .< a) }
-@_noLocks @inline(__always)
-func lanewiseMax(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> { a.replacing(with: b, where: b .> a) }
+/// Straight line between the two nearest frames (`ToneTable.linearPairs`).
+enum LinearRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer { UnsafeRawPointer(tone.cubicRows) }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (baseFrame, w, t) = block.toneFrames(base: base, offset: offset)
+        let pairs = block.linearPairs + baseFrame
+        let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
+        let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
+        let p = unsafeBitCast(SIMD4<Double>(pairs[i0], pairs[i1], pairs[i4], pairs[i5]), to: SIMD8<Float>.self)
+        let q = unsafeBitCast(SIMD4<Double>(pairs[i2], pairs[i3], pairs[i6], pairs[i7]), to: SIMD8<Float>.self)
+        return multiplyAdd(odds(p, q), t, evens(p, q))  // y0 + (y1 − y0)·t
+    }
+}
 
-/// a·b + c. Fused (one rounding, `vfmadd`) when the build targets FMA (`-D BEND_FMA`, set
-/// by the Makefile with `-target-cpu haswell`); on baseline x86-64 a fused multiply-add
-/// would be a libm call per lane, so it stays a multiply and an add there.
-@_noLocks @inline(__always)
-func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
-    #if BEND_FMA
-    return c.addingProduct(a, b)
-    #else
-    return a * b + c
-    #endif
+/// 4-point Hermite rows (`ToneTable.cubicRows`).
+enum CubicRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer { UnsafeRawPointer(tone.cubicRows) }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (baseFrame, w, t) = block.toneFrames(base: base, offset: offset)
+        let o = w &<< 4  // byte offsets of the lanes' rows (≥ 0, so they widen for free)
+        return block.polynomial(block.rows + 16 &* baseFrame, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
+                                Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+    }
+}
+
+/// One band-limited level's rows (`LevelTable`), 4× oversampled: the whole span lies
+/// outside every crossfade zone.
+enum LevelRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
+    }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
+        return block.polynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
+                                Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+    }
+}
+
+/// Two adjacent band-limited levels, the same two for every lane (`VoiceBlock.rows` and
+/// `upperRows`: zone `levelIndex`'s), blended by each lane's place in the one crossfade
+/// zone between them: the span touches that zone and no other (the common case).
+enum CrossfadeRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
+        LevelRead.rows(tone, levels, levelIndex)
+    }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
+        // Both levels at the same byte offsets; the upper one weighted by the lane's
+        // place in the zone, clamp((inc − start) / width, 0, 1).
+        let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
+        let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
+        let lower = block.polynomial(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        let upper = block.polynomial(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        // clamp(x, 0, width) with the stdlib's concrete (loop-free) integer operations, so
+        // that `VoiceBlock.mix` stays small enough to inline: a true comparison is −1,
+        // x·(1 + below) zeroes x < 0, and + (width − x)·(−above) sets x > width to width.
+        let x = inc &- SIMD8<Int32>(repeating: block.zoneStart)
+        let one = SIMD8<Int32>(repeating: 1), width = SIMD8<Int32>(repeating: block.zoneWidth)
+        let positive = x &* (one &+ (x .< SIMD8<Int32>())._storage)
+        let inZone = positive &+ (width &- positive) &* (SIMD8<Int32>() &- (positive .> width)._storage)
+        let weight = SIMD8<Float>(inZone) * block.zoneInverse
+        return multiplyAdd(upper - lower, weight, lower)
+    }
+}
+
+/// Two adjacent band-limited levels per lane, chosen per lane, blended by the lane's
+/// place in its crossfade zone: the span touches more than one zone (`VoiceBlock.blend`).
+enum BlendRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
+    }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
+        return block.blend(block.rows + rowOffset, o, t: t, inc: inc)
+    }
+}
+
+extension VoiceBlock {
+    /// Adds frames n0 ..< n0+8 of the voice into the mix.
+    /// - Parameters:
+    ///   - frameNumber: n + 1 in each lane (n0 + 1 … n0 + 8).
+    ///   - base: the fixed-point phase at frame n0, 0 ≤ base < loop.
+    ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
+    ///   - level: each lane's gain × edge fade.
+    ///   - inc: each lane's increment (read by the crossfades only).
+    ///   - read: how the tone is read (`TableRead`).
+    /// (Not marked `@_noLocks`, as `Mixer.mixVoice`: checked where it is inlined.
+    /// Kept under 64 SIL blocks for every `Read`: the optimizer's inliner gives up on
+    /// `@inline(__always)` for a larger callee in a caller of more than 64 blocks, as
+    /// `mixVoice` is. The stdlib's generic SIMD operations (`&`, `&>>`, `replacing`) are
+    /// loops there, a few blocks each; `&+`, `&-`, `&*` and comparisons are not.)
+    @inline(__always)
+    func mix<Read: TableRead>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
+                              inc: SIMD8<Int32>, read: Read.Type) {
+        let y = Read.sample(self, base: base, offset: offset, inc: inc)
+        // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
+        // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
+        if sustained {
+            let slot = UnsafeMutableRawPointer(mix + Int(n0))
+            slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
+            return
+        }
+        let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
+        let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
+        let envelope = ramp * ramp * (3 - 2 * ramp)
+        let slot = UnsafeMutableRawPointer(mix + Int(n0))
+        let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
+        slot.storeBytes(of: sum, as: SIMD8<Float>.self)
+    }
 }
