@@ -25,20 +25,21 @@ extension Mixer {
     /// 4-point Hermite interpolation; compiled on its own. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, read: .cubic)
+        mixVoice(v, into: mix, count: count, read: CubicRead.self)
     }
 
     /// `mixVoiceCubic` with linear interpolation. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceLinear(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, read: .linear)
+        mixVoice(v, into: mix, count: count, read: LinearRead.self)
     }
 
     /// `mixVoiceCubic` from the band-limited levels `levels` (`Interpolation.bandLimited`;
     /// the tone's, as `mixSpan` read them for this span): the
     /// span's increments run monotonically from its first frame's to its last's, so
     /// those two say whether it stays in one level (read alone, `.level`: the cubic
-    /// kernel's cost) or touches a crossfade zone (`.blend`: two levels per lane).
+    /// kernel's cost), touches one crossfade zone (`.crossfade`: the zone's two levels,
+    /// the same for every lane) or more (`.blend`: two levels chosen per lane).
     /// - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceBandLimited(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int) {
@@ -48,24 +49,36 @@ extension Mixer {
         let low = min(first, last), high = max(first, last)
         let (k, pure) = levels.level(low: low, high: high)
         if pure {
-            mixVoice(v, into: mix, count: count, read: .level, levels: levels, levelIndex: k)
+            mixVoice(v, into: mix, count: count, read: LevelRead.self, levels: levels, levelIndex: k)
+        } else if high < levels.zoneStart[k &+ 1] {
+            // Zone k only (k < count − 1 here: the last level is always pure): levels k
+            // and k + 1 for every lane.
+            mixVoiceCrossfade(v, levels: levels, into: mix, count: count, zone: k)
         } else {
             let top = levels.level(low: high, high: high).level
             mixVoiceBlend(v, levels: levels, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
         }
     }
 
+    /// `mixVoiceBandLimited` for a span whose increments touch crossfade zone `zone` and
+    /// no other: levels `zone` and `zone` + 1, blended per lane. - Thread: render.
+    @_noLocks @inline(never)
+    func mixVoiceCrossfade(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, zone: Int) {
+        mixVoice(v, into: mix, count: count, read: CrossfadeRead.self, levels: levels, levelIndex: zone)
+    }
+
     /// `mixVoiceBandLimited` for a span that touches crossfade zones `firstZone…lastZone`:
     /// two levels per lane. - Thread: render.
     @_noLocks @inline(never)
     func mixVoiceBlend(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
-        mixVoice(v, into: mix, count: count, read: .blend, levels: levels, levelIndex: firstZone, lastZone: lastZone)
+        mixVoice(v, into: mix, count: count, read: BlendRead.self, levels: levels, levelIndex: firstZone, lastZone: lastZone)
     }
 
     /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
-    /// loop is compiled once for each. `levels`: the band-limited levels (`.level`, `.blend`;
-    /// nil for the others). `levelIndex`: the level read (`.level`), or the first
-    /// crossfade zone the span may touch (`.blend`, up to `lastZone`).
+    /// loop is compiled once for each. `levels`: the band-limited levels (`.level`,
+    /// `.crossfade`, `.blend`; nil for the others). `levelIndex`: the level read
+    /// (`.level`), the zone (`.crossfade`), or the first crossfade zone the span may touch
+    /// (`.blend`, up to `lastZone`).
     ///
     /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
     /// need no clamping: blocks wholly inside the glide (g = r − j > 0 in every lane; the
@@ -74,8 +87,11 @@ extension Mixer {
     /// (offsets, increment and gain constant). Every stretch computes the same integers
     /// and Float expressions as the closed form, so the output does not depend on where
     /// a glide ends.
-    @_noLocks @inline(__always)
-    func mixVoice(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: TableRead, levels: LevelTable? = nil,
+    // Not marked `@_noLocks` itself: the mark rejects any generic function; every use is
+    // specialized and inlined into a marked caller (`mixVoiceCubic`, ...), where the
+    // release build checks it.
+    @inline(__always)
+    func mixVoice<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: Read.Type, levels: LevelTable? = nil,
                   levelIndex: Int = 0, lastZone: Int = 0) {
         let bits = Mixer.fractionBits
         let loop = Int64(tone.loopFrames) << Int64(bits)
@@ -92,14 +108,7 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
-        let rows: UnsafeRawPointer
-        switch read {
-        case .cubic, .linear: rows = UnsafeRawPointer(tone.cubicRows)
-        case .level: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
-        case .blend: rows = UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
-        }
-        let block = VoiceBlock(tone: tone, rows: rows, levels: levels, firstZone: levelIndex, lastZone: lastZone, sustained: ramp0 >= 1 && rampStep >= 0,
-                               mix: mix, rampStep: rampStep, ramp0: ramp0, loop: loop)
+        let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
         var base = phase0
         var n0: Int32 = 0
         var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
@@ -123,7 +132,23 @@ extension Mixer {
             let gain0 = SIMD8<Float>(repeating: gainTarget)
             let gainStepV = SIMD8<Float>(repeating: -gainStep)
             let one = SIMD8<Float>(repeating: 1)
-            repeat {
+            // The common case, a sustained voice gliding above the silence edge (no
+            // envelope, no edge fade), in a loop of its own: neither is tested per block.
+            if unfaded && block.sustained {
+                repeat {
+                    block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: multiplyAdd(gainStepV, g, gain0),
+                              inc: inc, read: read)
+                    base = block.advance(base, by: blockSum)
+                    offset &+= offsetStep
+                    inc &+= incStep8
+                    g -= 8
+                    blockSum &+= blockSumStep
+                    r &-= 8
+                    n0 &+= 8
+                } while r >= 8 && n0 &+ 8 <= end
+                frameNumber = lanesF + Float(n0 &+ 1)
+            }
+            while r >= 8 && n0 &+ 8 <= end {
                 let gain = multiplyAdd(gainStepV, g, gain0)
                 // The edge fade is 1 throughout unless the glide starts or ends below
                 // silenceRatio (the increment is monotonic over a glide).
@@ -137,13 +162,13 @@ extension Mixer {
                 r &-= 8
                 n0 &+= 8
                 frameNumber += 8
-            } while r >= 8 && n0 &+ 8 <= end
+            }
         }
 
         // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
         if r > 0 && n0 &+ 8 <= end {
-            base = clampedBlock(block, at: n0, frames: 8, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
+            base = clampedBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
+                                at: n0, frames: 8, base: base, r: r)
             r &-= 8
             n0 &+= 8
             frameNumber += 8
@@ -168,8 +193,8 @@ extension Mixer {
         //    form with clamps, its lanes past `count` silent (they are this voice's next
         //    frames, which a later span mixes).
         if n0 < end {
-            base = clampedBlock(block, at: n0, frames: end &- n0, frameNumber: frameNumber, base: base, r: r,
-                                incTarget: incTarget, incStep: incStep, gainTarget: gainTarget, gainStep: gainStep, read: read)
+            base = clampedBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
+                                at: n0, frames: end &- n0, base: base, r: r)
         }
 
         voices.phase[v] = base
@@ -177,13 +202,37 @@ extension Mixer {
         voices.ramp[v] = min(max(ramp0 + rampStep * Float(end), 0), 1)
     }
 
+    /// Voice `v`'s `VoiceBlock` for a span read with `read` (`mixVoice`'s arguments).
+    @inline(__always)
+    func voiceBlock<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
+                                     levelIndex: Int, lastZone: Int) -> VoiceBlock {
+        let ramp0 = voices.ramp[v], rampStep = voices.rampStep[v]
+        return VoiceBlock(tone: tone, rows: Read.rows(tone, levels, levelIndex), levels: levels, firstZone: levelIndex, lastZone: lastZone,
+                          sustained: ramp0 >= 1 && rampStep >= 0, mix: mix, rampStep: rampStep, ramp0: ramp0,
+                          loop: Int64(tone.loopFrames) << Int64(Mixer.fractionBits))
+    }
+
+    /// `clampedBlock` for `mixVoice`'s stretches 2 and 4 (at most one block each per
+    /// span), out of line and from the voice's state (which `mixVoice` writes back only
+    /// at its end): passing the span's `VoiceBlock` instead stored it to the stack at
+    /// the start of every span. `n0`: the block's first frame in the span.
+    @inline(never)
+    func clampedBlock<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
+                                       levelIndex: Int, lastZone: Int, at n0: Int32, frames: Int32, base: Int64, r: Int32) -> Int64 {
+        let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
+        let frameNumber = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(n0 &+ 1)
+        return clampedBlock(block, at: n0, frames: frames, frameNumber: frameNumber, base: base, r: r, incTarget: voices.incTarget[v],
+                            incStep: voices.incStep[v], gainTarget: voices.gainTarget[v], gainStep: voices.gainStep[v], read: read)
+    }
+
     /// One block in the closed form with clamps, for any r (glide frames left at its
     /// first frame): m_j = min(j, max(r, 0)), lane offsets j·incTarget − incStep·(m_j·r −
     /// m_j(m_j−1)/2), g_j = max(r − j, 0). Mixes its first `frames` (1…8) lanes and
     /// returns the phase after them.
-    @_noLocks @inline(__always)
-    func clampedBlock(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
-                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: TableRead) -> Int64 {
+    /// (Checked in its marked callers, as `mixVoice`.)
+    @inline(__always)
+    func clampedBlock<Read: TableRead>(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
+                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: Read.Type) -> Int64 {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let rLanes = SIMD8<Int32>(repeating: r)
         let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
@@ -203,33 +252,139 @@ extension Mixer {
     }
 }
 
-/// Lanes 0, 2 of each 128-bit half of `p`, then of `q`: (p0, p2, q0, q2, p4, p6, q4, q6),
-/// one `shufps`.
-@_noLocks @inline(__always)
-func evens(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p[2], q[0], q[2], p[4], p[6], q[4], q[6]) }
-/// Lanes 1, 3 of each 128-bit half of `p`, then of `q`: (p1, p3, q1, q3, p5, p7, q5, q7).
-@_noLocks @inline(__always)
-func odds(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[1], p[3], q[1], q[3], p[5], p[7], q[5], q[7]) }
+// The ways of reading the tone and the block that uses them are here, in the file of
+// the loops that specialize them: a debug build compiles each file on its own and can
+// specialize (and so check as `@_noLocks`) a generic body only from its own file.
 
-// The stdlib's `pointwiseMin`/`pointwiseMax` on float vectors compile to an out-of-line
-// scalar loop (NaN rules); a compare and select is one `minps`/`blendvps`.
-@_noLocks @inline(__always)
-func lanewiseMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
-@_noLocks @inline(__always)
-func lanewiseMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .> a) }
-@_noLocks @inline(__always)
-func lanewiseMin(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> { a.replacing(with: b, where: b .< a) }
-@_noLocks @inline(__always)
-func lanewiseMax(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>) -> SIMD8<Int32> { a.replacing(with: b, where: b .> a) }
+/// How `VoiceBlock` reads the tone: one type per way, a type parameter of the mixing
+/// loop (`Mixer.mixVoice`), so the loop is specialized (compiled on its own) for each
+/// and holds only its own way's code.
+protocol TableRead {
+    /// The rows the voice reads: `tone`'s, or those of `levels`' level (or zone)
+    /// `levelIndex`.
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer
+    /// The tone at the 8 lanes' positions `base` + `offset` (fixed-point, tone frames),
+    /// interpolated; `inc`: each lane's increment (read by the crossfades only).
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float>
+}
 
-/// a·b + c. Fused (one rounding, `vfmadd`) when the build targets FMA (`-D BEND_FMA`, set
-/// by the Makefile with `-target-cpu haswell`); on baseline x86-64 a fused multiply-add
-/// would be a libm call per lane, so it stays a multiply and an add there.
-@_noLocks @inline(__always)
-func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
-    #if BEND_FMA
-    return c.addingProduct(a, b)
-    #else
-    return a * b + c
-    #endif
+/// Straight line between the two nearest frames (`ToneTable.linearPairs`).
+enum LinearRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer { UnsafeRawPointer(tone.cubicRows) }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (baseFrame, w, t) = block.toneFrames(base: base, offset: offset)
+        let pairs = block.linearPairs + baseFrame
+        let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
+        let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
+        let p = unsafeBitCast(SIMD4<Double>(pairs[i0], pairs[i1], pairs[i4], pairs[i5]), to: SIMD8<Float>.self)
+        let q = unsafeBitCast(SIMD4<Double>(pairs[i2], pairs[i3], pairs[i6], pairs[i7]), to: SIMD8<Float>.self)
+        return multiplyAdd(odds(p, q), t, evens(p, q))  // y0 + (y1 − y0)·t
+    }
+}
+
+/// 4-point Hermite rows (`ToneTable.cubicRows`).
+enum CubicRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer { UnsafeRawPointer(tone.cubicRows) }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (baseFrame, w, t) = block.toneFrames(base: base, offset: offset)
+        let o = w &<< 4  // byte offsets of the lanes' rows (≥ 0, so they widen for free)
+        return block.polynomial(block.rows + 16 &* baseFrame, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
+                                Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+    }
+}
+
+/// One band-limited level's rows (`LevelTable`), 4× oversampled: the whole span lies
+/// outside every crossfade zone.
+enum LevelRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
+    }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
+        return block.polynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
+                                Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+    }
+}
+
+/// Two adjacent band-limited levels, the same two for every lane (`VoiceBlock.rows` and
+/// `upperRows`: zone `levelIndex`'s), blended by each lane's place in the one crossfade
+/// zone between them: the span touches that zone and no other (the common case).
+enum CrossfadeRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
+        LevelRead.rows(tone, levels, levelIndex)
+    }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
+        // Both levels at the same byte offsets; the upper one weighted by the lane's
+        // place in the zone, clamp((inc − start) / width, 0, 1).
+        let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
+        let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
+        let lower = block.polynomial(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        let upper = block.polynomial(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        // clamp(x, 0, width) with the stdlib's concrete (loop-free) integer operations, so
+        // that `VoiceBlock.mix` stays small enough to inline: a true comparison is −1,
+        // x·(1 + below) zeroes x < 0, and + (width − x)·(−above) sets x > width to width.
+        let x = inc &- SIMD8<Int32>(repeating: block.zoneStart)
+        let one = SIMD8<Int32>(repeating: 1), width = SIMD8<Int32>(repeating: block.zoneWidth)
+        let positive = x &* (one &+ (x .< SIMD8<Int32>())._storage)
+        let inZone = positive &+ (width &- positive) &* (SIMD8<Int32>() &- (positive .> width)._storage)
+        let weight = SIMD8<Float>(inZone) * block.zoneInverse
+        return multiplyAdd(upper - lower, weight, lower)
+    }
+}
+
+/// Two adjacent band-limited levels per lane, chosen per lane, blended by the lane's
+/// place in its crossfade zone: the span touches more than one zone (`VoiceBlock.blend`).
+enum BlendRead: TableRead {
+    @_noLocks @inline(__always)
+    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
+    }
+    @_noLocks @inline(__always)
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
+        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
+        return block.blend(block.rows + rowOffset, o, t: t, inc: inc)
+    }
+}
+
+extension VoiceBlock {
+    /// Adds frames n0 ..< n0+8 of the voice into the mix.
+    /// - Parameters:
+    ///   - frameNumber: n + 1 in each lane (n0 + 1 … n0 + 8).
+    ///   - base: the fixed-point phase at frame n0, 0 ≤ base < loop.
+    ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
+    ///   - level: each lane's gain × edge fade.
+    ///   - inc: each lane's increment (read by the crossfades only).
+    ///   - read: how the tone is read (`TableRead`).
+    /// (Not marked `@_noLocks`, as `Mixer.mixVoice`: checked where it is inlined.
+    /// Kept under 64 SIL blocks for every `Read`: the optimizer's inliner gives up on
+    /// `@inline(__always)` for a larger callee in a caller of more than 64 blocks, as
+    /// `mixVoice` is. The stdlib's generic SIMD operations (`&`, `&>>`, `replacing`) are
+    /// loops there, a few blocks each; `&+`, `&-`, `&*` and comparisons are not.)
+    @inline(__always)
+    func mix<Read: TableRead>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
+                              inc: SIMD8<Int32>, read: Read.Type) {
+        let y = Read.sample(self, base: base, offset: offset, inc: inc)
+        // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
+        // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
+        if sustained {
+            let slot = UnsafeMutableRawPointer(mix + Int(n0))
+            slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
+            return
+        }
+        let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
+        let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
+        let envelope = ramp * ramp * (3 - 2 * ramp)
+        let slot = UnsafeMutableRawPointer(mix + Int(n0))
+        let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
+        slot.storeBytes(of: sum, as: SIMD8<Float>.self)
+    }
 }

@@ -1,24 +1,16 @@
-/// How `VoiceBlock` reads the tone; a constant at each call site, so the kernel is
-/// compiled once for each.
-enum TableRead {
-    /// Straight line between the two nearest frames (`ToneTable.linearPairs`).
-    case linear
-    /// 4-point Hermite rows (`ToneTable.cubicRows`).
-    case cubic
-    /// One band-limited level's rows (`LevelTable`), 4× oversampled: the whole span
-    /// lies outside every crossfade zone.
-    case level
-    /// Two adjacent band-limited levels per lane, blended by the lane's place in its
-    /// crossfade zone: the span touches a zone.
-    case blend
-}
-
 /// What every 8-frame block of one voice does once its lane offsets and levels are
 /// known: read the tone at the 8 positions, interpolate, apply level and envelope, and
 /// add into the mono mix. A value type of constants, built once per voice per span.
 struct VoiceBlock {
-    /// Cubic rows, or for `.level` the level's rows, for `.blend` level 0's rows.
+    /// Cubic rows, or for `.level` the level's rows, for `.crossfade` the lower level's,
+    /// for `.blend` level 0's rows.
     let rows: UnsafeRawPointer
+    /// `CrossfadeRead`: the upper level's rows (`rows` + the level stride), the zone's
+    /// start and width (fixed-point increments) and 1 / its width (per increment unit).
+    let upperRows: UnsafeRawPointer
+    let zoneStart: Int32
+    let zoneWidth: Int32
+    let zoneInverse: Float
     let linearPairs: UnsafePointer<Double>
     let mix: UnsafeMutablePointer<Float>
     let rampStep: SIMD8<Float>
@@ -26,21 +18,34 @@ struct VoiceBlock {
     let loop: Int64
     /// The envelope is 1 over the whole span (ramp ≥ 1 and not falling): skipped.
     let sustained: Bool
-    /// `.blend`: the crossfade zones the span may touch, `firstZone…lastZone` (every
+    /// `.crossfade`: the zone is `firstZone`. `.blend`: the crossfade zones the span may touch, `firstZone…lastZone` (every
     /// zone below `firstZone` lies wholly below the span's increments), the levels
     /// (`LevelTable`: rows, zones).
     let firstZone: Int
     let lastZone: Int
     let levels: LevelTable?
 
-    /// `rows`: the cubic rows, or the rows of the level read (`.level`), or level 0's
-    /// (`.blend`); `levels`: the tone's band-limited levels for `.blend` (else unused). (How the tone is read is not kept here: it is each call's constant
-    /// `read`, so the compiler builds one loop per mode.)
+    /// `rows`: the cubic rows, or the rows of the level read (`.level`), or of the
+    /// zone's lower level (`.crossfade`), or level 0's (`.blend`); `levels`: the tone's
+    /// band-limited levels for `.crossfade` and `.blend` (else unused). (How the tone is
+    /// read is not kept here: it is each call's constant `read`, so the compiler builds
+    /// one loop per mode.)
     @_noLocks @inline(__always)
     init(tone: ToneTable, rows: UnsafeRawPointer, levels: LevelTable?, firstZone: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
          rampStep: Float, ramp0: Float, loop: Int64) {
         linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
         self.rows = rows
+        if let levels {
+            upperRows = rows + levels.stride
+            zoneStart = levels.zoneStart[firstZone]
+            zoneWidth = levels.zoneEnd[firstZone] &- levels.zoneStart[firstZone]
+            zoneInverse = levels.zoneInverse[firstZone]
+        } else {
+            upperRows = rows
+            zoneStart = 0
+            zoneWidth = 0
+            zoneInverse = 0
+        }
         self.mix = mix
         self.rampStep = SIMD8(repeating: rampStep)
         self.ramp0 = SIMD8(repeating: ramp0)
@@ -51,71 +56,34 @@ struct VoiceBlock {
         self.levels = levels
     }
 
-    /// Adds frames n0 ..< n0+8 of the voice into the mix.
-    /// - Parameters:
-    ///   - frameNumber: n + 1 in each lane (n0 + 1 … n0 + 8).
-    ///   - base: the fixed-point phase at frame n0, 0 ≤ base < loop.
-    ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
-    ///   - level: each lane's gain × edge fade.
-    ///   - inc: each lane's increment (read by `.blend` only).
-    ///   - read: how the tone is read; a constant at each call site.
+    /// Lane positions in tone frames (linear, cubic): the first lane's frame, each
+    /// lane's frame offset from it (≥ 0) and its fraction t in [0, 1).
     @_noLocks @inline(__always)
-    func mix(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>, inc: SIMD8<Int32>,
-             read: TableRead) {
+    func toneFrames(base: Int64, offset: SIMD8<Int32>) -> (Int, SIMD8<UInt32>, SIMD8<Float>) {
         let bits = Mixer.fractionBits
-        let y: SIMD8<Float>
-        switch read {
-        case .cubic, .linear:
-            let fractionMask = Int32((1 << bits) - 1)
-            let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
-            let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << bits))
-            let baseFrame = Int(truncatingIfNeeded: base >> Int64(bits))
-            // Lane j reads pairs of floats at its frame: (y0, c1) and (c2, c3) of its cubic
-            // row, or (y0, slope) for linear. Lanes 0, 1, 4, 5 fill one vector of 4 pairs
-            // and lanes 2, 3, 6, 7 another, so one `shufps` per column puts the 8 lanes in
-            // order: 8 64-bit loads per column pair, no scalar inserts.
-            let w = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(bits))
-            if read == .cubic {
-                let o = w &<< 4  // byte offsets of the lanes' rows (≥ 0, so they widen for free)
-                y = polynomial(rows + 16 &* baseFrame, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
-                               Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)  // 4-point Hermite
-            } else {
-                let pairs = linearPairs + baseFrame
-                let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
-                let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
-                let p = unsafeBitCast(SIMD4<Double>(pairs[i0], pairs[i1], pairs[i4], pairs[i5]), to: SIMD8<Float>.self)
-                let q = unsafeBitCast(SIMD4<Double>(pairs[i2], pairs[i3], pairs[i6], pairs[i7]), to: SIMD8<Float>.self)
-                y = multiplyAdd(odds(p, q), t, evens(p, q))  // y0 + (y1 − y0)·t
-            }
-        case .level, .blend:
-            // The same phase, read in table frames (4 per tone frame): the fraction has
-            // `LevelTable.shift` bits fewer.
-            let shift = bits - LevelTable.shift
-            let fractionMask = Int32((1 << shift) - 1)
-            let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
-            let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << shift))
-            let baseRows = rows + 16 &* Int(truncatingIfNeeded: base >> Int64(shift))
-            let o = SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 4
-            y = read == .level
-                ? polynomial(baseRows, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]), Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
-                : blend(baseRows, o, t: t, inc: inc)
-        }
-        // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
-        // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
-        if sustained {
-            let slot = UnsafeMutableRawPointer(mix + Int(n0))
-            slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
-            return
-        }
-        let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
-        let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
-        let envelope = ramp * ramp * (3 - 2 * ramp)
-        let slot = UnsafeMutableRawPointer(mix + Int(n0))
-        let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
-        slot.storeBytes(of: sum, as: SIMD8<Float>.self)
+        let fractionMask = Int32((1 << bits) - 1)
+        let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
+        let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << bits))
+        // Lane j reads pairs of floats at its frame: (y0, c1) and (c2, c3) of its cubic
+        // row, or (y0, slope) for linear. Lanes 0, 1, 4, 5 fill one vector of 4 pairs
+        // and lanes 2, 3, 6, 7 another, so one `shufps` per column puts the 8 lanes in
+        // order: 8 64-bit loads per column pair, no scalar inserts.
+        return (Int(truncatingIfNeeded: base >> Int64(bits)), SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(bits)), t)
     }
 
-    /// `.blend`'s read: each lane's place among the levels, W = Σ_z clamp((inc −
+    /// Lane positions in the band-limited levels' table frames (4 per tone frame: the
+    /// fraction has `LevelTable.shift` bits fewer): the byte offset of the first lane's
+    /// row, each lane's byte offset from it and its fraction t in [0, 1).
+    @_noLocks @inline(__always)
+    func tableFrames(base: Int64, offset: SIMD8<Int32>) -> (Int, SIMD8<UInt32>, SIMD8<Float>) {
+        let shift = Mixer.fractionBits - LevelTable.shift
+        let fractionMask = Int32((1 << shift) - 1)
+        let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
+        let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << shift))
+        return (Int(truncatingIfNeeded: base >> Int64(shift)) &* 16, SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 4, t)
+    }
+
+    /// `BlendRead`'s read: each lane's place among the levels, W = Σ_z clamp((inc −
     /// zoneStart_z) / (zoneEnd_z − zoneStart_z), 0, 1) over the zones the span may touch
     /// (those below `firstZone` count 1 each); the lane reads level k = (zones it has
     /// passed, at most the top pair's lower level) and k + 1 at byte offsets `o` from
