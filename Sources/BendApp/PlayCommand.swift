@@ -286,7 +286,7 @@ enum PlayCommand {
                 throw abandon(AppError.runtime("cannot start the rounding thread: \(error)"))
             }
         }
-        do { try midiOut?.start(position: { mixer.position }) } catch {
+        do { try midiOut?.start(position: { mixer.position }, clock: instrument.clock) } catch {
             printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
         }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")

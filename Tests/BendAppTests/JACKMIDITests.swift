@@ -189,4 +189,49 @@ final class JACKMIDITests: JACKTestCase {
         XCTAssertEqual(offs.map(\.channel), [noteOn[0].channel, noteOn[1].channel, noteOn[2].channel], "note-offs in release order")
         XCTAssertEqual(offs.map(\.time), [offset(3.70007), offset(3.95), offset(4.0)], "note-offs at the releases' offsets")
     }
+
+    /// A script stopped early (SIGINT, as Ctrl-C) with --midi-out: its touch rises in
+    /// pitch for 7 s and a second touch would start at 11 s; stopped a few moves in,
+    /// midi_out carries exactly what was played (the take's touch script says what):
+    /// one note-on, a bend for each move played and none after (the last bend is the
+    /// last move played's pitch, within 1 cent), no second note, and the note's note-off
+    /// last. Before the fix, MIDI out sent the whole script after the stop.
+    func testMIDIOutOfAScriptStoppedEarlySendsNothingPastTheStop() throws {
+        var lines = [#"{"t": 3.3, "type": "down", "id": 1, "x": 0.25, "y": 0.8}"#]
+        for k in 1...140 { lines.append(#"{"t": \#(3.3 + 0.05 * Double(k)), "type": "move", "id": 1, "x": \#(0.25 + 0.0025 * Double(k)), "y": 0.8}"#) }
+        lines += [#"{"t": 11.0, "type": "down", "id": 2, "x": 0.5, "y": 0.8}"#, #"{"t": 12.0, "type": "up", "id": 1}"#, #"{"t": 12.5, "type": "up", "id": 2}"#]
+        let script = try write(lines.joined(separator: "\n") + "\n", "long.jsonl")
+        let take = dir.appendingPathComponent("take.jsonl").path
+        let dumpLog = dir.appendingPathComponent("dump.txt").path
+        let dump = try Spawn.start(["jack_midi_dump", "dump"], output: dumpLog)
+        defer { kill(dump, SIGTERM); _ = Spawn.wait(dump, seconds: 5) }
+        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--record-touches", take])
+        try waitUntil("midi_out and the dump's port") {
+            let ports = try Spawn.run(["jack_lsp"]).output
+            return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")
+        }
+        XCTAssertEqual(try Spawn.run(["jack_connect", "bendsynth:midi_out", "dump:input"]).status, 0)
+        func kinds(_ kind: Int) -> [Dumped] { dumped(text(dumpLog)).filter { $0.bytes.count == 3 && $0.bytes[0] & 0xF0 == kind } }
+        try waitUntil("the note and ten bends dumped") { kinds(0x90).count >= 1 && kinds(0xE0).count >= 11 }
+        kill(play.pid, SIGINT)
+        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
+        try waitUntil("the note-off dumped (every note sent must end)") { kinds(0x80).count >= 1 }
+
+        let played = try self.lines(take)
+        let moves = played.filter { $0["type"] as? String == "move" }
+        XCTAssertEqual(played.filter { $0["type"] as? String == "down" }.count, 1, "one touch played")
+        XCTAssertLessThan(moves.count, 100, "stopped early")
+        let m = dumped(text(dumpLog)).filter { $0.bytes.count == 3 }
+        let ons = m.indices.filter { m[$0].bytes[0] & 0xF0 == 0x90 && m[$0].bytes[2] > 0 }
+        XCTAssertEqual(ons.count, 1, "one note-on: the second touch was after the stop")
+        let on = try XCTUnwrap(ons.first)
+        let channel = m[on].bytes[0] & 0x0F, note = m[on].bytes[1]
+        let bends = m[(on + 1)...].filter { $0.bytes[0] == 0xE0 | channel }
+        XCTAssertEqual(bends.count, moves.count, "a bend for each move played, none after the stop")
+        let last = try XCTUnwrap(bends.last), lastMove = try XCTUnwrap(moves.last)
+        let pitch = pow(2, (Double(note) + Double(last.bytes[1] | last.bytes[2] << 7 - 8192) / 8192 * 48 - 69) / 12)
+        XCTAssertLessThan(abs(1200 * log2(pitch / (2 * (lastMove["x"] as? Double ?? 0)))), 1, "the last bend is the last move played")
+        XCTAssertEqual(m.last?.bytes, [0x80 | channel, note, m.last?.bytes[2] ?? 0], "the note's note-off, last")
+        XCTAssertEqual(m.filter { $0.bytes[0] & 0xF0 == 0x80 }.count, 1, "one note-off")
+    }
 }
