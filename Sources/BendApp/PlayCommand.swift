@@ -237,6 +237,8 @@ enum PlayCommand {
         StopSignals.wait { _ in finished.signal() }
         var context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         context.touchBoard = touchBoard
+        let midiIn = sources.compactMap { $0 as? JACKMIDIInSource }
+        if !midiIn.isEmpty { context.lateEvents = { midiIn.reduce(0) { $0 + $1.lateEvents } } }
         var started: [InputSource] = []
         // With --web and the terminal pad, the pad (which takes the whole screen) starts
         // only after Enter, so the player can scan the QR code; everything else, the
