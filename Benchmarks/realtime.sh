@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make bench`, real-time part: `bendsynth play` on jackd's dummy driver (48 kHz,
-# 64-frame periods, not real-time scheduled), twice: through the ALSA `jack` PCM of
+# 64-frame periods, real-time where permitted: jackd-dummy.sh), twice: through the ALSA `jack` PCM of
 # libasound2-plugins (/usr/share/alsa/alsa.conf.d/50-jack.conf), and as a native JACK
 # client (-a jack: the process callback is the render thread) — each holding TOUCHES
 # moving touches for SECONDS with --voices 1024. Prints xruns, the render thread's load
@@ -66,7 +66,7 @@ run() {  # LABEL, XRUN NOTE, play's output options...
   PLAY_PID=
   local xruns=$(( $(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true) - before ))
   sed -n 's/^bendsynth: ALSA .*: \(.*buffer [^;]*\);.*/  configured: \1/p; s/^bendsynth: JACK client [^:]*: \([^;]*\);.*/  configured: \1/p; s/^bendsynth: \(played .*\)/  \1 ('"$xnote"')/p; s/^bendsynth: \(render load.*\)/  \1/p; s/^bendsynth: \(event queue.*\)/  \1/p; s/^bendsynth: \(.*events dropped.*\)/  \1/p' "$DIR/play.err"
-  [ -n "$JACK_PID" ] && echo "  jackd's own dummy-driver xruns during the run (its non-real-time timer): $xruns"
+  [ -n "$JACK_PID" ] && echo "  jackd's own dummy-driver xruns during the run (jackd $JACK_RT): $xruns"
   sed -n 's/^bendsynth: \(render thread over the whole run.*\)/  \1; goal 0 and 0/p' "$DIR/play.err"
   echo "  render thread: @_noLocks on the whole render path, checked by the release build (no allocation, no locks)"
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make bench`, soak part: `bendsynth bench --soak` on jackd's dummy driver (48 kHz,
-# 256-frame periods, not real-time scheduled) under a private server name: the instrument
+# 256-frame periods, real-time where permitted: jackd-dummy.sh) under a private server name: the instrument
 # under 8 peer controllers, an OSC flood touching ten times the per-sender touch limit
 # and 8 web pads, for SECONDS; then every source goes. Prints xruns (the client's and
 # jackd's own), the limits (most touches held per source, touches refused), events
@@ -25,4 +25,4 @@ before=$(grep -c XRun "$DIR/jackd.log" || true)
 echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 "$BIN" bench --soak --seconds "$SECS"
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "  jackd's own dummy-driver xruns during the soak (its non-real-time timer): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"
+echo "  jackd's own dummy-driver xruns during the soak (jackd $JACK_RT): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"

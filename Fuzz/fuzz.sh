@@ -6,7 +6,9 @@
 # kept between runs), prints executions, exec/s, coverage and crashes per target as a
 # table, and fails on any crash, leak, timeout or out-of-memory. A failing input is saved
 # under .build/fuzz/artifacts/; replay it with `swift run BendFuzz TARGET FILE`.
-# usage: Fuzz/fuzz.sh [TARGET…]     env: FUZZ_SECONDS (60), FUZZ_TIMEOUT (10 s per input)
+# usage: Fuzz/fuzz.sh [TARGET…]     env: FUZZ_SECONDS (60), FUZZ_TIMEOUT (10 s per input),
+#   FUZZ_RUNS (stop a target after this many executions, e.g. 10000000, whichever of it
+#   and FUZZ_SECONDS comes first; unset: time only)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/.build/fuzz
@@ -37,7 +39,7 @@ for t in "${TARGETS[@]}"; do
   log=$BUILD/logs/$t.log
   echo "fuzz: $t for $SECONDS_EACH s"
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$BIN" "$t" -max_total_time="$SECONDS_EACH" \
-    -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
+    -timeout="${FUZZ_TIMEOUT:-10}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$BUILD/artifacts/$t-" "$BUILD/corpus/$t" "$ROOT/Fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
