@@ -33,7 +33,7 @@ enum BenchCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (options, operands) = try parse(arguments, specs: specs)
+        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         guard operands.isEmpty else { throw AppError.usage("bench: unexpected argument '\(operands[0])'") }
         var counts = [16, 64, 256, 1024]
         var period = 256

@@ -39,6 +39,10 @@ struct ConfigFile {
     /// Takes `--config FILE` / `--no-config` out of `arguments` (before a `--`), reads the
     /// files they select, and returns the command's arguments with the entries of the
     /// `[command]` section in front, and the entries (to name them in errors).
+    ///
+    /// Every file read goes in front as `--config=FILE` too (the first arguments), so the
+    /// command knows the config files among the files it reads: no output may be one of
+    /// them (`OutputPath.inputs`). Commands parse with `specs` and ignore the option.
     static func arguments(for command: String, _ arguments: [String]) throws -> (arguments: [String], entries: [Entry]) {
         var rest: [String] = [], explicit: String?, none = false
         var i = 0
@@ -59,7 +63,7 @@ struct ConfigFile {
         if none && explicit != nil { throw AppError.usage("options '--config' and '--no-config' exclude each other") }
         if none || arguments.contains("--help") || arguments.contains("-h") { return (rest, []) }
         guard let info = CommandTable.command(command) else { return (rest, []) }
-        var entries: [Entry] = []
+        var entries: [Entry] = [], read: [String] = []
         if let explicit {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: explicit, isDirectory: &isFolder), isFolder.boolValue {
@@ -70,15 +74,17 @@ struct ConfigFile {
                 throw AppError.input("config file '\(explicit)': cannot read it (\(why))")
             }
             entries = try parse(text, file: explicit, command: info)
+            read = [explicit]
         } else {
             for path in [systemPath, userPath] where FileManager.default.fileExists(atPath: path) {
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                     throw AppError.input("config file '\(path)': cannot read it (not readable or not UTF-8); --no-config skips it")
                 }
                 entries += try parse(text, file: path, command: info)
+                read.append(path)
             }
         }
-        return (entries.map(\.argument) + rest, entries)
+        return (read.map { "--config=" + $0 } + entries.map(\.argument) + rest, entries)
     }
 
     /// The entries of `command`'s section; every section and key is checked.

@@ -21,7 +21,7 @@ enum DevicesCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (options, operands) = try parse(arguments, specs: specs)
+        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         if options.contains(where: { $0.0 == "help" }) {
             print(CommandTable.help("devices"))
             return

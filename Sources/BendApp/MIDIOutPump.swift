@@ -19,6 +19,13 @@ import Synchronization
 /// the pump is an ordinary thread, and on a loaded machine it can be late by more than
 /// the one period a live event is stamped ahead. Whole periods keep every message at its
 /// event's offset inside the period; a constant latency beats one that jitters.
+///
+/// A script stopped early (`ControlPort.releaseAll`): its events queued for after the
+/// stop are dropped (`cut`), as the engine drops them, so nothing it had queued goes out
+/// after the stop, and every note it started gets its note-off. For that the pump takes
+/// only events whose frame has come (the stream frame of now, from the clock): a stop is
+/// stamped one period ahead of now, so an event already sent is never one the stop cuts
+/// (unless the stopping thread stalls for a whole period between its stamp and the cut).
 final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
     private let ring: SPSCRing<MIDIPacket>
     private let rings: JACKMIDIRings
@@ -54,8 +61,21 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
         queued.withLock { $0[source, default: Pending()].events.append((streamFrame, event)) }
     }
 
-    /// Starts the pump; `position` is the stream position (the mixer's). - Thread: setup.
-    func start(position: @escaping @Sendable () -> UInt64) throws {
+    /// Drops `source`'s events queued for after `frame` (not sent yet: see the type's
+    /// note); the ups of its touches at `frame` follow. - Thread: the source's.
+    func cut(source: UInt32, atFrame frame: UInt64) {
+        queued.withLock { sources in
+            guard var p = sources[source], p.head < p.events.count else { return }
+            if let first = p.events[p.head...].firstIndex(where: { $0.frame > frame }) {
+                p.events.removeSubrange(first...)
+            }
+            sources[source] = p
+        }
+    }
+
+    /// Starts the pump; `position` is the stream position (the mixer's); `clock` stamps
+    /// live events (the stream frame of now is its stamp less a period). - Thread: setup.
+    func start(position: @escaping @Sendable () -> UInt64, clock: StreamClock?) throws {
         let period = UInt64(max(rings.periodFrames, 1))
         let periods = max(1, (UInt64((Self.minimumDelaySeconds * rate).rounded(.up)) + period - 1) / period)
         delayFrames = periods * period
@@ -64,12 +84,20 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
             while !stopFlag.load(ordering: .relaxed) {
                 let period = max(rings.periodFrames, 1)
                 let now = position()
-                pump(now: now, horizon: now + 2 * UInt64(period))
+                pump(now: now, horizon: Self.horizon(clock: clock, position: now))
                 let half = UInt64(Double(period) / rate * 5e8)
                 wake = max(wake &+ half, MonotonicClock.nanos() &- half)
                 MonotonicClock.sleep(until: wake)
             }
         }
+    }
+
+    /// Events before this frame may go out: the stream frame of now (the clock's stamp
+    /// of now less the period it stamps ahead; the position without a clock).
+    static func horizon(clock: StreamClock?, position: UInt64) -> UInt64 {
+        guard let clock else { return position }
+        let stamp = clock.stamp(nanos: MonotonicClock.nanos()), period = UInt64(clock.periodFrames)
+        return stamp > period ? stamp - period : 0
     }
 
     /// One round: the configuration when a receiver connected (or at start), then every

@@ -6,7 +6,8 @@ import Glibc
 /// alike: exit 2 naming the option and the path. Failures while writing stay exit 1.
 ///
 /// No command writes over one of its inputs (the script, the recording, the tone, a
-/// Scala file, a key or certificate file): the output is compared with each input as a
+/// Scala file, a key or certificate file, the config file — every file it reads, also
+/// those read without an option, `inputs`): the output is compared with each input as a
 /// file (device and inode, so another spelling, a symbolic link or a hard link of the
 /// input is caught), and the command stops with exit 2 before reading or writing anything.
 enum OutputPath {
@@ -47,16 +48,30 @@ enum OutputPath {
         return URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized
     }
 
-    /// The files a command reads: its operands and the values of its file options
-    /// (`FILE`, `X.jsonl`, … in its specs) that name existing files, except `outputs`.
-    static func inputs(options: [(String, String?)], operands: [String], specs: [OptionSpec], outputs: Set<String>) -> [(what: String, path: String)] {
+    /// The files a command reads: its operands, the values of its file options (`FILE`,
+    /// `X.jsonl`, … in its specs) except `outputs`, the config files read (`--config=FILE`,
+    /// put in front by `ConfigFile.arguments` for each file read: given or the default
+    /// ones), the default tone when the command takes `--tone` and none is given, and
+    /// `implicit` (files a command reads without an option: play's default shared key and
+    /// web certificate) — those that exist.
+    static func inputs(options: [(String, String?)], operands: [String], specs: [OptionSpec], outputs: Set<String>,
+                       implicit: [(what: String, path: String)] = []) -> [(what: String, path: String)] {
         var found = operands.map { (what: "the input", path: $0) }
         for (name, value) in options {
-            guard let value, !outputs.contains(name), let spec = specs.first(where: { $0.long == name }),
+            guard let value, !outputs.contains(name) else { continue }
+            if name == "config" {
+                found.append((what: "the config file", path: value))
+                continue
+            }
+            guard let spec = specs.first(where: { $0.long == name }),
                   spec.valueKind == .file || spec.value?.contains("FILE") == true else { continue }
             found.append((what: "the --\(name) file", path: value))
         }
-        return found.filter { identity($0.path) != nil }
+        if specs.contains(where: { $0.long == "tone" }), !options.contains(where: { $0.0 == "tone" }),
+           let tone = try? DefaultTone.path() {
+            found.append((what: "the default tone", path: tone))
+        }
+        return (found + implicit).filter { identity($0.path) != nil }
     }
 
     /// - Throws: `AppError.input` (exit 2) when `path` is one of `inputs`: "render: -o

@@ -26,7 +26,7 @@ enum PeersCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (parsed, operands) = try parse(arguments, specs: specs)
+        let (parsed, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         var seconds = 3, bluetooth = false
         for (name, value) in parsed {
             switch name {

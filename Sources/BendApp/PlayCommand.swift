@@ -75,7 +75,7 @@ enum PlayCommand {
 
     static func run(_ arguments: [String]) throws {
         StopSignals.block()  // before any source makes a thread
-        let (parsed, operands) = try parse(arguments, specs: specs)
+        let (parsed, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         var o = Options()
         for (name, value) in parsed {
             if try o.sound.apply(name, value) { continue }
@@ -110,7 +110,9 @@ enum PlayCommand {
         try o.evdev.validate()
         try o.audio.validate()
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
-        o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"])
+        o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"],
+                                     implicit: o.defaultFilesRead)
+        try RecordingFiles.check(o)  // before a source reads its files (the key, the certificate)
         var sources: [InputSource] = []
         if let path = o.script {
             sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
@@ -235,6 +237,8 @@ enum PlayCommand {
         StopSignals.wait { _ in finished.signal() }
         var context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         context.touchBoard = touchBoard
+        let midiIn = sources.compactMap { $0 as? JACKMIDIInSource }
+        if !midiIn.isEmpty { context.lateEvents = { midiIn.reduce(0) { $0 + $1.lateEvents } } }
         var started: [InputSource] = []
         // With --web and the terminal pad, the pad (which takes the whole screen) starts
         // only after Enter, so the player can scan the QR code; everything else, the
@@ -284,7 +288,7 @@ enum PlayCommand {
                 throw abandon(AppError.runtime("cannot start the rounding thread: \(error)"))
             }
         }
-        do { try midiOut?.start(position: { mixer.position }) } catch {
+        do { try midiOut?.start(position: { mixer.position }, clock: instrument.clock) } catch {
             printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
         }
         printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
@@ -352,5 +356,21 @@ enum PlayCommand {
         for case let terminal as TerminalSource in sources {
             if let e = terminal.failureDescription { throw AppError.runtime("terminal: \(e)") }
         }
+    }
+}
+
+extension PlayCommand.Options {
+    /// Files play may read that no option names: the default shared key (`--listen`
+    /// without `--key-file`) and the web certificate and key made on first use (`--web`
+    /// without `--web-cert`). - Thread: setup.
+    var defaultFilesRead: [(what: String, path: String)] {
+        var files: [(what: String, path: String)] = []
+        if listen != nil && keyFile == nil { files.append((what: "the shared key file", path: SharedKey.defaultPath)) }
+        if web.listen != nil && web.certificate == nil {
+            let folder = (SharedKey.defaultPath as NSString).deletingLastPathComponent
+            files.append((what: "the web certificate", path: folder + "/" + WebCertificate.certificateName))
+            files.append((what: "the web certificate's key", path: folder + "/" + WebCertificate.keyName))
+        }
+        return files
     }
 }

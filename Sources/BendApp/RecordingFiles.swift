@@ -28,6 +28,20 @@ final class RecordingFiles: @unchecked Sendable {
     /// claimed into `o`.
     /// - Throws: `AppError.usage`/`.input` (exit 2) as above; `AppError.runtime` from `claim`.
     static func prepare(_ o: inout PlayCommand.Options) throws -> RecordingFiles {
+        let outputs = try check(o)
+        let files = try claim(outputs, overwrite: o.overwrite) { printErr("bendsynth: \($0)") }
+        var names = files.paths.makeIterator()
+        if o.record != nil { o.record = names.next() }
+        if o.recordTouches != nil { o.recordTouches = names.next() }
+        if o.recordMIDI != nil { o.recordMIDI = names.next() }
+        return files
+    }
+
+    /// The checks of `prepare`, without claiming: play makes them as soon as it knows its
+    /// inputs, before any source reads a file (the web certificate, the shared key).
+    /// - Returns: the recording options given, as (option, path).
+    @discardableResult
+    static func check(_ o: PlayCommand.Options) throws -> [(option: String, path: String)] {
         let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
             .compactMap { name, path in path.map { (option: name, path: $0) } }
         for (i, a) in outputs.enumerated() {
@@ -39,12 +53,7 @@ final class RecordingFiles: @unchecked Sendable {
             try OutputPath.check(path, option: name, command: "play")
             try OutputPath.checkNotInput(path, option: name, command: "play", inputs: o.inputs)
         }
-        let files = try claim(outputs, overwrite: o.overwrite) { printErr("bendsynth: \($0)") }
-        var names = files.paths.makeIterator()
-        if o.record != nil { o.record = names.next() }
-        if o.recordTouches != nil { o.recordTouches = names.next() }
-        if o.recordMIDI != nil { o.recordMIDI = names.next() }
-        return files
+        return outputs
     }
 
     /// Picks and claims the names for `requested` (option, path) pairs.

@@ -55,7 +55,7 @@ enum RemoteCommand {
     }
 
     static func run(_ arguments: [String]) throws {
-        let (parsed, operands) = try parse(arguments, specs: specs)
+        let (parsed, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         var o = Options()
         var local = PlayCommand.Options(), monitor = false
         for (name, value) in parsed {

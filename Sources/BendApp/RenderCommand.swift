@@ -28,7 +28,7 @@ enum RenderCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (options, operands) = try parse(arguments, specs: specs)
+        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         var sound = SoundOptions()
         var output: String?
         var period = 256

@@ -34,7 +34,7 @@ enum ReplayCommand {
 
     static func run(_ arguments: [String]) throws {
         StopSignals.block()  // before any source makes a thread
-        let (options, operands) = try parse(arguments, specs: specs)
+        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
         var sound = SoundOptions()
         var evdev = EvdevOptions()
         var output: String?, touches: String?

@@ -24,6 +24,9 @@ public struct InputContext: @unchecked Sendable {
     public var tuning: Tuning?
     /// Every source's touches (play's), for a pad to show those it does not play itself.
     public var touchBoard: TouchBoard?
+    /// Input events that came after their period was rendered, so played late (JACK
+    /// MIDI in), for a pad's status line; nil: no source counts them.
+    public var lateEvents: (@Sendable () -> Int)?
 
     public init(mixer: Mixer, output: any OutputStatus, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
         self.mixer = mixer

@@ -52,6 +52,18 @@ public final class TouchBoard: ControlEventObserver, @unchecked Sendable {
         }
     }
 
+    /// A script stopped early: `source`'s touches queued to start after `frame` are
+    /// dropped, and those queued to end after it end at `frame` (the ups of the others
+    /// follow), so the pad shows nothing of what the stop cut.
+    public func cut(source: UInt32, atFrame frame: UInt64) {
+        state.withLock { s in
+            s.touches = s.touches.filter { $0.value.source != source || $0.value.start <= frame }
+            for (key, t) in s.touches where t.source == source {
+                if let end = t.end, end > frame { s.touches[key]?.end = frame }
+            }
+        }
+    }
+
     /// The touches sounding at stream frame `position`, but `source`'s (the pad's own),
     /// by source and id; those ended by then are forgotten.
     public func touches(excluding source: UInt32?, at position: UInt64 = .max) -> [Touch] {

@@ -40,6 +40,9 @@ public struct PadStatus: Sendable, Equatable {
     public var voices: Int = 0
     /// ALSA underruns so far.
     public var xruns: Int = 0
+    /// Input events played late (after their period was rendered: JACK MIDI in); shown
+    /// as "late N" after the xruns when there are any.
+    public var lateEvents: Int = 0
     /// The output settings line, e.g. "default · 48000 Hz · 2 ch · period 256 × 3".
     public var device: String = ""
     /// For the grid's ratio labels.

@@ -182,7 +182,7 @@ public enum TerminalScreen {
             canvas.put(list, column: 1, row: rows - 2)
         }
 
-        // Pan bar, level meter, voices, xruns.
+        // Pan bar, level meter, voices, xruns (and input events played late, if any).
         var c = 1
         func add(_ text: String, _ style: Style = .plain) {
             canvas.put(text, column: c, row: rows - 1, style: style)
@@ -193,6 +193,7 @@ public enum TerminalScreen {
         if narrow {
             add("voices \(status.voices)  ")
             add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+            if status.lateEvents > 0 { add("  late \(status.lateEvents)", .warn) }
             if status.sustained { add("  SUSTAIN", .warn) }
             add("  ")
         }
@@ -216,6 +217,7 @@ public enum TerminalScreen {
         if !narrow {
             add("  voices \(status.voices)  ")
             add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+            if status.lateEvents > 0 { add("  late \(status.lateEvents)", .warn) }
             if status.sustained { add("  SUSTAIN", .warn) }
         }
 

@@ -37,12 +37,13 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     /// - Throws: `InputSourceError(.runtime)` "cannot use the terminal: …".
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let mixer = context.mixer, output = context.output, deviceLine = self.deviceLine, notice = self.notice
-        let board = context.touchBoard, own = port.source, map = context.pitchMap
+        let board = context.touchBoard, own = port.source, map = context.pitchMap, late = context.lateEvents
         let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
             s.peak = Double(mixer.peak)
             s.limiterGain = Double(mixer.limiterGain)
             s.voices = mixer.activeVoices
             s.xruns = output.xruns
+            s.lateEvents = late?() ?? 0
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
             s.notice = notice?()
             s.others = board?.touches(excluding: own, at: mixer.position).map {

@@ -81,7 +81,7 @@ public final class OSCInterpreter {
         self.restTimeout = restTimeout
         self.emit = emit
         self.log = log
-        limited = RateLimitedLog(log: log)
+        limited = RateLimitedLog(interval: 1, log: log)
         self.voices = voices
     }
 

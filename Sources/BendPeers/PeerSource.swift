@@ -136,10 +136,11 @@ public final class PeerSource: InputSource, @unchecked Sendable {
             default: break
             }
         }
-        let wrongKeys = Mutex(NoticeRateLimiter(interval: 10))
-        session.onAuthenticationFailure = { [self] address, detail in
-            if let line = wrongKeys.withLock({ $0.admit(MonotonicClock.nanos()) }) {
-                notice("declined \(address): \(detail)\(line.suppressed > 0 ? " (and \(line.suppressed) more such \(line.suppressed == 1 ? "attempt" : "attempts") in the last \(line.seconds) s)" : "")")
+        // A stranger trying keys must not flood the player's screen: a line per 10 s.
+        let wrongKeys = RateLimitedLog(interval: 10) { [weak self] in self?.notice($0) }
+        session.onAuthenticationFailure = { address, detail in
+            wrongKeys.line("wrong key") { held in
+                "declined \(address): \(detail)" + (held > 0 ? " (and \(held) more such \(held == 1 ? "attempt" : "attempts") in the last \(Int(wrongKeys.interval)) s)" : "")
             }
         }
         session.onReceive = { [self] message, peer in receive(message, from: peer, port: port) }

@@ -32,6 +32,9 @@ public final class WebServer: @unchecked Sendable {
     public private(set) var boundPort: UInt16 = 0
     /// Service thread only: replies waiting for their connection to be writable.
     private var outbox: [UInt64: [[UInt8]]] = [:]
+    /// libwebsockets' error lines, at most one a second per kind (`RateLimitedLog`).
+    static let libraryLog = RateLimitedLog(interval: 1) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+
     /// C strings and the protocol table lws keeps pointers to while the context lives.
     private var keep: [UnsafeMutablePointer<CChar>] = []
     private var protocols: UnsafeMutablePointer<lws_protocols>?
@@ -82,7 +85,10 @@ public final class WebServer: @unchecked Sendable {
         }
         lws_set_log_level(LLL_ERR, { _, line in
             guard let line else { return }
-            FileHandle.standardError.write(Data(("bendsynth: web: " + UntrustedText.escaped(String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)) + "\n").utf8))
+            let text = UntrustedText.escaped(String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines))
+            // lws says its error once per bad connection (a TLS handshake that fails, a
+            // scanner): one line a second per kind of error (its words, numbers left out).
+            WebServer.libraryLog.line(String(text.unicodeScalars.filter { !("0"..."9").contains($0) }), "bendsynth: web: " + text)
         })
         let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         table.initialize(repeating: lws_protocols(), count: 2)
@@ -137,7 +143,8 @@ public final class WebServer: @unchecked Sendable {
         }
     }
 
-    /// Runs the silence rule on the service thread in `silenceCheckMicros`, and again after.
+    /// Runs the silence rule (and says the counts of lws lines held back) on the service
+    /// thread in `silenceCheckMicros`, and again after.
     private func scheduleSilenceCheck() {
         guard let context, let silenceTimer else { return }
         lws_sul_schedule(context, 0, silenceTimer.assumingMemoryBound(to: lws_sorted_usec_list_t.self), { sul in
@@ -145,6 +152,7 @@ public final class WebServer: @unchecked Sendable {
             let raw = UnsafeMutableRawPointer(sul).load(fromByteOffset: MemoryLayout<lws_sorted_usec_list_t>.stride, as: UnsafeMutableRawPointer.self)
             let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
             server.sessions.endSilent(now: MonotonicClock.nanos())
+            WebServer.libraryLog.flush()  // the counts of lws lines held back
             server.scheduleSilenceCheck()
         }, WebServer.silenceCheckMicros)
     }

@@ -23,8 +23,10 @@ enum BinaryRunner {
         var stderr: String
     }
 
-    /// Runs bendsynth with `arguments`, stdin from /dev/null, and waits for it to exit.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs bendsynth with `arguments`, stdin from /dev/null, and waits for it to exit;
+    /// with `timeout`, it is sent SIGTERM after that many seconds (a command that should
+    /// have refused to start but plays on must not hang the test).
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double? = nil) throws -> Result {
         let p = Process()
         p.executableURL = executable
         p.arguments = arguments
@@ -34,9 +36,12 @@ enum BinaryRunner {
         p.standardError = err
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         try p.run()
+        let stop = DispatchWorkItem { if p.isRunning { p.terminate() } }
+        if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: stop) }
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        stop.cancel()
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 

@@ -4,7 +4,7 @@ import XCTest
 
 /// `play -a jack --midi-in` and `--midi-out` on a private jackd (dummy driver, 48 kHz,
 /// 64-frame periods): notes and bends from a test client and from `jack_midiseq` become
-/// touches at their exact frames (one period later) and sound at their pitch; a touch
+/// touches at their exact frames (whole periods later) and sound at their pitch; a touch
 /// script comes out of `midi_out` as MPE that `jack_midi_dump` reads.
 final class JACKMIDITests: JACKTestCase {
     static let period = 64
@@ -32,9 +32,20 @@ final class JACKMIDITests: JACKTestCase {
     /// A note-on at offset 1037 of the sender's stream, a bend of +1 semitone (±2, the
     /// non-MPE default) 24005 frames later, a note-off 24011 frames after that: the
     /// touches are recorded with exactly these frame distances, the first takes effect
-    /// at the same offset in a period (one period after it arrived), and the WAV sounds
+    /// at the same offset in a period (whole periods after it arrived), and the WAV sounds
     /// 440 Hz, then 466.16 Hz (±0.1 %).
+    ///
+    /// Under load: while the messages come, a busy loop on every core (and one more) runs
+    /// at nice −10, so an ordinary thread wakes late; the offset is still exact and no
+    /// event is late. (The load stops once the note-off is recorded: play's start and
+    /// stop under it took longer than the test waits.)
     func testMIDIInFromAJACKClientIsSampleAccurateAndSoundsAtItsPitch() throws {
+        var busy: [pid_t] = []
+        func stopLoad() {
+            for pid in busy { kill(pid, SIGKILL); _ = Spawn.wait(pid, seconds: 5) }
+            busy = []
+        }
+        defer { stopLoad() }
         let wav = dir.appendingPathComponent("in.wav").path, touches = dir.appendingPathComponent("in.jsonl").path
         // `--limiter off`: the limiter's 1 ms look-ahead would delay the sound by 47
         // frames; this measures where the engine puts the note.
@@ -44,11 +55,14 @@ final class JACKMIDITests: JACKTestCase {
         defer { sender.close() }
         try waitForPlay(play)
         XCTAssertTrue(sender.connect(to: "bendsynth:midi_in"))
+        busy = try (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in try Spawn.start(["nice", "-n", "-10", "sh", "-c", "while :; do :; done"]) }
         sender.arm()
         XCTAssertEqual(sender.done.wait(timeout: .now() + 20), .success, "the sender wrote every message")
         try waitUntil("the note-off recorded") { text(touches).contains("\"up\"") }
+        stopLoad()
         XCTAssertEqual(stopPlay(play), 0, text(play.log))
         XCTAssertTrue(text(play.log).contains("MIDI in: 3 JACK events"), text(play.log))
+        XCTAssertFalse(text(play.log).contains("late"), "no event came after its period was rendered: \(text(play.log))")
 
         let l = try lines(touches)
         XCTAssertEqual(l.map { $0["type"] as? String }, ["down", "move", "up"])
@@ -62,7 +76,7 @@ final class JACKMIDITests: JACKTestCase {
         let left = Measure.channel(w.samples, 0)
         let start = try XCTUnwrap(left.firstIndex { $0 != 0 }, "the note sounds")
         // The stream and the sender share the server's 64-frame grid: arrived at offset
-        // 1037 % 64 = 13, played one period later at the same offset (the attack's first
+        // 1037 % 64 = 13, played whole periods later at the same offset (the attack's first
         // sample is 0, so the first nonzero one may be the next).
         XCTAssertTrue([13, 14].contains(start % Self.period), "first sounding frame \(start), offset \(start % Self.period) in its period")
         let a4 = Measure.peakFrequency(Array(left[(start + 4800)..<(start + 4800 + 9600)]), rate: 48_000)
@@ -188,5 +202,50 @@ final class JACKMIDITests: JACKTestCase {
         XCTAssertEqual(move.time, offset(3.40021))
         XCTAssertEqual(offs.map(\.channel), [noteOn[0].channel, noteOn[1].channel, noteOn[2].channel], "note-offs in release order")
         XCTAssertEqual(offs.map(\.time), [offset(3.70007), offset(3.95), offset(4.0)], "note-offs at the releases' offsets")
+    }
+
+    /// A script stopped early (SIGINT, as Ctrl-C) with --midi-out: its touch rises in
+    /// pitch for 7 s and a second touch would start at 11 s; stopped a few moves in,
+    /// midi_out carries exactly what was played (the take's touch script says what):
+    /// one note-on, a bend for each move played and none after (the last bend is the
+    /// last move played's pitch, within 1 cent), no second note, and the note's note-off
+    /// last. Before the fix, MIDI out sent the whole script after the stop.
+    func testMIDIOutOfAScriptStoppedEarlySendsNothingPastTheStop() throws {
+        var lines = [#"{"t": 3.3, "type": "down", "id": 1, "x": 0.25, "y": 0.8}"#]
+        for k in 1...140 { lines.append(#"{"t": \#(3.3 + 0.05 * Double(k)), "type": "move", "id": 1, "x": \#(0.25 + 0.0025 * Double(k)), "y": 0.8}"#) }
+        lines += [#"{"t": 11.0, "type": "down", "id": 2, "x": 0.5, "y": 0.8}"#, #"{"t": 12.0, "type": "up", "id": 1}"#, #"{"t": 12.5, "type": "up", "id": 2}"#]
+        let script = try write(lines.joined(separator: "\n") + "\n", "long.jsonl")
+        let take = dir.appendingPathComponent("take.jsonl").path
+        let dumpLog = dir.appendingPathComponent("dump.txt").path
+        let dump = try Spawn.start(["jack_midi_dump", "dump"], output: dumpLog)
+        defer { kill(dump, SIGTERM); _ = Spawn.wait(dump, seconds: 5) }
+        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--record-touches", take])
+        try waitUntil("midi_out and the dump's port") {
+            let ports = try Spawn.run(["jack_lsp"]).output
+            return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")
+        }
+        XCTAssertEqual(try Spawn.run(["jack_connect", "bendsynth:midi_out", "dump:input"]).status, 0)
+        func kinds(_ kind: Int) -> [Dumped] { dumped(text(dumpLog)).filter { $0.bytes.count == 3 && $0.bytes[0] & 0xF0 == kind } }
+        try waitUntil("the note and ten bends dumped") { kinds(0x90).count >= 1 && kinds(0xE0).count >= 11 }
+        kill(play.pid, SIGINT)
+        XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
+        try waitUntil("the note-off dumped (every note sent must end)") { kinds(0x80).count >= 1 }
+
+        let played = try self.lines(take)
+        let moves = played.filter { $0["type"] as? String == "move" }
+        XCTAssertEqual(played.filter { $0["type"] as? String == "down" }.count, 1, "one touch played")
+        XCTAssertLessThan(moves.count, 100, "stopped early")
+        let m = dumped(text(dumpLog)).filter { $0.bytes.count == 3 }
+        let ons = m.indices.filter { m[$0].bytes[0] & 0xF0 == 0x90 && m[$0].bytes[2] > 0 }
+        XCTAssertEqual(ons.count, 1, "one note-on: the second touch was after the stop")
+        let on = try XCTUnwrap(ons.first)
+        let channel = m[on].bytes[0] & 0x0F, note = m[on].bytes[1]
+        let bends = m[(on + 1)...].filter { $0.bytes[0] == 0xE0 | channel }
+        XCTAssertEqual(bends.count, moves.count, "a bend for each move played, none after the stop")
+        let last = try XCTUnwrap(bends.last), lastMove = try XCTUnwrap(moves.last)
+        let pitch = pow(2, (Double(note) + Double(last.bytes[1] | last.bytes[2] << 7 - 8192) / 8192 * 48 - 69) / 12)
+        XCTAssertLessThan(abs(1200 * log2(pitch / (2 * (lastMove["x"] as? Double ?? 0)))), 1, "the last bend is the last move played")
+        XCTAssertEqual(m.last?.bytes, [0x80 | channel, note, m.last?.bytes[2] ?? 0], "the note's note-off, last")
+        XCTAssertEqual(m.filter { $0.bytes[0] & 0xF0 == 0x80 }.count, 1, "one note-off")
     }
 }

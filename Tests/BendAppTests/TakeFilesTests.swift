@@ -182,4 +182,48 @@ final class TakeFilesTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertGreaterThan(WAVReader.frames(path("out.wav")), 0)
     }
+
+    /// The files a command reads without an output option naming them are inputs too:
+    /// the config file (given, or the default one, and named by its own `output =` or
+    /// `record-touches =`), the default tone, play's default shared key and web
+    /// certificate. Each is refused (exit 2, naming it) and stays byte for byte.
+    func testNoCommandWritesOverAFileItReadsWithoutAnOption() throws {
+        let s = try script("take.jsonl", [#"{"t": 0.0, "type": "down", "id": 1, "x": 0.5, "y": 1}"#, #"{"t": 0.1, "type": "up", "id": 1}"#])
+        let given = try script("given.conf", ["[render]", "rate = 48000"])
+        let selfNamed = try script("self.conf", ["[render]", "output = \(path("self.conf"))"])
+        let xdg = path("xdg"), assets = path("assets")
+        try FileManager.default.createDirectory(atPath: xdg + "/bendsynth", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: assets, withIntermediateDirectories: true)
+        let userConfig = xdg + "/bendsynth/bendsynth.conf", key = xdg + "/bendsynth/key"
+        let cert = xdg + "/bendsynth/web-cert.pem", certKey = xdg + "/bendsynth/web-key.pem"
+        try ["[play]", "record-touches = \(userConfig)", "overwrite = true"].joined(separator: "\n").write(toFile: userConfig, atomically: true, encoding: .utf8)
+        try (String(repeating: "ab", count: 32) + "\n").write(toFile: key, atomically: true, encoding: .utf8)
+        try "not read before the check".write(toFile: cert, atomically: true, encoding: .utf8)
+        try "not read before the check".write(toFile: certKey, atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: BinaryRunner.packageRoot.appendingPathComponent("Assets/synth_tone_mono.caf").path,
+                                         toPath: assets + "/synth_tone_mono.caf")
+        let files = [given, selfNamed, userConfig, key, cert, certKey, assets + "/synth_tone_mono.caf"]
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let env = ["XDG_CONFIG_HOME": xdg, "BENDSYNTH_ASSETS": assets]
+        let play = ["play", "--no-terminal", "--script", s, "-d", "null", "--overwrite"]
+        let cases: [([String], String)] = [
+            (["render", s, "-o", given, "--config", given], "render: -o '\(given)' is the config file; writing it would destroy it"),
+            (["render", s, "--config", selfNamed], "render: -o '\(selfNamed)' is the config file"),
+            (play, "play: --record-touches '\(userConfig)' is the config file"),
+            (["render", s, "-o", assets + "/synth_tone_mono.caf", "--no-config"], "render: -o '\(assets)/synth_tone_mono.caf' is the default tone"),
+            (play + ["--no-config", "--listen", "0.0.0.0:0", "--record", key], "play: --record '\(key)' is the shared key file"),
+            (play + ["--no-config", "--web", "0.0.0.0:0", "--record-midi", cert], "play: --record-midi '\(cert)' is the web certificate"),
+            (play + ["--no-config", "--web", "0.0.0.0:0", "--record", certKey], "play: --record '\(certKey)' is the web certificate's key"),
+        ]
+        for (args, message) in cases {
+            let r = try BinaryRunner.run(args, environment: env, timeout: 30)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(args): \(r.stderr)")
+        }
+        XCTAssertEqual(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, before, "every file read is kept byte for byte")
+        // A config file that names another output still renders.
+        let r = try BinaryRunner.run(["render", s, "-o", path("out.wav"), "--config", given], environment: env)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertGreaterThan(WAVReader.frames(path("out.wav")), 0)
+    }
 }

@@ -23,6 +23,22 @@ final class OtherTouchesScreenTests: XCTestCase {
         XCTAssertEqual(board.touches(excluding: nil).count, 2)
     }
 
+    /// A script stopped early (`ControlPort.releaseAll` cuts at the stop's frame): its
+    /// touches queued to start after the stop are never shown, and one queued to end
+    /// later ends at the stop; another source's touches stay.
+    func testTheBoardDropsWhatAStoppedScriptHadQueued() {
+        let board = TouchBoard(pitchMap: .linear)
+        board.observe(.touch(id: 1, phase: .down, x: 0.25, y: 0.5), source: 1, streamFrame: 100)
+        board.observe(.touch(id: 1, phase: .up, x: 0, y: 0), source: 1, streamFrame: 90_000)
+        board.observe(.touch(id: 2, phase: .down, x: 0.5, y: 0.5), source: 1, streamFrame: 50_000)
+        board.observe(.touch(id: 3, phase: .down, x: 0.75, y: 0.5), source: 2, streamFrame: 200)
+        board.cut(source: 1, atFrame: 1_000)
+        board.observe(.touch(id: 2, phase: .up, x: 0, y: 0), source: 1, streamFrame: 1_000)  // the stop's up
+        XCTAssertEqual(board.touches(excluding: nil, at: 999).map(\.id), [1, 3])
+        XCTAssertEqual(board.touches(excluding: nil, at: 1_000).map(\.id), [3], "touch 1 ends at the stop")
+        XCTAssertEqual(board.touches(excluding: nil, at: 60_000).map(\.id), [3], "touch 2 never starts")
+    }
+
     func testOtherTouchesAreDrawnWithTheirMarkAndWhatDoesNotFitIsCounted() {
         var s = PadStatus()
         s.touches = [PadStatus.Touch(id: 0, x: 0.5, y: 0.5, ratio: 1, gain: 0.5, label: "●")]

@@ -21,16 +21,6 @@ final class ReplayWindowTests: XCTestCase {
         XCTAssertEqual(w.check(1_000), .replayed)
         XCTAssertEqual(w.highest, 1_000)
     }
-
-    func testTheRateLimiterShowsOneLinePerIntervalAndCountsTheRest() {
-        var r = NoticeRateLimiter(interval: 10)
-        let s: UInt64 = 1_000_000_000
-        XCTAssertEqual(r.admit(100 * s), NoticeRateLimiter.Line(suppressed: 0, seconds: 10))
-        for t in 101...109 { XCTAssertNil(r.admit(UInt64(t) * s)) }
-        XCTAssertEqual(r.admit(110 * s), NoticeRateLimiter.Line(suppressed: 9, seconds: 10))
-        XCTAssertNil(r.admit(111 * s))
-        XCTAssertEqual(r.admit(200 * s), NoticeRateLimiter.Line(suppressed: 1, seconds: 10))
-    }
 }
 
 /// The instrument's line for a peer refused when the room is full says so; a peer that
