@@ -23,6 +23,15 @@ command -v jackd >/dev/null || { echo "soak: jackd is not installed (Debian jack
 start_dummy_jackd 256 "$DIR/jackd.log" || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
 before=$(grep -c XRun "$DIR/jackd.log" || true)
 echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+steal0=$(awk '/^cpu /{print $9}' /proc/stat)
 "$BIN" bench --soak --seconds "$SECS"
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  jackd's own dummy-driver xruns during the soak (jackd $JACK_RT): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"
+# jackd names two kinds: its dummy driver's timer woke late (no client involved), and the
+# client had not finished its period (not started: "Triggered"; not done: "Running").
+echo "    of these: the driver's own timer woke late $(grep -c 'JackTimedDriver::Process XRun' "$DIR/jackd.log" || true)," \
+  "bendsynth's period not started in time $(grep -c 'not finished, state = Triggered' "$DIR/jackd.log" || true)," \
+  "not finished in time $(grep -c 'not finished, state = Running' "$DIR/jackd.log" || true)"
+# CPU time the hypervisor took from this machine's virtual CPUs (vmstat's "st"), which
+# stalls real-time threads as much as any other.
+echo "  CPU stolen by the host during the soak: $(awk -v s="$steal0" '/^cpu /{print $9 - s}' /proc/stat) ticks of $(getconf CLK_TCK)/s"
