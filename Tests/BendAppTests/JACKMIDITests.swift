@@ -97,7 +97,7 @@ final class JACKMIDITests: JACKTestCase {
         let seq = try Spawn.start(["jack_midiseq", "seq", "24000", "1000", "60", "12000"])
         defer { kill(seq, SIGTERM); _ = Spawn.wait(seq, seconds: 5) }
         try waitUntil("jack_midiseq's port") { try Spawn.run(["jack_lsp"]).output.contains("seq:out") }
-        XCTAssertEqual(try Spawn.run(["jack_connect", "seq:out", "bendsynth:midi_in"]).status, 0)
+        try Spawn.connect("seq:out", "bendsynth:midi_in")
         try waitUntil("two notes recorded") { text(touches).components(separatedBy: "\"up\"").count > 2 }
         XCTAssertEqual(stopPlay(play), 0, text(play.log))
         let l = try lines(touches).filter { $0["type"] as? String != "move" }
@@ -153,7 +153,7 @@ final class JACKMIDITests: JACKTestCase {
             let ports = try Spawn.run(["jack_lsp"]).output
             return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")
         }
-        XCTAssertEqual(try Spawn.run(["jack_connect", "bendsynth:midi_out", "dump:input"]).status, 0)
+        try Spawn.connect("bendsynth:midi_out", "dump:input")
         // On failure the message carries play's and jackd's output (a rare failure in full
         // runs: play exited 1 with nothing on its stderr; see the closing note).
         XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, "play: <\(text(play.log))>; jackd: <\(server?.log ?? "")>")
@@ -224,7 +224,7 @@ final class JACKMIDITests: JACKTestCase {
             let ports = try Spawn.run(["jack_lsp"]).output
             return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")
         }
-        XCTAssertEqual(try Spawn.run(["jack_connect", "bendsynth:midi_out", "dump:input"]).status, 0)
+        try Spawn.connect("bendsynth:midi_out", "dump:input")
         func kinds(_ kind: Int) -> [Dumped] { dumped(text(dumpLog)).filter { $0.bytes.count == 3 && $0.bytes[0] & 0xF0 == kind } }
         try waitUntil("the note and ten bends dumped") { kinds(0x90).count >= 1 && kinds(0xE0).count >= 11 }
         kill(play.pid, SIGINT)

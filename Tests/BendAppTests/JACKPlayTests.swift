@@ -190,7 +190,7 @@ final class JACKPlayTests: JACKTestCase {
         let seq = try Spawn.start(["jack_midiseq", "seq", "4800", "100", "64", "2000"])
         defer { kill(seq, SIGTERM); _ = Spawn.wait(seq, seconds: 5) }
         try waitUntil("jack_midiseq's port") { try Spawn.run(["jack_lsp"]).output.contains("seq:out") }
-        XCTAssertEqual(try Spawn.run(["jack_connect", "seq:out", "bendsynth:midi_in"]).status, 0)
+        try Spawn.connect("seq:out", "bendsynth:midi_in")
         try waitUntil("the script's touches and 10 MIDI notes recorded") {
             text(touches).components(separatedBy: "\"up\"").count > 12
         }

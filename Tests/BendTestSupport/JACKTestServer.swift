@@ -129,6 +129,22 @@ public enum Spawn {
     }
 
     /// Runs `args` to completion; its exit status and output (stdout and stderr).
+    /// `jack_connect FROM TO`, tried again while it fails for up to `seconds` (a new JACK
+    /// client's open can fail on a loaded machine: jackd answers it late). Throws with
+    /// jack_connect's last output and whether FROM and TO were listed then.
+    public static func connect(_ from: String, _ to: String, seconds: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        var last = (status: Int32(0), output: "")
+        repeat {
+            last = try run(["jack_connect", from, to])
+            if last.status == 0 { return }
+            usleep(50_000)  // a retry's pause, not a wait for a result
+        } while Date() < deadline
+        let ports = (try? run(["jack_lsp"]).output) ?? ""
+        throw JACKConnectError(message: "jack_connect \(from) \(to) failed for \(seconds) s: status \(last.status), <\(last.output)>; "
+            + "\(from) listed: \(ports.contains(from)), \(to) listed: \(ports.contains(to))")
+    }
+
     public static func run(_ args: [String]) throws -> (status: Int32, output: String) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -137,4 +153,10 @@ public enum Spawn {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return ((status >> 8) & 0xff, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
     }
+}
+
+/// `Spawn.connect` gave up: the message has jack_connect's output.
+public struct JACKConnectError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }
