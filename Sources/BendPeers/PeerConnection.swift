@@ -191,9 +191,9 @@ final class PeerConnection: @unchecked Sendable {
 
     /// Reads what is pending into `buffer` (the stream was readable).
     /// - Thread: the session's I/O thread.
-    func receive(_ buffer: inout [UInt8]) -> Received {
+    func receive(_ buffer: inout [UInt8], flags: Int32 = 0) -> Received {
         do {
-            guard let n = try buffer.withUnsafeMutableBytes({ b in try socket.receive(into: b) }) else { return .nothing }
+            guard let n = try buffer.withUnsafeMutableBytes({ b in try socket.receive(into: b, flags: flags) }) else { return .nothing }
             return n == 0 ? .closed : .bytes(n)
         } catch let e as SystemError {
             return .failed(String(cString: strerror(e.code)))

@@ -1,3 +1,4 @@
+import Glibc
 import BendSystem
 import Synchronization
 
@@ -110,7 +111,13 @@ final class PeerLinks: @unchecked Sendable {
         defer { tick() }
         if writable, c.phase != .closed { c.flushQueue() }
         guard readable, c.phase != .closed else { return }
-        switch c.receive(&buffer) {
+        read(c)
+    }
+
+    /// Reads once from `c`'s stream and handles what came (`flags`: MSG_DONTWAIT when
+    /// the loop did not say it was readable).
+    private func read(_ c: PeerConnection, flags: Int32 = 0) {
+        switch c.receive(&buffer, flags: flags) {
         case .closed:
             closeConnection(c, .connectionLost, "closed by peer", bye: false)
         case .failed(let why):
@@ -160,6 +167,11 @@ final class PeerLinks: @unchecked Sendable {
         }
         for c in connections where c.phase != .closed {
             if c.shared.withLock({ $0.broken }) {
+                // What the peer sent before the stream broke is read first: a BYE that
+                // came while this side was stopped (SIGSTOP, asleep) says who ended it and
+                // why, and the send that failed afterwards must not hide it.
+                read(c, flags: Int32(MSG_DONTWAIT))
+                guard c.phase != .closed else { continue }
                 closeConnection(c, .connectionLost, "sending failed or timed out", bye: false)
                 continue
             }
