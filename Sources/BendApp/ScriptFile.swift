@@ -12,6 +12,9 @@ enum ScriptFile {
         guard FileManager.default.fileExists(atPath: path) else {
             throw AppError.input("\(path): no such file; expected a touch script (JSON Lines) or a MIDI file")
         }
+        if let what = InputFile.notARegularFile(path) {
+            throw AppError.input("\(path): \(what); expected a touch script (JSON Lines) or a MIDI file")
+        }
         if MIDIFileScript.isMIDIFile(path: path) {
             do { return try MIDIFileScript.load(path: path, toneNote: toneNote) } catch {
                 throw AppError.input("\(error)")
