@@ -9,7 +9,9 @@ import Glibc
 /// Scala file, a key or certificate file, the config file — every file it reads, also
 /// those read without an option, `inputs`): the output is compared with each input as a
 /// file (device and inode, so another spelling, a symbolic link or a hard link of the
-/// input is caught), and the command stops with exit 2 before reading or writing anything.
+/// input is caught) or, for a file the command will make in this run (the default shared
+/// key, the default web certificate and key), by its canonical path; the command stops
+/// with exit 2 before reading or writing anything.
 enum OutputPath {
     /// - Throws: `AppError.input` when `path` is a folder or a device, or its folder is
     ///   missing or not writable. `-` (standard output) passes.
@@ -48,12 +50,29 @@ enum OutputPath {
         return URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized
     }
 
+    /// `path` with symbolic links resolved: the file's own real path when it exists, else
+    /// its folder's real path and its name (a file not made yet), else `path` tidied.
+    static func canonical(_ path: String) -> String {
+        if let real = realPath(path) { return real }
+        let url = URL(fileURLWithPath: path)
+        if let folder = realPath(url.deletingLastPathComponent().path) {
+            return (folder == "/" ? "" : folder) + "/" + url.lastPathComponent
+        }
+        return url.standardized.path
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
     /// The files a command reads: its operands, the values of its file options (`FILE`,
     /// `X.jsonl`, … in its specs) except `outputs`, the config files read (`--config=FILE`,
     /// put in front by `ConfigFile.arguments` for each file read: given or the default
     /// ones), the default tone when the command takes `--tone` and none is given, and
     /// `implicit` (files a command reads without an option: play's default shared key and
-    /// web certificate) — those that exist.
+    /// web certificate, also when this run will make them) — the others when they exist.
     static func inputs(options: [(String, String?)], operands: [String], specs: [OptionSpec], outputs: Set<String>,
                        implicit: [(what: String, path: String)] = []) -> [(what: String, path: String)] {
         var found = operands.map { (what: "the input", path: $0) }
@@ -71,15 +90,20 @@ enum OutputPath {
            let tone = try? DefaultTone.path() {
             found.append((what: "the default tone", path: tone))
         }
-        return (found + implicit).filter { identity($0.path) != nil }
+        return found.filter { identity($0.path) != nil } + implicit
     }
 
     /// - Throws: `AppError.input` (exit 2) when `path` is one of `inputs`: "render: -o
     ///   'same.jsonl' is the input 'same.jsonl'; writing it would destroy it: give
     ///   another file name".
     static func checkNotInput(_ path: String, option: String, command: String, inputs: [(what: String, path: String)]) throws {
-        guard let output = identity(path) else { return }
-        if let input = inputs.first(where: { identity($0.path) == output }) {
+        guard path != "-" else { return }
+        let output = identity(path), outputPath = canonical(path)
+        let isInput = { (input: String) -> Bool in
+            if let output, let other = identity(input) { return other == output }
+            return canonical(input) == outputPath  // a file the command will make (the default key)
+        }
+        if let input = inputs.first(where: { isInput($0.path) }) {
             let spelled = input.path == path ? "" : " (as '\(input.path)')"
             throw AppError.input("\(command): \(option) '\(path)' is \(input.what)\(spelled); writing it would destroy it: give another file name")
         }

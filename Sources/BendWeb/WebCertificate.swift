@@ -23,29 +23,37 @@ public struct WebCertificate: Sendable, Equatable {
     public static func loadOrMake(in directory: String) throws(WebCertificateError) -> WebCertificate {
         let cert = directory + "/" + certificateName, key = directory + "/" + keyName
         if access(cert, F_OK) == 0 || access(key, F_OK) == 0 {
-            return try load(certificate: cert, key: key)
+            return try load(certificate: cert, key: key, named: Names.defaults)
         }
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
             throw WebCertificateError("cannot create '\(directory)': \(error.localizedDescription)")
         }
         try make(certificate: cert, key: key)
-        return try load(certificate: cert, key: key)
+        return try load(certificate: cert, key: key, named: Names.defaults)
+    }
+
+    /// How messages name the two files: the options given, or the default files.
+    public struct Names: Sendable {
+        public var certificate: String
+        public var key: String
+        public static let options = Names(certificate: "--web-cert", key: "--web-key")
+        public static let defaults = Names(certificate: "the default web certificate", key: "the default web key")
     }
 
     /// Checks that `certificate` and `key` are PEM files that belong together.
-    public static func load(certificate: String, key: String) throws(WebCertificateError) -> WebCertificate {
+    public static func load(certificate: String, key: String, named: Names = .options) throws(WebCertificateError) -> WebCertificate {
         guard let x509 = readCertificate(certificate) else {
-            throw WebCertificateError("--web-cert '\(certificate)': not a PEM certificate (\(opensslError()))")
+            throw WebCertificateError("\(named.certificate) '\(certificate)': not a PEM certificate (\(opensslError()))")
         }
         defer { X509_free(x509) }
-        guard let bio = BIO_new_file(key, "r") else { throw WebCertificateError("--web-key '\(key)': cannot be read (\(opensslError()))") }
+        guard let bio = BIO_new_file(key, "r") else { throw WebCertificateError("\(named.key) '\(key)': cannot be read (\(opensslError()))") }
         defer { BIO_free(bio) }
         guard let pkey = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
-            throw WebCertificateError("--web-key '\(key)': not a PEM private key (\(opensslError()))")
+            throw WebCertificateError("\(named.key) '\(key)': not a PEM private key (\(opensslError()))")
         }
         defer { EVP_PKEY_free(pkey) }
         guard X509_check_private_key(x509, pkey) == 1 else {
-            throw WebCertificateError("--web-key '\(key)' is not the key of --web-cert '\(certificate)'")
+            throw WebCertificateError("\(named.key) '\(key)' is not the key of \(named.certificate) '\(certificate)'")
         }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -28,3 +28,45 @@ final class InputFilesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")))
     }
 }
+
+extension InputFilesTests {
+    var demo: String { BinaryRunner.packageRoot.appendingPathComponent("Assets/demo.jsonl").path }
+
+    /// The default shared key and web certificate and key that play makes in this very
+    /// run (none there yet) are inputs too: a recording named like one of them — also
+    /// through a symbolic link to the folder — is refused with exit 2 before anything is
+    /// made, read or written (a WAV header was left as the certificate).
+    func testARecordingIsNeverTheDefaultKeyOrCertificateMadeInTheSameRun() throws {
+        let config = path("xdg") + "/bendsynth"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(path("xdg"), path("linked")), 0)
+        let play = ["play", "--no-config", "--no-terminal", "--device", "null", "--script", demo, "--overwrite"]
+        let cases: [([String], String)] = [
+            (play + ["--listen", "127.0.0.1:0", "--record-touches", config + "/key"],
+             "play: --record-touches '\(config)/key' is the shared key file; writing it would destroy it"),
+            (play + ["--listen", "127.0.0.1:0", "--record", path("linked") + "/bendsynth/key"], "is the shared key file"),
+            (play + ["--web", "127.0.0.1:0", "--web-https", "--record", config + "/web-cert.pem"],
+             "play: --record '\(config)/web-cert.pem' is the web certificate;"),
+            (play + ["--web", "127.0.0.1:0", "--record-midi", config + "/web-key.pem"], "is the web certificate's key;"),
+        ]
+        for (args, message) in cases {
+            let r = try BinaryRunner.run(args, environment: env, timeout: 30)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(args): \(r.stderr)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: config), [], "\(args): nothing made")
+        }
+    }
+
+    /// A bad default certificate is named as such, not as `--web-cert` (not given).
+    func testABadDefaultCertificateIsNamedAsTheDefault() throws {
+        let config = path("xdg") + "/bendsynth"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "RIFF not a certificate".write(toFile: config + "/web-cert.pem", atomically: true, encoding: .utf8)
+        try "not a key".write(toFile: config + "/web-key.pem", atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--device", "null", "--script", demo,
+                                      "--web", "127.0.0.1:0", "--web-https"], environment: env, timeout: 30)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the default web certificate '\(config)/web-cert.pem': not a PEM certificate"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("--web-cert"), r.stderr)
+    }
+}
