@@ -362,7 +362,8 @@ enum PlayCommand {
 extension PlayCommand.Options {
     /// Files play may read that no option names: the default shared key (`--listen`
     /// without `--key-file`) and the web certificate and key made on first use (`--web`
-    /// without `--web-cert`). - Thread: setup.
+    /// without `--web-cert`), made in this run when missing; the web page's files
+    /// (`--web`). - Thread: setup.
     var defaultFilesRead: [(what: String, path: String)] {
         var files: [(what: String, path: String)] = []
         if listen != nil && keyFile == nil { files.append((what: "the shared key file", path: SharedKey.defaultPath)) }
@@ -370,6 +371,11 @@ extension PlayCommand.Options {
             let folder = (SharedKey.defaultPath as NSString).deletingLastPathComponent
             files.append((what: "the web certificate", path: folder + "/" + WebCertificate.certificateName))
             files.append((what: "the web certificate's key", path: folder + "/" + WebCertificate.keyName))
+        }
+        if web.listen != nil, let assets = WebOptions.assetFolder {
+            for name in WebAssets.files.keys.sorted() where access(assets + "/" + name, F_OK) == 0 {
+                files.append((what: "the web page's file", path: assets + "/" + name))
+            }
         }
         return files
     }

@@ -32,6 +32,12 @@ struct WebOptions: Equatable {
         return true
     }
 
+    /// The folder of the web page's files (`Assets/web` beside the binary, or in
+    /// `$BENDSYNTH_ASSETS`): the first holding a readable index.html.
+    static var assetFolder: String? {
+        assetCandidates("web").first { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }
+    }
+
     /// The web source asked for, if any. - Throws: `AppError.usage` for a bad address or
     /// web options without `--web`, a certificate without its key.
     func source(pitchMap: PitchMap) throws -> WebSource? {
@@ -47,8 +53,7 @@ struct WebOptions: Equatable {
             throw AppError.usage("play: --web \(error)")
         }
         let candidates = assetCandidates("web")
-        let assets = candidates.first { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }
-            ?? "(not found: looked in \(candidates.joined(separator: ", ")); set BENDSYNTH_ASSETS)"
+        let assets = Self.assetFolder ?? "(not found: looked in \(candidates.joined(separator: ", ")); set BENDSYNTH_ASSETS)"
         let env = ProcessInfo.processInfo.environment
         let config = (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")) + "/bendsynth"
         var settings = WebSource.Settings(address: address, assets: assets, configDirectory: config)

@@ -69,4 +69,20 @@ extension InputFilesTests {
         XCTAssertTrue(r.stderr.contains("the default web certificate '\(config)/web-cert.pem': not a PEM certificate"), r.stderr)
         XCTAssertFalse(r.stderr.contains("--web-cert"), r.stderr)
     }
+
+    /// The web page's files (Assets/web, here through BENDSYNTH_ASSETS) are inputs of
+    /// `play --web`: a recording over one is refused (exit 2) and it stays byte for byte.
+    func testARecordingIsNeverAWebPageFile() throws {
+        let assets = path("assets")
+        try FileManager.default.copyItem(atPath: BinaryRunner.packageRoot.appendingPathComponent("Assets").path, toPath: assets)
+        let pad = assets + "/web/pad.js"
+        let before = try Data(contentsOf: URL(fileURLWithPath: pad))
+        var environment = env
+        environment["BENDSYNTH_ASSETS"] = assets
+        let r = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--device", "null", "--script", demo,
+                                      "--web", "127.0.0.1:0", "--record-touches", pad, "--overwrite"], environment: environment, timeout: 30)
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("play: --record-touches '\(pad)' is the web page's file; writing it would destroy it"), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: pad)), before)
+    }
 }
