@@ -43,6 +43,13 @@ enum OutputPath {
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// Standard output's file when it is a regular file (not a pipe, a terminal, /dev/null).
+    static var standardOutput: Identity? {
+        var info = stat()
+        guard fstat(1, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// True when `a` and `b` are the same file: the same existing file, or the same
     /// path once made absolute and tidied (files that do not exist yet).
     static func same(_ a: String, _ b: String) -> Bool {
@@ -97,7 +104,11 @@ enum OutputPath {
     ///   'same.jsonl' is the input 'same.jsonl'; writing it would destroy it: give
     ///   another file name".
     static func checkNotInput(_ path: String, option: String, command: String, inputs: [(what: String, path: String)]) throws {
-        guard path != "-" else { return }
+        if path == "-" {  // standard output: a regular file there (`1<>io.jsonl`) may be an input
+            guard let output = standardOutput,
+                  let input = inputs.first(where: { identity($0.path) == output }) else { return }
+            throw AppError.input("\(command): \(option) '-' is standard output, which is \(input.what) '\(input.path)'; writing it would destroy it: give another file name")
+        }
         let output = identity(path), outputPath = canonical(path)
         let isInput = { (input: String) -> Bool in
             if let output, let other = identity(input) { return other == output }

@@ -85,4 +85,33 @@ extension InputFilesTests {
         XCTAssertTrue(r.stderr.contains("play: --record-touches '\(pad)' is the web page's file; writing it would destroy it"), r.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: pad)), before)
     }
+
+    /// `render io.jsonl -o - 1<>io.jsonl`: standard output is the input (same device and
+    /// inode): exit 2, the input byte for byte. A regular file that is not an input takes
+    /// the WAV as before.
+    func testStandardOutputThatIsTheInputIsRefused() throws {
+        let io = path("io.jsonl")
+        try FileManager.default.copyItem(atPath: demo, toPath: io)
+        let before = try Data(contentsOf: URL(fileURLWithPath: io))
+        func render(stdout file: String) throws -> (status: Int32, stderr: String) {
+            let p = Process(), err = Pipe()
+            p.executableURL = BinaryRunner.executable
+            p.arguments = ["render", "--no-config", io, "-o", "-"]
+            p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+            p.standardOutput = try XCTUnwrap(FileHandle(forUpdatingAtPath: file))  // 1<>file: not truncated
+            p.standardError = err
+            try p.run()
+            let e = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return (p.terminationStatus, String(decoding: e, as: UTF8.self))
+        }
+        let r = try render(stdout: io)
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("render: -o '-' is standard output, which is the input '\(io)'; writing it would destroy it"), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: io)), before)
+        FileManager.default.createFile(atPath: path("out.wav"), contents: nil)
+        let ok = try render(stdout: path("out.wav"))
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertGreaterThan(WAVReader.frames(path("out.wav")), 0)
+    }
 }
