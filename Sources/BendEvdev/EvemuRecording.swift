@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A recording in evemu's text format (`evemu-record`, EVEMU 1.2/1.3): the device
 /// description then its events.
@@ -27,7 +28,7 @@ public struct EvemuRecording: Sendable {
         /// 1-based; 0 for the file as a whole.
         public var line: Int
         public var message: String
-        public var description: String { "\(file):\(line): \(message)" }
+        public var description: String { line == 0 ? "\(file): \(message)" : "\(file):\(line): \(message)" }
     }
 
     /// Reads one evemu file, or a description file and an events file.
@@ -35,6 +36,11 @@ public struct EvemuRecording: Sendable {
     public static func load(paths: [String]) throws -> EvemuRecording {
         precondition(paths.count == 1 || paths.count == 2)
         let texts = try paths.map { path -> (String, String) in
+            var info = stat()
+            if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+                let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+                throw ParseError(file: path, line: 0, message: "is \(what); expected an evemu recording (evemu-record's text)")
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ParseError(file: path, line: 0, message: "cannot read the file (missing or not readable)")
             }

@@ -28,8 +28,14 @@ public struct SharedKey: Sendable, Equatable {
     /// Reads a key file (64 hex digits).
     /// - Throws: `PeerError.key` naming the file and what is wrong.
     public static func load(path: String) throws -> SharedKey {
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+            throw PeerError.key("key file '\(path)' is \(what); expected a file of 64 hex digits")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw PeerError.key("cannot read key file '\(path)': \(String(cString: strerror(errno)))")
+            let reason = access(path, F_OK) == 0 ? "permission denied" : "no such file"
+            throw PeerError.key("cannot read key file '\(path)': \(reason)")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         var out: [UInt8] = []

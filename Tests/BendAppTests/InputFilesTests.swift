@@ -27,6 +27,24 @@ final class InputFilesTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.wav")))
     }
+
+    /// A folder as the key file or the recording: the reason is that it is a folder (not
+    /// "No such file or directory", not a line 0 of a folder).
+    func testAFolderAsTheKeyFileOrTheRecordingIsNamedAsAFolder() throws {
+        let demo = BinaryRunner.packageRoot.appendingPathComponent("Assets/demo.jsonl").path
+        let cases: [([String], String)] = [
+            (["play", "--no-terminal", "--device", "null", "--script", demo, "--listen", "127.0.0.1:0", "--key-file", dir.path],
+             "key file '\(dir.path)' is a folder; expected a file of 64 hex digits"),
+            (["replay", dir.path, "-o", path("y.wav")], "replay: \(dir.path): is a folder; expected an evemu recording"),
+        ]
+        for (args, message) in cases {
+            let r = try BinaryRunner.run(args + ["--no-config"], environment: env, timeout: 30)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message), "\(args): \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("No such file") || r.stderr.contains(":0:"), "\(args): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("y.wav")))
+    }
 }
 
 extension InputFilesTests {
