@@ -1,5 +1,6 @@
 import Glibc
 import BendSystem
+import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Synchronization
 
 /// The session's links to its peers: every connection, its handshake (docs/PROTOCOL.md),
