@@ -77,7 +77,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,
                                    log: log)
         } catch {
-            throw InputSourceError(.runtime, "\(error)")
+            throw InputSourceError(.runtime, "play: \(error)")
         }
         guard let server else { return }
         log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone (or scan the code):")
