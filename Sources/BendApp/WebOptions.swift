@@ -55,6 +55,7 @@ struct WebOptions: Equatable {
         settings.certificate = certificate
         settings.key = key
         settings.tokenFile = tokenFile
+        settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
         return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printErr($0) })
     }

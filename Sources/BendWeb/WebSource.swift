@@ -17,6 +17,9 @@ public final class WebSource: InputSource, @unchecked Sendable {
         public var key: String?
         /// `--web-token-file`.
         public var tokenFile: String?
+        /// Draw the QR code under the address (terminal colours): only when the lines go
+        /// to a terminal, not to a file, a pipe or the journal.
+        public var showsQRCode = true
         /// `--web-https`: HTTPS on loopback too.
         public var https = false
 
@@ -80,9 +83,10 @@ public final class WebSource: InputSource, @unchecked Sendable {
             throw InputSourceError(.runtime, "play: \(error)")
         }
         guard let server else { return }
-        log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone (or scan the code):")
+        let lines = settings.showsQRCode ? QRCodeText.render(server.url) : nil
+        log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone\(lines == nil ? "" : " (or scan the code)"):")
         show(server.url)
-        if let lines = QRCodeText.render(server.url) { lines.forEach(show) }
+        lines?.forEach(show)
         if let certificate {
             log("the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
         }

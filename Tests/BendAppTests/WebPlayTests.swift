@@ -222,6 +222,18 @@ final class WebOptionTests: XCTestCase {
                         + "choose another with --web ADDR:PORT"], r.stderr)
     }
 
+    /// Standard error not a terminal (a file here, as a pipe or the journal): the address
+    /// on its own line and no QR code — no escape sequence in the file.
+    func testNoQRCodeWhenStandardErrorIsNotATerminal() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: play.stderrPath))
+        XCTAssertFalse(bytes.contains(0x1B), play.stderr)
+        XCTAssertFalse(play.stderr.contains("\\x1b"), play.stderr)
+        XCTAssertFalse(play.stderr.contains("█") || play.stderr.contains("▀"), play.stderr)
+        XCTAssertTrue(play.stderr.contains("open this address on the phone:\n\(play.url)\n"), play.stderr)
+    }
+
     /// An address this machine does not have (TEST-NET-3): libwebsockets would log it and
     /// serve nothing; play says so and exits 1.
     func testAnAddressNotOnThisMachineIsARuntimeFailure() throws {
