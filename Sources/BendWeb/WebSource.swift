@@ -17,6 +17,9 @@ public final class WebSource: InputSource, @unchecked Sendable {
         public var key: String?
         /// `--web-token-file`.
         public var tokenFile: String?
+        /// The token already read from `tokenFile` (the app checks it with the other
+        /// options, before the audio device opens); nil: read at start.
+        public var token: WebToken?
         /// Draw the QR code under the address (terminal colours): only when the lines go
         /// to a terminal, not to a file, a pipe or the journal.
         public var showsQRCode = true
@@ -55,7 +58,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
     ///   made, the page's files missing.
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let token: WebToken
-        do { token = try settings.tokenFile.map { try WebToken.load(path: $0) } ?? WebToken.random() } catch {
+        do { token = try settings.token ?? settings.tokenFile.map { try WebToken.load(path: $0) } ?? WebToken.random() } catch {
             throw InputSourceError(.input, "\(error)")
         }
         var certificate: WebCertificate?

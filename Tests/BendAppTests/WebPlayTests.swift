@@ -222,6 +222,17 @@ final class WebOptionTests: XCTestCase {
                         + "choose another with --web ADDR:PORT"], r.stderr)
     }
 
+    /// A bad token file is bad input found with the other options: exit 2 before the audio
+    /// device is opened (a PCM that does not exist would say so first, exit 1).
+    func testABadTokenFileIsSaidBeforeTheAudioDeviceOpens() throws {
+        let badToken = try webTestDirectory().appendingPathComponent("token").path
+        try "x\n".write(toFile: badToken, atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run(["play", "--device", "bendsynth_no_such_pcm", "--no-terminal", "--web", ":0", "--web-token-file", badToken])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("bendsynth: token file '\(badToken)', line 1: expected 16…64 characters"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("bendsynth_no_such_pcm"), r.stderr)
+    }
+
     /// Standard error not a terminal (a file here, as a pipe or the journal): the address
     /// on its own line and no QR code — no escape sequence in the file.
     func testNoQRCodeWhenStandardErrorIsNotATerminal() throws {
