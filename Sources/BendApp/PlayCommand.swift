@@ -328,7 +328,7 @@ enum PlayCommand {
         let seconds = Double(mixer.position) / Double(rate)
         let dropped = instrument.dropped
         // Paced by the clock (no device): no xruns to speak of.
-        printErr(String(format: "bendsynth: played %.1f s", seconds) + (output is PacedOutput ? "" : ", \(output.xruns) xruns")
+        printErr(String(format: "bendsynth: played %.1f s", seconds) + (output is PacedOutput ? "" : ", \(output.xruns) xrun" + (output.xruns == 1 ? "" : "s"))
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
         if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 {
             let times = jack.bufferSizeChanges == 1 ? "once" : "\(jack.bufferSizeChanges) times"
