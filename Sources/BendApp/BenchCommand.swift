@@ -24,11 +24,11 @@ enum BenchCommand {
 
     static let usage = """
     usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
-           bendsynth bench --peers LIST | --osc [--period FRAMES] | --soak [--seconds S]
+           bendsynth bench --peers LIST | --osc [--period FRAMES] | --web DRIVER.py | --soak [--seconds S]
 
     Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
-    the voices one core could mix in real time. --peers and --osc measure latencies
-    instead. Figures on a shared machine move by 25 % or more between runs.
+    the voices one core could mix in real time. --peers, --osc and --web (a touch on
+    the web pad in headless Chromium → the engine) measure latencies instead. Figures on a shared machine move by 25 % or more between runs.
 
     """
 

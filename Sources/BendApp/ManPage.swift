@@ -20,7 +20,7 @@ enum ManPage {
         }
         out += [".br", "bendsynth \\-\\-version | \\-\\-man\\-page | \\-\\-completion bash|zsh"]
         out += [".SH DESCRIPTION",
-                escape("bendsynth is a synthesizer played by touch: each touch (a mouse drag or held key on the pad drawn in the terminal, a touchscreen or touchpad through evdev, OSC/TUIO, MIDI, a remote player or a touch script) starts a voice looping the tone; x bends its pitch, y sets its gain, and tilt pans. Sound goes to ALSA or JACK, or offline to a file."),
+                escape("bendsynth is a synthesizer played by touch: each touch (a mouse drag or held key on the pad drawn in the terminal, a touchscreen or touchpad through evdev, OSC/TUIO, MIDI, a remote player, a phone's browser on the web pad (play \u{2D}\u{2D}web) or a touch script) starts a voice looping the tone; x bends its pitch, y sets its gain, and tilt pans. Sound goes to ALSA or JACK, or offline to a file."),
                 ".SH OPTIONS"]
         out += options(CommandTable.topSpecs)
         out.append(".SH COMMANDS")

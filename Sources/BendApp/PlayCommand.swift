@@ -328,10 +328,11 @@ enum PlayCommand {
         let seconds = Double(mixer.position) / Double(rate)
         let dropped = instrument.dropped
         // Paced by the clock (no device): no xruns to speak of.
-        printErr(String(format: "bendsynth: played %.1f s", seconds) + (output is PacedOutput ? "" : ", \(output.xruns) xruns")
+        printErr(String(format: "bendsynth: played %.1f s", seconds) + (output is PacedOutput ? "" : ", \(output.xruns) xrun" + (output.xruns == 1 ? "" : "s"))
                  + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
         if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 {
-            printErr("bendsynth: the JACK server changed its period to \(jack.currentPeriodFrames) frames"
+            let times = jack.bufferSizeChanges == 1 ? "once" : "\(jack.bufferSizeChanges) times"
+            printErr("bendsynth: the JACK server changed its period \(times) during the run: \(jack.periodFrames) frames at the start, \(jack.currentPeriodFrames) at the end"
                      + (jack.currentPeriodFrames > jack.periodFrames ? " (rendered in steps of \(jack.periodFrames))" : ""))
         }
         for case let m as JACKMIDIInSource in sources { printErr("bendsynth: \(m.summary)") }

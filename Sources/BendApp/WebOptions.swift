@@ -39,7 +39,8 @@ struct WebOptions: Equatable {
     }
 
     /// The web source asked for, if any. - Throws: `AppError.usage` for a bad address or
-    /// web options without `--web`, a certificate without its key.
+    /// web options without `--web`, a certificate without its key; `AppError.input` for a
+    /// bad `--web-token-file`.
     func source(pitchMap: PitchMap) throws -> WebSource? {
         guard let listen else {
             if self != WebOptions() { throw AppError.usage("play: --web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]") }
@@ -60,6 +61,10 @@ struct WebOptions: Equatable {
         settings.certificate = certificate
         settings.key = key
         settings.tokenFile = tokenFile
+        // A bad token file is bad input: said now, with the other options, before the
+        // audio device opens.
+        do { settings.token = try tokenFile.map { try WebToken.load(path: $0) } } catch { throw AppError.input("\(error)") }
+        settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
         return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printErr($0) })
     }

@@ -1,5 +1,5 @@
-import Glibc
 import BendSystem
+import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Synchronization
 
 /// The session's links to its peers: every connection, its handshake (docs/PROTOCOL.md),
@@ -15,9 +15,9 @@ import Synchronization
 /// - Thread: the methods marked "I/O thread" on the session's loop thread only (or after
 ///   the loop ended); the others from any thread.
 final class PeerLinks: @unchecked Sendable {
-    private let configuration: PeerSession.Configuration
-    private let instance: UInt64
-    private let datagrams: PeerDatagrams
+    let configuration: PeerSession.Configuration
+    let instance: UInt64
+    let datagrams: PeerDatagrams
     private let loop: EventLoop
 
     /// The owner's handlers (`PeerSession`'s). Set before the I/O thread starts.
@@ -29,13 +29,13 @@ final class PeerLinks: @unchecked Sendable {
     var onAuthenticationFailure: @Sendable (_ address: String, _ detail: String) -> Void = { _, _ in }
 
     /// Every connection not yet pruned. I/O thread only.
-    private var connections: [PeerConnection] = []
+    var connections: [PeerConnection] = []
     /// Where streams are read into. I/O thread only.
     private var buffer = [UInt8](repeating: 0, count: 4096)
     /// The connected ones by peer, for senders on other threads.
-    private let connected = Mutex<[PeerID: PeerConnection]>([:])
+    let connected = Mutex<[PeerID: PeerConnection]>([:])
     /// Invitations waiting for the player (`InvitationDecision.ask`), for other threads.
-    private let pending = Mutex<[PeerInfo]>([])
+    let pending = Mutex<[PeerInfo]>([])
     /// When `tick` last ran (monotonic ns; 0: never). I/O thread only.
     private var lastTick: UInt64 = 0
 
@@ -294,7 +294,7 @@ final class PeerLinks: @unchecked Sendable {
         _ = c.write(m)
     }
 
-    private func becomeConnected(_ c: PeerConnection, keys: SessionKeys.Side, udpPort: UInt16, token: UInt32) {
+    func becomeConnected(_ c: PeerConnection, keys: SessionKeys.Side, udpPort: UInt16, token: UInt32) {
         c.phase = .connected
         c.lastHeard = MonotonicClock.nanos()
         c.receiveStream = keys.receiveStream
@@ -310,7 +310,7 @@ final class PeerLinks: @unchecked Sendable {
     /// Closes `c` (once), with a BYE when `bye`: a connected session ended on purpose
     /// (reason normal) first writes its last state (`PeerConnection.finish`). `byPeer`:
     /// the peer's BYE or DECLINE ended it.
-    private func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool, byPeer: Bool = false) {
+    func closeConnection(_ c: PeerConnection, _ reason: CloseReason, _ detail: String, bye: Bool, byPeer: Bool = false) {
         guard c.phase != .closed else { return }
         let wasConnected = c.phase == .connected, wasPending = c.phase == .awaitingDecision
         if bye, wasConnected, reason == .normal {
@@ -326,85 +326,5 @@ final class PeerLinks: @unchecked Sendable {
             onStateChange(PeerStateChange(peer: c.info, state: .disconnected, reason: reason, detail: detail, byPeer: byPeer, wasConnected: wasConnected))
         }
         c.completion?.finish(.failure(reason == .handshakeTimeout ? .timeout(detail) : .declined(reason, detail)))
-    }
-
-    // MARK: - Invitations (I/O thread)
-
-    /// The server's answer to a HELLO: key and identity (`PeerHandshake.check`), room,
-    /// then the policy. (Another version was declined when the HELLO was decoded.)
-    private func answerHello(_ h: Hello, from c: PeerConnection) {
-        let identity: PeerIdentity, keys: SessionKeys
-        do {
-            (identity, keys) = try PeerHandshake.check(h, serverNonce: c.nonce, key: c.requireKey ? configuration.key : nil)
-        } catch {
-            if error.reason == .authenticationFailed { onAuthenticationFailure(c.remoteAddress, error.detail) }
-            return decline(c, error.reason, error.detail)
-        }
-        c.keys = keys
-        c.helloIdentity = identity
-        c.info = PeerInfo(id: PeerID(identity.instance), name: identity.name, address: c.remoteAddress)
-        c.announced = true
-        onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil, detail: "invitation from \(c.info)"))
-        if let old = connections.first(where: { $0 !== c && $0.phase == .connected && $0.info.id == c.info.id }) {
-            closeConnection(old, .replaced, "a new connection from the same peer", bye: true)
-        }
-        guard connected.withLock({ $0.count }) < configuration.maxPeers else {
-            return decline(c, .tooManyPeers, roomFull)
-        }
-        c.acceptedHello = h
-        switch invitationPolicy(c.info) {
-        case .accept: admit(c)
-        case .decline(let why): decline(c, .declinedByPolicy, why)
-        case .ask: awaitAnswer(c)
-        }
-    }
-
-    /// Sends ACCEPT for the HELLO in `c.acceptedHello` and connects.
-    private func admit(_ c: PeerConnection) {
-        guard let keys = c.keys, let id = c.helloIdentity else { return }
-        let me = PeerIdentity(instance: instance, udpPort: datagrams.port, udpToken: c.localToken, name: configuration.displayName)
-        let accept = PeerMessage.accept(PeerHandshake.accept(me, keys: keys, keyed: c.requireKey))
-        c.acceptFrame = accept
-        _ = c.write(accept)
-        becomeConnected(c, keys: keys.side(asServer: true), udpPort: id.udpPort, token: id.udpToken)
-    }
-
-    private func decline(_ c: PeerConnection, _ r: CloseReason, _ d: String) {
-        _ = c.write(.decline(reason: r, detail: d))
-        closeConnection(c, r, d, bye: false)
-    }
-
-    private func awaitAnswer(_ c: PeerConnection) {
-        c.phase = .awaitingDecision
-        c.handshakeFrame = nil   // nothing to resend: the peer resends its HELLO
-        c.handshakeDeadline = MonotonicClock.nanos() + UInt64(configuration.invitationTimeout * 1e9)
-        notePending()
-        onStateChange(PeerStateChange(peer: c.info, state: .connecting, reason: nil,
-                                      detail: "invitation from \(c.info) awaits an answer"))
-    }
-
-    /// DECLINE's detail when the room is full.
-    private var roomFull: String { "already \(configuration.maxPeers) player\(configuration.maxPeers == 1 ? "" : "s")" }
-
-    /// The player's answer (`PeerSession.answerInvitation`) to a waiting invitation.
-    func answer(_ decision: InvitationDecision, to id: PeerID) {
-        guard let c = connections.first(where: { $0.phase == .awaitingDecision && $0.info.id == id }) else { return }
-        switch decision {
-        case .ask: return
-        case .decline(let why): decline(c, .declinedByPolicy, why)
-        case .accept:
-            if connected.withLock({ $0.count }) >= configuration.maxPeers {
-                decline(c, .tooManyPeers, roomFull)
-            } else {
-                admit(c)
-            }
-        }
-        notePending()
-    }
-
-    /// Refreshes the copy other threads read.
-    private func notePending() {
-        let list = connections.filter { $0.phase == .awaitingDecision }.map(\.info)
-        pending.withLock { $0 = list }
     }
 }

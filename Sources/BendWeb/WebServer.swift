@@ -72,8 +72,9 @@ public final class WebServer: @unchecked Sendable {
     }
 
     private func start() throws(WebServerError) {
-        // libwebsockets logs a bind to an address this machine does not have and serves
-        // nothing; a test bind (port 0) turns that into an error the player sees.
+        // libwebsockets logs a bind to an address this machine does not have, or to a port
+        // in use, in its own words and serves nothing; a test bind first (SO_REUSEADDR, as
+        // lws binds) turns those into errors the player can act on.
         if let probeAddress = SocketAddress(numeric: address.host, port: 0) {
             do {
                 let probe = try Socket.open(probeAddress.family, .stream)
@@ -81,6 +82,16 @@ public final class WebServer: @unchecked Sendable {
                 try probe.bind(to: probeAddress)
             } catch {
                 throw WebServerError("cannot serve on \(address.host):\(address.port): \(error.description) (expected an address of this machine, or 0.0.0.0 for all)")
+            }
+            if address.port != 0, let portAddress = SocketAddress(numeric: address.host, port: address.port) {
+                do {
+                    let probe = try Socket.listening(on: portAddress)
+                    probe.close()
+                } catch where error.code == EADDRINUSE {
+                    throw WebServerError("--web \(address.host):\(address.port): the port is in use (another program listens there); choose another with --web ADDR:PORT")
+                } catch {
+                    throw WebServerError("cannot serve on \(address.host):\(address.port): \(error.description)")
+                }
             }
         }
         lws_set_log_level(LLL_ERR, { _, line in

@@ -17,6 +17,12 @@ public final class WebSource: InputSource, @unchecked Sendable {
         public var key: String?
         /// `--web-token-file`.
         public var tokenFile: String?
+        /// The token already read from `tokenFile` (the app checks it with the other
+        /// options, before the audio device opens); nil: read at start.
+        public var token: WebToken?
+        /// Draw the QR code under the address (terminal colours): only when the lines go
+        /// to a terminal, not to a file, a pipe or the journal.
+        public var showsQRCode = true
         /// `--web-https`: HTTPS on loopback too.
         public var https = false
 
@@ -52,7 +58,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
     ///   made, the page's files missing.
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let token: WebToken
-        do { token = try settings.tokenFile.map { try WebToken.load(path: $0) } ?? WebToken.random() } catch {
+        do { token = try settings.token ?? settings.tokenFile.map { try WebToken.load(path: $0) } ?? WebToken.random() } catch {
             throw InputSourceError(.input, "\(error)")
         }
         var certificate: WebCertificate?
@@ -77,12 +83,13 @@ public final class WebSource: InputSource, @unchecked Sendable {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,
                                    log: log)
         } catch {
-            throw InputSourceError(.runtime, "\(error)")
+            throw InputSourceError(.runtime, "play: \(error)")
         }
         guard let server else { return }
-        log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone (or scan the code):")
+        let lines = settings.showsQRCode ? QRCodeText.render(server.url) : nil
+        log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone\(lines == nil ? "" : " (or scan the code)"):")
         show(server.url)
-        if let lines = QRCodeText.render(server.url) { lines.forEach(show) }
+        lines?.forEach(show)
         if let certificate {
             log("the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
         }

@@ -208,12 +208,41 @@ final class WebOptionTests: XCTestCase {
         }
     }
 
+    /// A port another program listens on: bendsynth's own words (as for `--listen`), not
+    /// libwebsockets' lines, and exit 1.
     func testAPortInUseIsARuntimeFailure() throws {
-        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
-        let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal", "--web", "127.0.0.1:" + play.port])
+        let taken = try Socket.listening(on: SocketAddress(numeric: "127.0.0.1", port: 0)!)
+        defer { taken.close() }
+        let port = try taken.localAddress().port
+        let r = try BinaryRunner.run(["play", "--device", "null", "--no-terminal", "--web", "127.0.0.1:\(port)"])
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("cannot serve on 127.0.0.1:\(play.port)"), r.stderr)
-        XCTAssertEqual(play.terminate(), 0)
+        // Every line but the null PCM's note: bendsynth's one message.
+        XCTAssertEqual(r.stderr.split(separator: "\n").filter { !$0.hasPrefix("bendsynth: note: ALSA 'null'") },
+                       ["bendsynth: play: --web 127.0.0.1:\(port): the port is in use (another program listens there); "
+                        + "choose another with --web ADDR:PORT"], r.stderr)
+    }
+
+    /// A bad token file is bad input found with the other options: exit 2 before the audio
+    /// device is opened (a PCM that does not exist would say so first, exit 1).
+    func testABadTokenFileIsSaidBeforeTheAudioDeviceOpens() throws {
+        let badToken = try webTestDirectory().appendingPathComponent("token").path
+        try "x\n".write(toFile: badToken, atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run(["play", "--device", "bendsynth_no_such_pcm", "--no-terminal", "--web", ":0", "--web-token-file", badToken])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("bendsynth: token file '\(badToken)', line 1: expected 16…64 characters"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("bendsynth_no_such_pcm"), r.stderr)
+    }
+
+    /// Standard error not a terminal (a file here, as a pipe or the journal): the address
+    /// on its own line and no QR code — no escape sequence in the file.
+    func testNoQRCodeWhenStandardErrorIsNotATerminal() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: play.stderrPath))
+        XCTAssertFalse(bytes.contains(0x1B), play.stderr)
+        XCTAssertFalse(play.stderr.contains("\\x1b"), play.stderr)
+        XCTAssertFalse(play.stderr.contains("█") || play.stderr.contains("▀"), play.stderr)
+        XCTAssertTrue(play.stderr.contains("open this address on the phone:\n\(play.url)\n"), play.stderr)
     }
 
     /// An address this machine does not have (TEST-NET-3): libwebsockets would log it and
