@@ -34,7 +34,7 @@ mkdir -p "$BUILD/artifacts" "$BUILD/logs"
 failed=0
 rows=()
 for t in "${TARGETS[@]}"; do
-  [ -d "$ROOT/Fuzz/corpus/$t" ] || { echo "fuzz: no seed corpus Fuzz/corpus/$t"; failed=1; continue; }
+  [ -d "$ROOT/Fuzz/corpus/$t" ] || { echo "fuzz: no target '$t'; the targets: $("$BIN" --list | tr '\n' ' ')"; failed=1; continue; }
   mkdir -p "$BUILD/corpus/$t"
   log=$BUILD/logs/$t.log
   echo "fuzz: $t for $SECONDS_EACH s"
