@@ -2,12 +2,14 @@
 // the instrument over a WebSocket (protocol: docs/WEB.md). No framework, no CDN.
 "use strict";
 
-const pad = document.getElementById("pad");
+const pad = document.getElementById("pad");          // the pad's still layer (the guides, SVG) and the touches' target
+const touchLayer = document.getElementById("touches"); // each touch an element moved by `transform`
 const statusLine = document.getElementById("status");
 const tiltButton = document.getElementById("tilt");
 const sustainButton = document.getElementById("sustain");
 const message = document.getElementById("message");
-const g = pad.getContext("2d");
+const measure = document.createElement("canvas").getContext("2d"); // a label's width, without a layout
+const LABEL_FONT = "15px system-ui, sans-serif", LABEL_ASCENT = 12, GUIDE_FONT = "13px system-ui, sans-serif";
 const token = location.hash.slice(1);
 
 let socket = null;
@@ -59,13 +61,13 @@ function connect() {
       guides = [];
       message.hidden = true;
       requestWakeLock();
-      redraw();
+      redrawPad();
     } else if (f[0] === "guides") {
       guides = f.slice(1).map((field) => {
         const [x, r, degree, label] = field.split(":");
         return { x: Number(x), ratio: Number(r), degree: Number(degree), label: label };
       });
-      redraw();
+      redrawPad();
     } else if (f[0] === "P") {
       rtt = performance.now() - Number(f[1]);
       xruns = Number(f[2]);
@@ -82,7 +84,7 @@ function connect() {
     touches.clear();
     pendingMoves.clear();
     sustained = false; sustainPointer = null; sustainButton.className = "";
-    redraw();
+    redrawTouches();
     if (e.code === 4001) {
       stopped = true;
       showMessage(e.reason || "wrong pairing token");
@@ -115,7 +117,7 @@ function flushMoves(extra) {
 }
 
 function padPoint(e) {
-  const r = pad.getBoundingClientRect();
+  const r = padRect;
   return {
     x: clamp((e.clientX - r.left) / r.width, 0, 1),
     y: clamp(1 - (e.clientY - r.top) / r.height, 0, 1),
@@ -132,8 +134,8 @@ pad.addEventListener("pointerdown", (e) => {
   const p = padPoint(e);
   touches.set(e.pointerId, p);
   pendingMoves.delete(e.pointerId);
-  flushMoves(line("d", e.pointerId, p));
-  redraw();
+  flushMoves(line("d", e.pointerId, p));   // the message first, the drawing at the next frame
+  redrawTouches();
 });
 pad.addEventListener("pointermove", (e) => {
   if (!touches.has(e.pointerId)) return;
@@ -142,7 +144,7 @@ pad.addEventListener("pointermove", (e) => {
   touches.set(e.pointerId, p);
   pendingMoves.set(e.pointerId, line("m", e.pointerId, p));
   flushMoves(null);
-  redraw();
+  redrawTouches();
 });
 function lift(e) {
   if (!touches.has(e.pointerId)) return;
@@ -150,7 +152,7 @@ function lift(e) {
   touches.delete(e.pointerId);
   pendingMoves.delete(e.pointerId);
   flushMoves(line("u", e.pointerId, p));
-  redraw();
+  redrawTouches();
 }
 pad.addEventListener("pointerup", lift);
 pad.addEventListener("pointercancel", lift);
@@ -250,69 +252,117 @@ function showStatus() {
 }
 setInterval(() => { if (statusStale) showStatus(); }, 1000);
 
-function draw() {
-  const dpr = window.devicePixelRatio || 1;
-  const w = pad.clientWidth, h = pad.clientHeight;
-  if (pad.width !== Math.round(w * dpr) || pad.height !== Math.round(h * dpr)) {
-    pad.width = Math.round(w * dpr);
-    pad.height = Math.round(h * dpr);
-  }
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.fillStyle = "#10141c";
-  g.fillRect(0, 0, w, h);
+// The pad is drawn in two layers, as a low-latency touch app should be: the guides as
+// still vector shapes (SVG), made again only when the size or the scale changes; each touch
+// an element of its own (a composited layer), moved with `transform`, its label rewritten
+// only when its text changes. A touch then costs the phone's frame a few small layers, not
+// a full-screen redraw (a canvas in the page is even copied to the compositor at every
+// frame, drawn or not), and all drawing waits for the next frame (requestAnimationFrame):
+// the handlers only send the message and note what changed.
+const TOUCH_RADIUS = 36;
+const SVG = "http://www.w3.org/2000/svg";
+let padRect = pad.getBoundingClientRect();   // the pad's place, read again when its size changes
+
+function shape(name, attributes, text) {
+  const e = document.createElementNS(SVG, name);
+  for (const k in attributes) e.setAttribute(k, attributes[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function drawPad() {
+  padRect = pad.getBoundingClientRect();
+  const w = padRect.width, h = padRect.height;
+  const parts = [];
+  const vertical = (x, root) => shape("line", { x1: x, y1: 0, x2: x, y2: h, class: root ? "guide root" : "guide" });
   // Guides, as on the terminal pad: with a scale, a line per step (brighter on the
   // roots) named where the name fits; without, ratio lines at x = ¼, ½, ¾. Gain ½.
-  g.strokeStyle = "#2a3344";
-  g.fillStyle = "#6b7890";
-  g.lineWidth = 1;
-  g.font = "13px system-ui, sans-serif";
+  measure.font = GUIDE_FONT;
   if (guides.length > 0) {
     let labelEnd = -Infinity;
     for (const s of guides) {
       const px = Math.round(s.x * w) + 0.5;   // on a pixel: a crisp 1-px line
-      g.strokeStyle = s.degree === 0 ? "#4a5a78" : "#2a3344";
-      g.beginPath(); g.moveTo(px, 0); g.lineTo(px, h); g.stroke();
-      const width = g.measureText(s.label).width;
+      parts.push(vertical(px, s.degree === 0));
+      const width = measure.measureText(s.label).width;
       if (px - width / 2 > labelEnd + 4 && px + width / 2 < w) {
-        g.fillText(s.label, px - width / 2, h - 8);
+        parts.push(shape("text", { x: px - width / 2, y: h - 8, class: "guide-label" }, s.label));
         labelEnd = px + width / 2;
       }
     }
-    g.strokeStyle = "#2a3344";
   } else {
     for (const x of [0.25, 0.5, 0.75]) {
-      g.beginPath(); g.moveTo(x * w, 0); g.lineTo(x * w, h); g.stroke();
-      g.fillText("×" + ratio(x).toFixed(2), x * w + 4, h - 8);
+      parts.push(vertical(Math.round(x * w) + 0.5, false));
+      parts.push(shape("text", { x: x * w + 4, y: h - 8, class: "guide-label" }, "×" + ratio(x).toFixed(2)));
     }
   }
-  g.beginPath(); g.moveTo(0, h / 2); g.lineTo(w, h / 2); g.stroke();
-  g.fillText("g 0.5", 4, h / 2 - 4);
-  // Each touch under its finger, with its pitch ratio and gain.
-  for (const [, p] of touches) {
+  const mid = Math.round(h / 2) + 0.5;
+  parts.push(shape("line", { x1: 0, y1: mid, x2: w, y2: mid, class: "guide" }));
+  parts.push(shape("text", { x: 4, y: mid - 4, class: "guide-label" }, "g 0.5"));
+  pad.replaceChildren(...parts);
+}
+
+// Each touch under its finger, with its pitch (ratio, or step and cents) and gain. The
+// elements are kept for the next finger; a lifted touch's are hidden.
+const marks = new Map();      // pointerId → {dot, label, text, shown}
+const spareMarks = [];
+function markFor(id) {
+  let m = marks.get(id);
+  if (m) return m;
+  m = spareMarks.pop();
+  if (!m) {
+    const dot = document.createElement("div");
+    dot.className = "touch";
+    const label = document.createElement("div");
+    label.className = "touch-label";
+    touchLayer.append(dot, label);
+    m = { dot, label, text: "" };
+  }
+  m.dot.style.visibility = m.label.style.visibility = "visible";
+  marks.set(id, m);
+  return m;
+}
+function placeTouches() {
+  const w = padRect.width, h = padRect.height;
+  for (const [id, m] of marks) {
+    if (touches.has(id)) continue;
+    m.dot.style.visibility = m.label.style.visibility = "hidden";   // no layout: kept for the next finger
+    marks.delete(id);
+    spareMarks.push(m);
+  }
+  for (const [id, p] of touches) {
+    const m = markFor(id);
     const cx = p.x * w, cy = (1 - p.y) * h;
-    g.fillStyle = "rgba(255, 170, 40, 0.85)";
-    g.beginPath(); g.arc(cx, cy, 36, 0, 2 * Math.PI); g.fill();
-    g.fillStyle = "#e8ecf4";
-    g.font = "15px system-ui, sans-serif";
+    m.dot.style.transform = "translate(" + (cx - TOUCH_RADIUS) + "px," + (cy - TOUCH_RADIUS) + "px)";
+    const text = pitchText(p.x) + " g" + p.y.toFixed(2);
+    if (m.text !== text) {
+      measure.font = LABEL_FONT;
+      m.label.textContent = text; m.text = text; m.width = measure.measureText(text).width;
+    }
     // The label stays on the pad at its edges (a touch at x = 0 or 1, or at the top).
-    const label = pitchText(p.x) + " g" + p.y.toFixed(2);
-    const width = g.measureText(label).width;
-    g.fillText(label, clamp(cx - width / 2, 4, w - width - 4), Math.max(cy - 46, 40));
+    const lx = clamp(cx - m.width / 2, 4, w - m.width - 4), ly = Math.max(cy - 46, 40) - LABEL_ASCENT;
+    m.label.style.transform = "translate(" + lx + "px," + ly + "px)";
   }
 }
 
-// Drawn only when something changed (a touch, the size, the pitch map): an idle pad
-// costs the phone nothing.
-let drawPending = false;
-function redraw() {
-  if (drawPending) return;
-  drawPending = true;
-  requestAnimationFrame(() => { drawPending = false; draw(); });
+// Drawn only when something changed (a touch, the size, the pitch map), at the next
+// frame, at most once a frame: an idle pad costs the phone nothing.
+let framePending = false, padStale = true, touchesStale = true;
+function frame() {
+  framePending = false;
+  if (padStale) { padStale = false; drawPad(); touchesStale = true; }
+  if (touchesStale) { touchesStale = false; placeTouches(); }
 }
-window.addEventListener("resize", redraw);
+function requestFrame() {
+  if (framePending) return;
+  framePending = true;
+  requestAnimationFrame(frame);
+}
+function redrawPad() { padStale = true; requestFrame(); }
+function redrawTouches() { touchesStale = true; requestFrame(); }
+window.addEventListener("resize", redrawPad);
 
 setInterval(() => { if (paired) send("p " + num(performance.now())); }, 200);
 showStatus();
-redraw();
+redrawPad();
 if (token) connect();
 else { stopped = true; showMessage("no pairing token: open the address bendsynth printed, with its #token"); }
