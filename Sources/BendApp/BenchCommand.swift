@@ -86,6 +86,8 @@ enum BenchCommand {
             print(String(format: "    the touch event → pointerdown (DevTools waits for the page's next frame, then Chromium routes the touch): median %.2f ms, p99 %.2f ms", r.routing.median, r.routing.p99))
             print(String(format: "  pointerdown → queue (page, WebSocket, server, decoder): median %.2f ms, p99 %.2f ms, max %.2f ms (page times: wall clocks, 0.1 ms)",
                          r.instrument.median, r.instrument.p99, r.instrument.max))
+            let viewport = r.viewport.split(separator: " ")
+            print("  viewport: \(viewport.first.map(String.init) ?? "?") CSS px at \(viewport.dropFirst().first.map(String.init) ?? "?") device pixels per px (a phone's, by DevTools' Emulation.setDeviceMetricsOverride)")
             print("  Chromium flags: \(r.flags)")
             return
         }

@@ -50,6 +50,8 @@ public enum WebBench {
         /// Chromium's product name and the flags the driver started it with.
         public var chromium: String
         public var flags: String
+        /// The page's viewport, as the driver printed it: "412x915 2.625" (CSS px, device pixels per px).
+        public var viewport: String
         /// This process's scheduling, which the driver and Chromium inherit: "SCHED_FIFO 10", "SCHED_OTHER".
         public var scheduling: String
     }
@@ -134,6 +136,6 @@ public enum WebBench {
                       devtools: Figures(zip(seen, sent).map { ms($0.0.1, $0.1.1) }),
                       routing: Figures(seen.map { ms($0.0, $0.1) }),
                       instrument: Figures(zip(arrived, seen).map { ms($0.0.1, $0.1.0) }),
-                      chromium: field("browser"), flags: field("flags"), scheduling: scheduling())
+                      chromium: field("browser"), flags: field("flags"), viewport: field("viewport"), scheduling: scheduling())
     }
 }

@@ -17,13 +17,21 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
   wrongtoken URL        waits for the page's message; a finger down and up anyway
   kill URL              one finger down, then Chromium killed: prints the kill time
   pages URL N           N pages at once (tabs), one finger each, held; then page N+1
+  redraws URL N         N taps (down, two moves, up), each waited for on the page and its
+                        frame: prints the pad's redraws at the start and during the taps
+                        (COUNT_REDRAWS, run before the page's own script: fills of a
+                        whole canvas, changes inside the #pad element), then a finger
+                        held at the middle: the screenshot's pixel under it and the
+                        light (text) pixels in the 160x22 px box 40 px above it
   status URL SECONDS    the status line watched while the page pings: the answers
                         the page got, the texts written to the line, the last text
-  bench URL N           N down/up pairs: prints Chromium's version and flags, the
+  bench URL N           N down/up pairs in a phone's viewport (PHONE): prints Chromium's
+                        version, flags and the viewport, the
                         CLOCK_MONOTONIC ns of each down's dispatch (the instrument stamps
                         its arrival) and the page's times for each pointerdown
-  trace URL N           the bench's N taps under a Chromium trace: per tap, DevTools'
-                        wait for the page's frame and the routing to pointerdown
+  trace URL N           the bench's N taps (same viewport) under a Chromium trace: per
+                        tap, the wait for the renderer's main frame that DevTools waits
+                        for, that frame, and the routing to pointerdown
 Exit status 0 when the scenario ran; 1 with a message on stderr otherwise.
 """
 import base64
@@ -109,12 +117,15 @@ class Browser:
         message, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def open(self, url):
-        """A new page (tab) at url: its session id."""
+    def open(self, url, before=None):
+        """A new page (tab) at url: its session id. `before`: a script run in the page
+        before its own."""
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.call("Page.enable", session=session)
         self.call("Runtime.enable", session=session)
+        if before:
+            self.call("Page.addScriptToEvaluateOnNewDocument", session=session, source=before)
         self.call("Page.navigate", session=session, url=url)
         return session
 
@@ -154,6 +165,17 @@ class Browser:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+# The bench's viewport: a phone's (412 x 915 CSS px at 2.625 device pixels per px, a
+# Pixel 7's), not the desktop window's; the page draws at the phone's resolution.
+PHONE = {"width": 412, "height": 915, "deviceScaleFactor": 2.625, "mobile": True}
+
+
+def as_phone(browser, session):
+    browser.call("Emulation.setDeviceMetricsOverride", session=session, **PHONE)
+    browser.call("Emulation.setTouchEmulationEnabled", session=session, enabled=True, maxTouchPoints=10)
+    browser.next_frame(session)
 
 
 def pad_size(browser, session):
@@ -209,8 +231,8 @@ def pixel(image, x, y):
     return tuple(rows[y][x * bpp:x * bpp + 3])
 
 
-def connected(browser, url):
-    session = browser.open(url)
+def connected(browser, url, before=None):
+    session = browser.open(url, before)
     browser.wait_for(session, "typeof paired !== 'undefined' && paired === true", "the page to pair")
     return session
 
@@ -350,6 +372,60 @@ def scenario_pages(browser, url, n):
         browser.wait_for(session, "touches.size === 0", "the touches to end")
 
 
+# Counts the page's full-pad redraws, whatever its own code: a fill of a 2D canvas over
+# >= 90 % of its area (fillRect/clearRect), or a change of the pad element's subtree (a
+# MutationObserver callback: the changes of one task).
+COUNT_REDRAWS = """
+window.padRedraws = 0;
+for (const name of ["fillRect", "clearRect"]) {
+  const original = CanvasRenderingContext2D.prototype[name];
+  CanvasRenderingContext2D.prototype[name] = function (x, y, w, h) {
+    const c = this.canvas;
+    if (c.isConnected && Math.abs(w * h) >= 0.9 * c.clientWidth * c.clientHeight) window.padRedraws++;
+    return original.apply(this, arguments);
+  };
+}
+document.addEventListener("DOMContentLoaded", () => {
+  new MutationObserver(() => { window.padRedraws++; })
+    .observe(document.getElementById("pad"), { childList: true, subtree: true, attributes: true, characterData: true });
+});
+"""
+
+
+def scenario_redraws(browser, url, n):
+    session = connected(browser, url, COUNT_REDRAWS)
+    size = pad_size(browser, session)
+    browser.next_frame(session)
+    print("start", browser.evaluate(session, "padRedraws"))
+    browser.evaluate(session, "padRedraws = 0")
+    for i in range(n):
+        x = 0.2 + 0.6 * i / max(1, n - 1)
+        browser.touch(session, "touchStart", [(1, *to_pixels(size, x, 0.5))])
+        browser.touch(session, "touchMove", [(1, *to_pixels(size, x + 0.02, 0.55))])
+        browser.touch(session, "touchMove", [(1, *to_pixels(size, x + 0.04, 0.6))])
+        browser.wait_for(session, "touches.size === 1", "the touch on the page")
+        browser.next_frame(session)
+        browser.touch(session, "touchEnd", [(1, *to_pixels(size, x + 0.04, 0.6))])
+        browser.wait_for(session, "touches.size === 0", "the up on the page")
+        browser.next_frame(session)
+    print("taps", n)
+    print("redraws", browser.evaluate(session, "padRedraws"))
+    cx, cy = to_pixels(size, 0.5, 0.5)
+    browser.touch(session, "touchStart", [(1, cx, cy)])
+    browser.wait_for(session, "touches.size === 1", "the held touch on the page")
+    browser.next_frame(session)
+    png = base64.b64decode(browser.call("Page.captureScreenshot", session=session, format="png")["data"])
+    image = png_pixels(png)
+    scale = image[0] / size[0]
+    print("pixel finger", *pixel(image, cx * scale, cy * scale))
+    light = sum(1 for px in range(int((cx - 80) * scale), int((cx + 80) * scale))
+                for py in range(int((cy - 62) * scale), int((cy - 40) * scale))
+                if min(pixel(image, px, py)) > 160)
+    print("label light", light)
+    browser.touch(session, "touchEnd", [(1, cx, cy)])
+    browser.wait_for(session, "touches.size === 0", "the held touch's up")
+
+
 def scenario_status(browser, url, seconds):
     """Watches the status line for SECONDS while the page pings (5 a second): prints
     `pongs N` (the instrument's answers the page got), `changes N` (new texts written to
@@ -376,7 +452,9 @@ def scenario_bench(browser, url, n):
     for the page's next frame and routes it (performance.timeOrigin + ms: wall clock, 0.1 ms)."""
     print("browser", browser.call("Browser.getVersion")["product"])
     print("flags", *[f for f in browser.flags if f != "--no-sandbox"])
+    print("viewport", f"{PHONE['width']}x{PHONE['height']}", PHONE["deviceScaleFactor"])
     session = connected(browser, url)
+    as_phone(browser, session)
     browser.evaluate(session, "window.benchDowns = []; pad.addEventListener('pointerdown', (e) => "
                               "benchDowns.push([performance.timeOrigin + performance.now(), performance.timeOrigin + e.timeStamp]), true)")
     size = pad_size(browser, session)
@@ -396,16 +474,23 @@ def scenario_bench(browser, url, n):
 
 
 def scenario_trace(browser, url, n):
-    """The bench's taps (same gaps) under a Chromium trace, to see where Chromium's part
-    goes: per tap `tap I GAP_MS WAIT_MS ROUTE_MS` — WAIT from the browser handling the
-    DevTools command to the touch event forwarded to the renderer (DevTools first waits
-    for the page's next frame: InsertVisualStateCallback), ROUTE from there to the page's
-    pointerdown listener (trace clock, µs) — then `wait`/`route` summary lines (median,
-    p90, p99, max ms) over all taps and over those after a gap under 13.5 ms."""
+    """The bench's taps (same gaps, same viewport) under a Chromium trace, to see where
+    Chromium's part goes. DevTools routes a touch only once the page's renderer has made a
+    main frame for it (InsertVisualStateCallback); the renderer's compositor sends at most
+    one main frame per frame, and a frame whose main frame had nothing to commit lasts
+    until its deadline, 16.7 ms after it began (cc's LATE deadline). Per tap `tap I GAP_MS
+    SLOT FRAME ROUTE WAITED`: SLOT from the browser handling the DevTools command to the
+    renderer sending that main frame, FRAME from there to the touch forwarded to the
+    renderer (the main frame, its commit and draw, DevTools' callback and hit test), ROUTE
+    from there to the page's pointerdown listener (ms, trace clock), WAITED 1 when the main
+    frame was sent only after the frame open at the command reached its deadline. Then
+    `slot`/`frame`/`route` summary lines (median, p90, p99, max ms) and `waited COUNT
+    MEDIAN_SLOT MAX_SLOT`."""
     session = connected(browser, url)
+    as_phone(browser, session)
     browser.evaluate(session, "pad.addEventListener('pointerdown', () => performance.mark('bench-pointerdown'), true)")
     size = pad_size(browser, session)
-    browser.call("Tracing.start", categories="devtools,input,blink.user_timing", transferMode="ReturnAsStream")
+    browser.call("Tracing.start", categories="devtools,input,blink.user_timing,cc,benchmark", transferMode="ReturnAsStream")
     gaps = random.Random(11)
     taken = []
     for i in range(n):
@@ -430,24 +515,33 @@ def scenario_trace(browser, url, n):
             break
     trace = json.loads(data)
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    renderers = {e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name" and e["args"].get("name") == "Renderer"}
     def times(name, where=lambda e: True):
         return sorted(e["ts"] for e in events if e["name"] == name and where(e))
     commands = times("DevToolsSession::HandleCommand in Browser", lambda e: "dispatchTouchEvent" in json.dumps(e.get("args", {})))[0::2]
     forwarded = times("RenderWidgetHostInputEventRouter::ForwardEmulatedTouchEvent")
     marks = times("bench-pointerdown")
-    waits, routes = [], []
+    main_frames = times("SendBeginMainFrame", lambda e: e["pid"] in renderers and bool(e.get("args")))
+    deadlines = times("Scheduler::OnBeginImplFrameDeadline", lambda e: e["pid"] in renderers)
+    slots, frames, routes, waited = [], [], [], []
     for i, c in enumerate(commands):
         f = next(t for t in forwarded if t > c)
         m = next(t for t in marks if t > f)
-        waits.append((f - c) / 1000)
+        sent = next((t for t in main_frames if c < t < f), f)
+        late = any(c < t < sent for t in deadlines)
+        slots.append((sent - c) / 1000)
+        frames.append((f - sent) / 1000)
         routes.append((m - f) / 1000)
-        print("tap", i, round(taken[i] * 1000, 1), round(waits[-1], 2), round(routes[-1], 2))
+        if late:
+            waited.append(slots[-1])
+        print("tap", i, round(taken[i] * 1000, 1), round(slots[-1], 2), round(frames[-1], 2), round(routes[-1], 2), int(late))
     def summary(v):
         s = sorted(v)
         return [round(s[len(s) // 2], 2), round(s[len(s) * 9 // 10], 2), round(s[min(len(s) - 1, len(s) * 99 // 100)], 2), round(s[-1], 2)]
-    short = [i for i in range(len(waits)) if taken[i] < 0.0135]
-    print("wait all", *summary(waits), "short", len(short), *summary([waits[i] for i in short]))
-    print("route all", *summary(routes), "short", len(short), *summary([routes[i] for i in short]))
+    print("slot", *summary(slots))
+    print("frame", *summary(frames))
+    print("route", *summary(routes))
+    print("waited", len(waited), *(summary(waited)[::3] if waited else [0, 0]))
 
 
 def main():
@@ -469,6 +563,8 @@ def main():
             scenario_kill(browser, url)
         elif scenario == "pages":
             scenario_pages(browser, url, int(args[0]))
+        elif scenario == "redraws":
+            scenario_redraws(browser, url, int(args[0]))
         elif scenario == "status":
             scenario_status(browser, url, float(args[0]))
         elif scenario == "bench":
