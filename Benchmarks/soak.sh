@@ -6,25 +6,37 @@
 # jackd's own), the limits (most touches held per source, touches refused), events
 # dropped, resident memory after warm-up and at the end, and how long after the sources
 # went the last touch ended. Printed, never asserted.
+# The control: a second dummy jackd (the same settings, its own name) with one trivial
+# client, jackd2's jack_simple_client (a sine table copied to two ports), runs through the
+# same seconds. Its xruns are what this machine does to any real-time JACK client, the
+# instrument or not (a virtual CPU that the host does not run, a timer that wakes late);
+# the soak's own xruns are to be read against them.
 # usage: Benchmarks/soak.sh BENDSYNTH [SECONDS]
 set -eu
 BIN=$1; SECS=${2:-60}
 DIR=$(mktemp -d)
 # One fixed private name (jackd's shm registry has few slots; never a random one).
 export JACK_DEFAULT_SERVER=bendsynth-soak JACK_NO_START_SERVER=1
-JACK_PID=
+JACK_PID=; CONTROL_PID=; CLIENT_PID=
 cleanup() {
-  [ -n "$JACK_PID" ] && { kill -TERM "$JACK_PID" 2>/dev/null; wait "$JACK_PID" 2>/dev/null; } || true
+  for pid in $CLIENT_PID $CONTROL_PID $JACK_PID; do kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done || true
   rm -rf "$DIR"
 }
 trap cleanup EXIT
 command -v jackd >/dev/null || { echo "soak: jackd is not installed (Debian jackd2; make bench-deps)"; exit 1; }
 . "$(dirname "$0")/jackd-dummy.sh"
+JACK_DEFAULT_SERVER=bendsynth-soak-control start_dummy_jackd 256 "$DIR/control.log" ||
+  { echo "soak: the control jackd did not start: $(tail -3 "$DIR/control.log")"; exit 1; }
+CONTROL_PID=$JACK_PID; JACK_PID=
+JACK_DEFAULT_SERVER=bendsynth-soak-control jack_simple_client >"$DIR/client.log" 2>&1 &
+CLIENT_PID=$!
 start_dummy_jackd 256 "$DIR/jackd.log" || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
 before=$(grep -c XRun "$DIR/jackd.log" || true)
+control_before=$(grep -c XRun "$DIR/control.log" || true)
 echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 steal0=$(awk '/^cpu /{print $9}' /proc/stat)
 "$BIN" bench --soak --seconds "$SECS"
+control_xruns=$(( $(grep -c XRun "$DIR/control.log" || true) - control_before ))
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  jackd's own dummy-driver xruns during the soak (jackd $JACK_RT): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"
 # jackd names two kinds: its dummy driver's timer woke late (no client involved), and the
@@ -32,6 +44,8 @@ echo "  jackd's own dummy-driver xruns during the soak (jackd $JACK_RT): $(( $(g
 echo "    of these: the driver's own timer woke late $(grep -c 'JackTimedDriver::Process XRun' "$DIR/jackd.log" || true)," \
   "bendsynth's period not started in time $(grep -c 'not finished, state = Triggered' "$DIR/jackd.log" || true)," \
   "not finished in time $(grep -c 'not finished, state = Running' "$DIR/jackd.log" || true)"
+kill -0 "$CLIENT_PID" 2>/dev/null || echo "  (the control's jack_simple_client had stopped: $(tail -2 "$DIR/client.log"))"
+echo "  the control, a second jackd with only jack_simple_client, over the same seconds: $control_xruns xruns"
 # CPU time the hypervisor took from this machine's virtual CPUs (vmstat's "st"), which
 # stalls real-time threads as much as any other.
 echo "  CPU stolen by the host during the soak: $(awk -v s="$steal0" '/^cpu /{print $9 - s}' /proc/stat) ticks of $(getconf CLK_TCK)/s"

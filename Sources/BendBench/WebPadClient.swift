@@ -51,8 +51,31 @@ final class WebPadClient: @unchecked Sendable {
         frame += key
         for (i, b) in payload.enumerated() { frame.append(b ^ key[i & 3]) }
         do { try frame.withUnsafeBytes { try socket.sendAll($0) } } catch {
-            throw BenchError.setup("soak: web client: \(error)")
+            throw BenchError.setup("soak: web client: \(error)" + (closeReason().map { "; the server had closed it: \($0)" } ?? ""))
         }
+    }
+
+    /// The close frame the server left in the socket's buffer (its code and reason), read
+    /// without waiting once a send has failed; nil if there is none.
+    private func closeReason() -> String? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while let n = try? chunk.withUnsafeMutableBytes({ try socket.receive(into: $0, flags: Int32(MSG_DONTWAIT)) }), n > 0 {
+            bytes += chunk[0..<n]
+        }
+        var i = 0
+        while i + 2 <= bytes.count {   // server frames: unmasked; lengths up to 65535 here
+            let opcode = bytes[i] & 0x0f
+            var length = Int(bytes[i + 1] & 0x7f), start = i + 2
+            if length == 126, i + 4 <= bytes.count { length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]); start = i + 4 }
+            guard start + length <= bytes.count else { break }
+            if opcode == 8, length >= 2 {
+                let code = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+                return "\(code) \(String(decoding: bytes[(start + 2)..<(start + length)], as: UTF8.self))"
+            }
+            i = start + length
+        }
+        return nil
     }
 
     /// Closes the TCP connection without a close frame (a phone that goes away).

@@ -15,7 +15,8 @@
 /// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
 /// `ToneTable.loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
 /// frames cover reads past the loop end, so there is no wrap test per sample. Each lane
-/// reads its frame's precomputed polynomial as two 64-bit pairs (`VoiceBlock`), and the
+/// reads its frame's precomputed polynomial (cubic) or a level's 4 samples (band-limited)
+/// as two 64-bit pairs (`VoiceBlock`), and the
 /// three stretches of `mixVoice` (inside a glide, where it ends, after it) carry their
 /// per-lane vectors from block to block with additions, so a block costs about 100
 /// instructions (`make bench-icount` prints the figure per voice-frame).
@@ -307,7 +308,7 @@ enum LevelRead: TableRead {
     @_noLocks @inline(__always)
     static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
         let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
-        return block.polynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
+        return block.optimal(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
                                 Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
     }
 }
@@ -327,8 +328,8 @@ enum CrossfadeRead: TableRead {
         // place in the zone, clamp((inc − start) / width, 0, 1).
         let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
         let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
-        let lower = block.polynomial(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
-        let upper = block.polynomial(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        let lower = block.optimal(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        let upper = block.optimal(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
         // clamp(x, 0, width) with the stdlib's concrete (loop-free) integer operations, so
         // that `VoiceBlock.mix` stays small enough to inline: a true comparison is −1,
         // x·(1 + below) zeroes x < 0, and + (width − x)·(−above) sets x > width to width.

@@ -33,18 +33,26 @@ public struct ToneLevels: Sendable, Equatable {
     }
 }
 
-/// The engine's copy of a tone's band-limited levels: each level's polynomial rows
-/// (Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input, one
-/// 16-byte row per table frame, as `ToneTable.cubicRows`), and the crossfade zones as
-/// fixed-point increments. Immutable after `init`; read-only on the render thread.
+/// The engine's copy of a tone's band-limited levels: each level's loop of table frames
+/// through the droop compensation (`compensated`), repeated past its end, as Float
+/// samples (4 bytes a table frame); the voice evaluates Niemitalo's optimal 4-point,
+/// 3rd-order polynomial for 4× oversampled input (`optimal4x`) from the 4 samples
+/// around its position as it reads them (`VoiceBlock.optimal`). Samples rather than
+/// precomputed polynomial rows (16 bytes a table frame, as `ToneTable.cubicRows`): a
+/// voice at ratio 1 steps 4 table frames a frame, so rows made it read a 64-byte cache
+/// line every frame (4× the cubic kernel's memory traffic, and 4× the tables' size);
+/// the polynomial's coefficients cost 13 more vector operations per 8 frames. The
+/// crossfade zones are fixed-point increments. Immutable after `init`; read-only on
+/// the render thread.
 struct LevelTable {
     /// Levels (count, ≥ 2).
     let count: Int
-    /// Bytes from one level's rows to the next's.
+    /// Bytes from one level's samples to the next's (a multiple of 64).
     let stride: Int
-    /// Level k's rows at `rows + k·stride`: row i is (a0, a1, a2, a3) of the polynomial
-    /// between table frames i and i + 1 of the repeated loop (from frames i − 1 … i + 2),
-    /// `ToneTable.loopFrames · 4 + guardRows` rows, 16-byte aligned.
+    /// Level k's samples at `rows + k·stride`: sample i is table frame (i − 1) mod the
+    /// level's length, through the droop compensation, for i in 0 ..< `ToneTable.loopFrames`
+    /// · 4 + `guardRows` + 3, so the 4 samples of the polynomial between table frames i
+    /// and i + 1 (frames i − 1 … i + 2) are samples i … i + 3, 64-byte aligned.
     let rows: UnsafeMutableRawPointer
     /// Zone k (between levels k and k + 1) starts at increment `zoneStart[k]` and ends at
     /// `zoneEnd[k]` (fixed-point increments, `Mixer.fractionBits`); `count − 1` zones, then
@@ -54,8 +62,9 @@ struct LevelTable {
     /// 1 / (zoneEnd[k] − zoneStart[k]), per increment unit.
     let zoneInverse: UnsafeMutablePointer<Float>
 
-    /// Rows readable past the loop: one 8-frame block at `EngineLimits.maximumRatio`
-    /// (8 · 8 tone frames = 256 table frames) plus the polynomial's 4 taps.
+    /// Table frames readable past the loop: one 8-frame block at
+    /// `EngineLimits.maximumRatio` (8 · 8 tone frames = 256 table frames) plus the
+    /// polynomial's 4 taps.
     static var guardRows: Int { ToneLevels.oversampling * 8 * Int(EngineLimits.maximumRatio) + 4 }
 
     /// Log2 of `ToneLevels.oversampling`: the phase's fraction loses these bits.
@@ -66,28 +75,19 @@ struct LevelTable {
         precondition(levels.samples.count >= 2, "band-limited tables need at least 2 levels")
         precondition(levels.aliasFreeRatio.count == levels.samples.count && levels.crossfadeStart.count == levels.samples.count - 1)
         count = levels.samples.count
-        let rowCount = loopFrames * k + LevelTable.guardRows
-        stride = 16 * rowCount
+        let sampleCount = loopFrames * k + LevelTable.guardRows + 3
+        stride = (4 * sampleCount + 63) & ~63
         rows = .allocate(byteCount: stride * count, alignment: 64)
         let tableLength = length * k
         for (level, samples) in levels.samples.enumerated() {
             precondition(samples.count == tableLength, "a level holds \(samples.count) frames; expected \(tableLength)")
-            let out = (rows + level * stride).bindMemory(to: Float.self, capacity: 4 * rowCount)
-            // The compensated loop, repeated: extended[i] is table frame (i − 1) mod length.
+            let out = (rows + level * stride).bindMemory(to: Float.self, capacity: stride / 4)
+            // The compensated loop, repeated: out[i] is table frame (i − 1) mod length.
             let flat = LevelTable.compensated(samples)
-            var extended = [Double](repeating: 0, count: rowCount + 3)
-            extended.withUnsafeMutableBufferPointer { e in
-                flat.withUnsafeBufferPointer { f in
-                    var j = tableLength - 1
-                    for i in 0..<e.count {
-                        e[i] = f[j]
-                        j = j + 1 == tableLength ? 0 : j + 1
-                    }
-                    for i in 0..<rowCount {
-                        let c = LevelTable.optimal4x(e[i], e[i + 1], e[i + 2], e[i + 3])
-                        out[4 * i] = Float(c.a0); out[4 * i + 1] = Float(c.a1); out[4 * i + 2] = Float(c.a2); out[4 * i + 3] = Float(c.a3)
-                    }
-                }
+            var j = tableLength - 1
+            for i in 0..<(stride / 4) {
+                out[i] = i < sampleCount ? Float(flat[j]) : 0
+                j = j + 1 == tableLength ? 0 : j + 1
             }
         }
         let unit = Double(1 << Mixer.fractionBits)
@@ -107,7 +107,7 @@ struct LevelTable {
         zoneInverse[count - 1] = 0
     }
 
-    /// Bytes of the rows and zones.
+    /// Bytes of the samples and zones.
     var bytes: Int { stride * count + 12 * count }
 
     func deallocate() { rows.deallocate(); zoneStart.deallocate(); zoneEnd.deallocate(); zoneInverse.deallocate() }
@@ -143,20 +143,5 @@ struct LevelTable {
             }
         }
         return out
-    }
-
-    /// Olli Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input
-    /// ("Polynomial Interpolators for High-Quality Resampling of Oversampled Audio",
-    /// 2001, "Optimal 4x (4-point, 3rd-order) (z-form)"), between y0 and y1 with
-    /// neighbours ym1 and y2, converted from z = t − 1/2 to the kernel's form
-    /// ((a3·t + a2)·t + a1)·t + a0, t in [0, 1).
-    static func optimal4x(_ ym1: Double, _ y0: Double, _ y1: Double, _ y2: Double) -> (a0: Double, a1: Double, a2: Double, a3: Double) {
-        let even1 = y1 + y0, odd1 = y1 - y0, even2 = y2 + ym1, odd2 = y2 - ym1
-        let c0 = even1 * 0.46209345013918979 + even2 * 0.03790693583186333
-        let c1 = odd1 * 0.51344507801315964 + odd2 * 0.16261507145522014
-        let c2 = even1 * -0.248540332990294211 + even2 * 0.24853570133765701
-        let c3 = odd1 * -0.42912649274763925 + odd2 * 0.13963062613760227
-        // p(z) = ((c3·z + c2)·z + c1)·z + c0 with z = t − 1/2, expanded in t.
-        return (c0 - c1 / 2 + c2 / 4 - c3 / 8, c1 - c2 + 0.75 * c3, c2 - 1.5 * c3, c3)
     }
 }

@@ -32,6 +32,12 @@ public final class WebServer: @unchecked Sendable {
     public private(set) var boundPort: UInt16 = 0
     /// Service thread only: replies waiting for their connection to be writable.
     private var outbox: [UInt64: [[UInt8]]] = [:]
+    /// The part of each connection's current message received so far, when it came in
+    /// pieces (server thread only). libwebsockets hands a message over as it reads it: a
+    /// frame whose bytes came in two reads (a backlog that ended mid-frame, a phone's
+    /// Wi-Fi delivering in bursts) arrives in two pieces, and so does a message sent as
+    /// several frames (RFC 6455 §5.4). At most `WebMessageDecoder.maxMessageBytes`.
+    private var partial: [UInt64: [UInt8]] = [:]
     /// libwebsockets' error lines, at most one a second per kind (`RateLimitedLog`).
     static let libraryLog = RateLimitedLog(interval: 1) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
@@ -199,12 +205,23 @@ public final class WebServer: @unchecked Sendable {
         case LWS_CALLBACK_RECEIVE:
             guard let user else { return -1 }
             let id = user.load(as: UInt64.self)
-            guard lws_is_first_fragment(wsi) != 0, lws_is_final_fragment(wsi) != 0 else {
-                return close(wsi, .badMessage, "message over \(WebMessageDecoder.maxMessageBytes) bytes, or fragmented")
+            let piece = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+            let started = partial[id]
+            if started == nil, lws_frame_is_binary(wsi) != 0 { return close(wsi, .badMessage, "binary messages are not used") }
+            // Final: the last frame of the message, and nothing of it left to read.
+            let final = lws_is_final_fragment(wsi) != 0
+            guard (started?.count ?? 0) + piece.count <= WebMessageDecoder.maxMessageBytes else {
+                partial[id] = nil
+                return close(wsi, .badMessage, "message over \(WebMessageDecoder.maxMessageBytes) bytes")
             }
-            guard lws_frame_is_binary(wsi) == 0 else { return close(wsi, .badMessage, "binary messages are not used") }
-            let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-            switch sessions.receive(id, bytes, now: MonotonicClock.nanos()) {
+            if !final {
+                partial[id] = (started ?? []) + piece
+                return 0
+            }
+            partial[id] = nil
+            let verdict = started.map { whole in (whole + piece).withUnsafeBytes { sessions.receive(id, $0, now: MonotonicClock.nanos()) } }
+                ?? sessions.receive(id, piece, now: MonotonicClock.nanos())
+            switch verdict {
             case let .keep(replies):
                 if !replies.isEmpty {
                     outbox[id, default: []] += replies.map { Array($0.utf8) }
@@ -231,6 +248,7 @@ public final class WebServer: @unchecked Sendable {
             if let user {
                 let id = user.load(as: UInt64.self)
                 outbox[id] = nil
+                partial[id] = nil
                 sessions.close(id)
             }
             return 0

@@ -15,8 +15,13 @@ public struct WebLimits: Sendable, Equatable {
     /// Events (message lines) per second a connection may send, sustained; over it
     /// (after `burst`), the connection is closed. Ten fingers at 120 Hz are 1200/s.
     public var eventsPerSecond = 2000.0
-    /// Events a connection may send at once above the sustained rate.
-    public var burst = 500.0
+    /// Events a connection may send at once above the sustained rate: one second's worth,
+    /// as the peers have. The allowance counts messages as the server reads them, so a
+    /// phone whose Wi-Fi held its messages back (power saving delivers them in bursts),
+    /// or a server thread kept from running, hands over a backlog at once: with a
+    /// quarter second (500) the soak's web pads (450 events a second) were closed
+    /// mid-run under the OSC flood.
+    public var burst = 2000.0
     /// A connection silent this long (the page pings 5 times a second) has its touches
     /// ended, so a phone that vanished without closing (Wi-Fi gone) leaves no voice on.
     public var silenceNanos: UInt64 = 600_000_000

@@ -137,13 +137,28 @@ final class WebPlayTests: XCTestCase {
         XCTAssertEqual(closed["range"], "4002 line 1: x: expected a decimal number in 0.0…1.0, got '1.5'")
         XCTAssertEqual(closed["unknown"], "4002 line 1: unknown type 'z' (expected h, d, m, u, t, p or s)")
         XCTAssertEqual(closed["fields"], "4002 line 1: 'd' takes 4 fields (d ID X Y T), got 2")
-        XCTAssertEqual(closed["oversized"], "4002 message over 1024 bytes, or fragmented")
+        XCTAssertEqual(closed["oversized"], "4002 message over 1024 bytes")
         XCTAssertEqual(closed["binary"], "4002 binary messages are not used")
         XCTAssertEqual(closed["wrongtoken"], "4001 wrong pairing token: open the address bendsynth printed")
         // The good connection played on: its pongs, and its touch down and up.
         XCTAssertEqual(out.filter { $0.first == "pong" }.map { $0[1] }, ["P", "P"])
         XCTAssertEqual(play.terminate(), 0, play.stderr)
         XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["down", "up"])
+    }
+
+    /// A message is whole however it arrives: in two reads of the server (a backlog that
+    /// ended mid-frame, a phone's Wi-Fi delivering in bursts: the soak's web pads were
+    /// closed with "over 1024 bytes, or fragmented" for it) or as two WebSocket frames.
+    func testAMessageInPiecesPlaysAndKeepsItsConnection() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        let (status, out) = try play.run("ws_client.py", ["split", "127.0.0.1", play.port, play.token])
+        XCTAssertEqual(status, 0, "\(out)")
+        XCTAssertEqual(out.filter { $0.first == "pong" }.map { $0[1] }, ["P", "P"], "\(out)")
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
+        XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["down", "up"])
+        let down = try XCTUnwrap(play.touches.first)
+        XCTAssertEqual(try XCTUnwrap(down["x"] as? Double), 0.25, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(down["y"] as? Double), 0.75, accuracy: 1e-6)
     }
 
     func testOnlyGetOfThePagesFilesIsServed() throws {

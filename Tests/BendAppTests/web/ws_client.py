@@ -9,6 +9,8 @@ browser will not send: silence on an open socket, malformed and oversized messag
   bad     connection A plays a down; connection B sends each bad message in turn on a fresh
           connection and prints the close code and reason; then A sends a ping and its up:
           prints A's pong (A was not closed)
+  split   a message whose frame reaches the server in two TCP reads, then one sent as two
+          WebSocket frames (a text frame and its continuation): prints the pong each ends with
   http    plain requests: the page's files, paths that try to escape, other methods;
           prints each status and security header; then a WebSocket upgrade on another path
 """
@@ -40,18 +42,21 @@ class Client:
             raise RuntimeError(f"handshake refused: {head[:80]!r}")
 
     def send(self, payload, opcode=1):
+        self.sock.sendall(self.frame(payload, opcode))
+
+    def frame(self, payload, opcode=1, final=True):
         if isinstance(payload, str):
             payload = payload.encode()
         mask = os.urandom(4)
         n = len(payload)
-        head = bytes([0x80 | opcode])
+        head = bytes([(0x80 if final else 0) | opcode])
         if n < 126:
             head += bytes([0x80 | n])
         elif n < 65536:
             head += bytes([0x80 | 126]) + struct.pack(">H", n)
         else:
             head += bytes([0x80 | 127]) + struct.pack(">Q", n)
-        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
     def exact(self, n):
         data = b""
@@ -120,6 +125,17 @@ def main():
         print("pong", payload.decode())
         a.send("u 1 0.25 0.5 2\np 43")
         print("pong", a.receive()[1].decode())
+    elif scenario == "split":
+        c = Client(host, port)
+        c.send("h " + token)
+        print("paired", c.receive()[1].decode())
+        frame = c.frame("d 3 0.25 0.75 1\np 1")
+        c.sock.sendall(frame[:9])
+        time.sleep(0.2)  # not a wait for a result: the server reads the first 9 bytes alone
+        c.sock.sendall(frame[9:])
+        print("pong", c.receive()[1].decode(), flush=True)
+        c.sock.sendall(c.frame("u 3 0.25 ", final=False) + c.frame("0.75 2\np 2", opcode=0))
+        print("pong", c.receive()[1].decode(), flush=True)
     elif scenario == "http":
         import http.client
         for method, path in [("GET", "/"), ("GET", "/index.html"), ("GET", "/pad.js"), ("GET", "/pad.css"),
