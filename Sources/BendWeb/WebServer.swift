@@ -201,6 +201,8 @@ public final class WebServer: @unchecked Sendable {
             let (id, refusal) = sessions.open(now: MonotonicClock.nanos())
             user?.storeBytes(of: id, as: UInt64.self)
             if case let .close(code, why)? = refusal { return close(wsi, code, why) }
+            // Closed by libwebsockets unless it pairs in time (cancelled when it does).
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, sessions.limits.helloSeconds)
             return 0
         case LWS_CALLBACK_RECEIVE:
             guard let user else { return -1 }
@@ -216,11 +218,14 @@ public final class WebServer: @unchecked Sendable {
             }
             if !final {
                 partial[id] = (started ?? []) + piece
+                sessions.heard(id, now: MonotonicClock.nanos())
                 return 0
             }
+            let wasPaired = sessions.isPaired(id)
             partial[id] = nil
             let verdict = started.map { whole in (whole + piece).withUnsafeBytes { sessions.receive(id, $0, now: MonotonicClock.nanos()) } }
                 ?? sessions.receive(id, piece, now: MonotonicClock.nanos())
+            if !wasPaired, sessions.isPaired(id) { lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0) }
             switch verdict {
             case let .keep(replies):
                 if !replies.isEmpty {

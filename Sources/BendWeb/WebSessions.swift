@@ -9,6 +9,10 @@ public struct WebLimits: Sendable, Equatable {
     public var maxConnections = 8
     /// Connections not yet paired at once; one more is refused when it opens.
     public var maxUnpaired = 16
+    /// Seconds a connection has to pair (its hello, whole) before it is closed, so
+    /// connections that never pair cannot hold the `maxUnpaired` places (and keep every
+    /// phone out) for longer than this.
+    public var helloSeconds: Int32 = 5
     /// Touches one connection holds at once; a down beyond them is ignored (a hand has
     /// ten fingers; a page gives every pointer one).
     public var maxTouches = 16
@@ -116,6 +120,19 @@ public final class WebSessions: Sendable {
             }
             s.sessions[id] = Session(number: 0, allowance: limits.burst, refilled: now, lastHeard: now)
             return (id, nil)
+        }
+    }
+
+    /// Whether `connection` has paired (its hello was right).
+    public func isPaired(_ connection: UInt64) -> Bool { state.withLock { $0.sessions[connection]?.paired ?? false } }
+
+    /// A piece of a message of `connection`'s came in (the message is not whole yet): it
+    /// is not silent, for the silence rule (`endSilent`).
+    public func heard(_ connection: UInt64, now: UInt64) {
+        state.withLock { s in
+            guard var session = s.sessions[connection] else { return }
+            session.lastHeard = max(session.lastHeard, now)
+            s.sessions[connection] = session
         }
     }
 

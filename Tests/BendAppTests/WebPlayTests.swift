@@ -153,12 +153,32 @@ final class WebPlayTests: XCTestCase {
         let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
         let (status, out) = try play.run("ws_client.py", ["split", "127.0.0.1", play.port, play.token])
         XCTAssertEqual(status, 0, "\(out)")
-        XCTAssertEqual(out.filter { $0.first == "pong" }.map { $0[1] }, ["P", "P"], "\(out)")
+        XCTAssertEqual(out.filter { $0.first == "pong" }.map { $0[1] }, ["P", "P", "P"], "\(out)")
         XCTAssertEqual(play.terminate(), 0, play.stderr)
-        XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["down", "up"])
+        // The second touch's move came in 4 pieces over 0.9 s: the pieces count as the
+        // connection being heard, so the silence rule (0.6 s) did not end the touch.
+        XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["down", "up", "down", "move", "up"])
         let down = try XCTUnwrap(play.touches.first)
         XCTAssertEqual(try XCTUnwrap(down["x"] as? Double), 0.25, accuracy: 1e-6)
         XCTAssertEqual(try XCTUnwrap(down["y"] as? Double), 0.75, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(play.touches[3]["y"] as? Double), 0.25, accuracy: 1e-6)
+    }
+
+    /// Connections that never pair cannot keep the phones out: each is closed 5 s
+    /// (`WebLimits.helloSeconds`) after it opened (before, 16 of them held every unpaired
+    /// place for as long as they stayed open, and a phone was refused with 4004).
+    func testConnectionsThatNeverPairAreClosedAfterFiveSeconds() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        let (status, out) = try play.run("ws_client.py", ["unpaired", "127.0.0.1", play.port, play.token])
+        XCTAssertEqual(status, 0, "\(out)")
+        let closed = out.filter { $0.first == "closed" }.compactMap { Double($0[1]) }
+        XCTAssertEqual(closed.count, 16, "\(out)")
+        for seconds in closed {
+            XCTAssertGreaterThan(seconds, 4.5, "\(out)")
+            XCTAssertLessThan(seconds, 7.0, "\(out)")
+        }
+        XCTAssertEqual(out.first { $0.first == "paired" }?.dropFirst().first, "ok", "\(out)")
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
     }
 
     func testOnlyGetOfThePagesFilesIsServed() throws {

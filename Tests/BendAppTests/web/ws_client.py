@@ -10,7 +10,11 @@ browser will not send: silence on an open socket, malformed and oversized messag
           connection and prints the close code and reason; then A sends a ping and its up:
           prints A's pong (A was not closed)
   split   a message whose frame reaches the server in two TCP reads, then one sent as two
-          WebSocket frames (a text frame and its continuation): prints the pong each ends with
+          WebSocket frames (a text frame and its continuation): prints the pong each ends with;
+          then a touch whose move comes as 4 frames 0.3 s apart (0.9 s in all, never 0.6 s
+          silent), and its up
+  unpaired  16 connections that never send their hello: prints how long each took to be
+          closed ("closed SECONDS", or "open SECONDS" after 12 s); then a phone pairs
   http    plain requests: the page's files, paths that try to escape, other methods;
           prints each status and security header; then a WebSocket upgrade on another path
 """
@@ -136,6 +140,31 @@ def main():
         print("pong", c.receive()[1].decode(), flush=True)
         c.sock.sendall(c.frame("u 3 0.25 ", final=False) + c.frame("0.75 2\np 2", opcode=0))
         print("pong", c.receive()[1].decode(), flush=True)
+        c.send("d 4 0.5 0.5 3")
+        pieces = ["m 4 ", "0.5 ", "0.25 ", "4"]
+        for i, piece in enumerate(pieces):
+            if i:
+                time.sleep(0.3)  # not a wait for a result: the pieces come 0.3 s apart
+            c.sock.sendall(c.frame(piece, opcode=0 if i else 1, final=i == len(pieces) - 1))
+        c.send("u 4 0.5 0.25 5\np 3")
+        print("pong", c.receive()[1].decode(), flush=True)
+    elif scenario == "unpaired":
+        start = time.monotonic()
+        idle = [Client(host, port) for _ in range(16)]
+        for c in idle:
+            c.sock.settimeout(max(0.1, 12 - (time.monotonic() - start)))
+            state = "closed"
+            try:
+                while c.sock.recv(4096):
+                    pass
+            except socket.timeout:
+                state = "open"
+            except OSError:
+                pass
+            print(state, f"{time.monotonic() - start:.2f}", flush=True)
+        phone = Client(host, port)
+        phone.send("h " + token)
+        print("paired", phone.receive()[1].decode(), flush=True)
     elif scenario == "http":
         import http.client
         for method, path in [("GET", "/"), ("GET", "/index.html"), ("GET", "/pad.js"), ("GET", "/pad.css"),
