@@ -32,6 +32,7 @@ JACK_DEFAULT_SERVER=bendsynth-soak-control jack_simple_client >"$DIR/client.log"
 CLIENT_PID=$!
 start_dummy_jackd 256 "$DIR/jackd.log" || { echo "soak: jackd did not start: $(tail -3 "$DIR/jackd.log")"; exit 1; }
 before=$(grep -c XRun "$DIR/jackd.log" || true)
+lines_before=$(wc -l < "$DIR/jackd.log")
 control_before=$(grep -c XRun "$DIR/control.log" || true)
 echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 steal0=$(awk '/^cpu /{print $9}' /proc/stat)
@@ -41,11 +42,12 @@ echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  jackd's own dummy-driver xruns during the soak (jackd $JACK_RT): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"
 # jackd names two kinds: its dummy driver's timer woke late (no client involved), and the
 # client had not finished its period (not started: "Triggered"; not done: "Running").
-echo "    of these: the driver's own timer woke late $(grep -c 'JackTimedDriver::Process XRun' "$DIR/jackd.log" || true)," \
-  "bendsynth's period not started in time $(grep -c 'not finished, state = Triggered' "$DIR/jackd.log" || true)," \
-  "not finished in time $(grep -c 'not finished, state = Running' "$DIR/jackd.log" || true)"
+during() { tail -n +"$((lines_before + 1))" "$DIR/jackd.log" | grep -c "$1" || true; }
+echo "    of these: the driver's own timer woke late $(during 'JackTimedDriver::Process XRun')," \
+  "bendsynth's period not started in time $(during 'not finished, state = Triggered')," \
+  "not finished in time $(during 'not finished, state = Running')"
 kill -0 "$CLIENT_PID" 2>/dev/null || echo "  (the control's jack_simple_client had stopped: $(tail -2 "$DIR/client.log"))"
 echo "  the control, a second jackd with only jack_simple_client, over the same seconds: $control_xruns xruns"
 # CPU time the hypervisor took from this machine's virtual CPUs (vmstat's "st"), which
 # stalls real-time threads as much as any other.
-echo "  CPU stolen by the host during the soak: $(awk -v s="$steal0" '/^cpu /{print $9 - s}' /proc/stat) ticks of $(getconf CLK_TCK)/s"
+echo "  CPU stolen by the host during the soak: $(awk -v s="$steal0" -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%.2f s", ($9 - s) / hz}' /proc/stat) (both virtual CPUs; /proc/stat's steal)"

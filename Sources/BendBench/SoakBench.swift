@@ -184,12 +184,15 @@ public enum SoakBench {
         output.stop()
 
         func mib(_ b: Int) -> String { String(format: "%.2f MiB", Double(b) / 1_048_576) }
-        print(String(format: "soak: %.0f s on JACK's dummy driver, %d-frame periods at %d Hz: %d periods rendered, %d xruns (%d after the %.0f s warm-up)",
-                     seconds, output.periodFrames, rate, periods, xruns, xruns - xrunsWarm, warmup))
+        print(String(format: "soak: %.0f s on JACK's dummy driver, %d-frame periods at %d Hz: %d periods rendered, %d ",
+                     seconds, output.periodFrames, rate, periods, xruns)
+              + (xruns == 1 ? "xrun" : "xruns") + String(format: " (%d after the %.0f s warm-up)", xruns - xrunsWarm, warmup))
         if let summary { print("  \(summary)") }
         print("  limits: OSC sender held at most \(most.osc) touches (limit \(OSCInterpreter.maxTouchesPerSender) per sender); \(flood.sent) datagrams sent, \(tallies.osc.downs) touches started, \(oscTouches - most.osc) of its \(oscTouches) ids never held at once")
         print("          peers held at most \(most.peers) touches (limit \(peers) × \(PeerLimits().touchesAtOnce) = \(peers * PeerLimits().touchesAtOnce)); \(tallies.peers.downs) touches started")
-        print("          web pads held at most \(most.web) touches (limit \(phones) × \(WebLimits().maxTouches) = \(phones * WebLimits().maxTouches)); \(tallies.web.downs) touches started")
+        let padsLost = failures.withLock { $0.count }
+        print("          web pads held at most \(most.web) touches (limit \(phones) × \(WebLimits().maxTouches) = \(phones * WebLimits().maxTouches)); \(tallies.web.downs) touches started; "
+              + (padsLost == 0 ? "all \(phones) pads connected to the end" : "\(padsLost) of \(phones) pads lost (below)"))
         print("  events dropped (engine queue full): \(dropped)")
         print("  resident memory (whole process: instrument and load): \(mib(rssWarm)) after warm-up, \(mib(rssEnd)) at the end, growth \(mib(rssEnd - rssWarm)) (most \(mib(rssMost)); goal < 1 MiB)")
         if let touchesEnded, let voicesSilent {
