@@ -40,6 +40,9 @@ final class SealedSessionTests: XCTestCase {
         let peer = try client.connect(to: relay.address)
         XCTAssertEqual(peer.name, "stage-name-1234")
         XCTAssertEqual(peer.address, relay.address, "connected to names the address reached")
+        // connect returns when the client's side of the handshake is done; the server
+        // counts the peer a moment later (its send to no peer returned 0 under load).
+        XCTAssertTrue(waitFor { server.connectedPeers.count == 1 })
         let secret = "the secret melody 4711"
         XCTAssertEqual(client.send(.text(secret)), 1)
         XCTAssertEqual(server.send(.text("answer 0815")), 1)
