@@ -114,22 +114,32 @@ struct VoiceBlock {
         return multiplyAdd(upper - lower, weight, lower)
     }
 
+    /// The 4 consecutive floats at byte offsets `o0…o7` from `base`, one column per float,
+    /// lanes in order: each lane's floats read as two 64-bit pairs, lanes 0, 1, 4, 5 into
+    /// one vector and 2, 3, 6, 7 into another, so one `shufps` per column puts the 8 lanes
+    /// in order (16 loads and 4 shuffles). A cubic row's (a0, a1, a2, a3), or a level's 4
+    /// samples (ym1, y0, y1, y2).
+    @_noLocks @inline(__always)
+    func columns(_ base: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
+                 _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        @inline(__always) func pairs(_ at: Int, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
+            unsafeBitCast(SIMD4<Double>(base.loadUnaligned(fromByteOffset: a &+ at, as: Double.self),
+                                        base.loadUnaligned(fromByteOffset: b &+ at, as: Double.self),
+                                        base.loadUnaligned(fromByteOffset: c &+ at, as: Double.self),
+                                        base.loadUnaligned(fromByteOffset: d &+ at, as: Double.self)),
+                          to: SIMD8<Float>.self)
+        }
+        let p = pairs(0, o0, o1, o4, o5), q = pairs(0, o2, o3, o6, o7)
+        let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
+        return (evens(p, q), odds(p, q), evens(r, u), odds(r, u))
+    }
+
     /// The polynomial rows of the 8 lanes (byte offsets `o0…o7` from `rows`, 16-byte
     /// rows (a0, a1, a2, a3)) evaluated at `t`: ((a3·t + a2)·t + a1)·t + a0.
     @_noLocks @inline(__always)
     func polynomial(_ rows: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                     _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
-        @inline(__always) func pairs(_ at: Int, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
-            unsafeBitCast(SIMD4<Double>(rows.loadUnaligned(fromByteOffset: a &+ at, as: Double.self),
-                                        rows.loadUnaligned(fromByteOffset: b &+ at, as: Double.self),
-                                        rows.loadUnaligned(fromByteOffset: c &+ at, as: Double.self),
-                                        rows.loadUnaligned(fromByteOffset: d &+ at, as: Double.self)),
-                          to: SIMD8<Float>.self)
-        }
-        let p = pairs(0, o0, o1, o4, o5), q = pairs(0, o2, o3, o6, o7)
-        let y0 = evens(p, q), c1 = odds(p, q)
-        let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
-        let c2 = evens(r, u), c3 = odds(r, u)
+        let (y0, c1, c2, c3) = columns(rows, o0, o1, o2, o3, o4, o5, o6, o7)
         return multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)
     }
 
@@ -138,22 +148,12 @@ struct VoiceBlock {
     /// Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input ("Polynomial
     /// Interpolators for High-Quality Resampling of Oversampled Audio", 2001, "Optimal
     /// 4x (4-point, 3rd-order) (z-form)") at z = t − 1/2. The same loads as `polynomial`
-    /// (two 8-byte pairs per lane), then 16 vector operations for the coefficients and
+    /// (`columns`), then 16 vector operations for the coefficients and
     /// the polynomial.
     @_noLocks @inline(__always)
     func optimal(_ samples: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                  _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
-        @inline(__always) func pairs(_ at: Int, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
-            unsafeBitCast(SIMD4<Double>(samples.loadUnaligned(fromByteOffset: a &+ at, as: Double.self),
-                                        samples.loadUnaligned(fromByteOffset: b &+ at, as: Double.self),
-                                        samples.loadUnaligned(fromByteOffset: c &+ at, as: Double.self),
-                                        samples.loadUnaligned(fromByteOffset: d &+ at, as: Double.self)),
-                          to: SIMD8<Float>.self)
-        }
-        let p = pairs(0, o0, o1, o4, o5), q = pairs(0, o2, o3, o6, o7)
-        let ym1 = evens(p, q), y0 = odds(p, q)
-        let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
-        let y1 = evens(r, u), y2 = odds(r, u)
+        let (ym1, y0, y1, y2) = columns(samples, o0, o1, o2, o3, o4, o5, o6, o7)
         let even1 = y1 + y0, odd1 = y1 - y0, even2 = y2 + ym1, odd2 = y2 - ym1
         let c0 = multiplyAdd(even2, SIMD8(repeating: 0.03790693583186333), even1 * 0.46209345013918979)
         let c1 = multiplyAdd(odd2, SIMD8(repeating: 0.16261507145522014), odd1 * 0.51344507801315964)
