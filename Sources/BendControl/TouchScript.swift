@@ -94,16 +94,21 @@ public struct TouchScript: Sendable, Equatable {
         var down: Set<UInt32> = []
         var lastTime = 0.0
         var lineNumber = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+        // JSON Lines: a line ends at "\n" (a CRLF line's "\r" goes with the blanks around
+        // it), as `parse(contentsOf:)` counts lines. Bytes, not Characters: splitting and
+        // trimming by Character (grapheme breaking) took half the parse time (`make fuzz`).
+        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty { continue }
+            let isBlank = { (b: UInt8) in b == 0x20 || (0x09...0x0D).contains(b) }
+            guard let first = rawLine.firstIndex(where: { !isBlank($0) }),
+                  let last = rawLine.lastIndex(where: { !isBlank($0) }) else { continue }
+            let line = rawLine[first...last]
             func fail(_ field: String?, _ message: String) -> ParseError {
                 ParseError(file: file, line: lineNumber, field: field, message: message)
             }
             let object: [String: JSONField]
             do {
-                object = try JSONDecoder().decode([String: JSONField].self, from: Data(line.utf8))
+                object = try JSONDecoder().decode([String: JSONField].self, from: Data(line))
             } catch {
                 throw fail(nil, "not a JSON object; expected {\"t\": …, \"type\": …}")
             }

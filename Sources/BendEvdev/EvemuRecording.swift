@@ -59,9 +59,12 @@ public struct EvemuRecording: Sendable {
         var p = Parser()
         for (file, text) in parts {
             var number = 0
-            for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            // Lines end at "\n" (a CRLF line's "\r" is a blank). Bytes, not Characters:
+            // splitting and trimming by Character (grapheme breaking) took half the
+            // parse time (`make fuzz`).
+            for raw in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
                 number += 1
-                try p.line(String(raw), file: file, number: number)
+                try p.line(Substring(raw), file: file, number: number)
             }
         }
         guard p.sawName && p.sawID else {
@@ -89,20 +92,21 @@ private struct Parser {
     var bitmaskBytes: [UInt16: Int] = [:]
     var lastEventFile = "", lastEventLine = 0
 
-    mutating func line(_ raw: String, file: String, number: Int) throws {
+    mutating func line(_ raw: Substring, file: String, number: Int) throws {
         func fail(_ message: String) -> EvemuRecording.ParseError {
             EvemuRecording.ParseError(file: file, line: number, message: message)
         }
         if raw.hasPrefix("N:") {
             guard events.isEmpty else { throw fail("device description (N:) after the events") }
-            device.name = String(raw.dropFirst(2)).trimmingCharacters(in: .whitespaces)
+            device.name = String(raw.dropFirst(2)).trimmingCharacters(in: .whitespacesAndNewlines)
             sawName = true
             return
         }
-        let text = (raw.firstIndex(of: "#").map { String(raw[..<$0]) } ?? raw).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.isEmpty { return }
-        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        let kind = fields[0]
+        // The fields before any "#", between blanks (ASCII space, tab, CR, VT, FF).
+        let bytes = raw.utf8
+        let code = bytes.firstIndex(of: UInt8(ascii: "#")).map { bytes[..<$0] } ?? bytes[...]
+        let fields = code.split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) }).map { String(Substring($0)) }
+        guard let kind = fields.first else { return }
         let args = Array(fields.dropFirst())
         func hex(_ s: String, _ what: String, max: UInt32 = 0xffff) throws -> UInt32 {
             guard let v = UInt32(s, radix: 16), v <= max else { throw fail("\(what) '\(s)' is not hexadecimal 0…\(String(max, radix: 16))") }

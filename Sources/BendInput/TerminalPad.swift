@@ -113,10 +113,18 @@ public struct TerminalPad: Sendable {
     /// 0.25, 0.75 (w 0.15 … p 0.95, a 0.075 … l 0.875, z 0.125 … m 0.725); y = 0.9 (top
     /// row, loud), 0.6, 0.3 (bottom row, quiet).
     public static func keyPoint(_ letter: Unicode.Scalar) -> (x: Double, y: Double)? {
+        let index = Int(letter.value) &- 0x61  // "a"
+        guard index >= 0, index < 26 else { return nil }
+        return letterPoints[index]
+    }
+
+    /// `keyPoint` of a…z, made once from `keyRows` (a search of the rows at every key
+    /// was most of the decoder's time under fuzzing).
+    private static let letterPoints: [(x: Double, y: Double)?] = (0..<26).map { i in
+        let letter = Unicode.Scalar(UInt8(0x61 + i))
         guard letter != "q" else { return nil }
         for row in keyRows {
-            if let index = row.keys.unicodeScalars.firstIndex(of: letter) {
-                let column = row.keys.unicodeScalars.distance(from: row.keys.unicodeScalars.startIndex, to: index)
+            if let column = Array(row.keys.unicodeScalars).firstIndex(of: letter) {
                 return ((Double(column) + row.stagger + 0.5) / 10, row.y)
             }
         }

@@ -38,6 +38,19 @@ final class EvemuParserTests: XCTestCase {
         XCTAssertEqual(error("# nothing\n")?.message, "no device description (N: and I: lines expected)")
     }
 
+    /// A recording saved with CRLF line ends (a Windows editor, a mail attachment) reads
+    /// as the same recording; a bad line is still named by its number.
+    func testCRLFLineEndsReadAsLines() throws {
+        let text = head + "E: 1.000001 0003 0035 0042 # x\nE: 1.000001 0000 0000 0000\n"
+        let crlf = text.replacingOccurrences(of: "\n", with: "\r\n")
+        let r = try EvemuRecording.parse(crlf)
+        XCTAssertEqual(r.device.name, "Pad")
+        XCTAssertEqual(r.device.absolute.keys.sorted(), [0x2f, 0x35, 0x36])
+        XCTAssertEqual(r.events, try EvemuRecording.parse(text).events)
+        XCTAssertEqual(error((head + "E: 0.000000 0003 0035 seven\n").replacingOccurrences(of: "\n", with: "\r\n"))?.description,
+                       "take.evemu:6: event value 'seven' is not a decimal integer")
+    }
+
     func testDescriptionAndEventsFilesTogetherNameTheRightFile() throws {
         let parts = [(file: "dev.desc", text: head), (file: "take.events", text: "E: 0.000000 0003 0035 7\nE: 0.000000 0000 0000 x\n")]
         XCTAssertThrowsError(try EvemuRecording.parse(parts)) { e in
