@@ -8,18 +8,19 @@ import Glibc
 import Synchronization
 
 /// `bendsynth bench --web DRIVER`: the time from a touch dispatched in headless Chromium
-/// (DevTools `Input.dispatchTouchEvent`, sent by the pad driver script) to its event in
-/// the engine's queue (the source's port has pushed it on its ring). Both ends read
-/// CLOCK_MONOTONIC: the driver just before it writes the dispatch command, the port's
-/// observer just after the push. In between: DevTools, Chromium's input pipeline and
-/// pointer events, the page's WebSocket send, loopback TCP, libwebsockets, the decoder,
-/// the sessions' lock. A paced render thread drains the queue, as in `play`.
+/// (by the pad driver script, over DevTools) to its event in the engine's queue (the
+/// source's port has pushed it on its ring). Both ends read CLOCK_MONOTONIC: the driver
+/// just before it writes the dispatch command, the port's observer just after the push.
+/// In between: DevTools, Chromium's input pipeline and pointer events, the page's
+/// WebSocket send, loopback TCP, libwebsockets, the decoder, the sessions' lock. A paced
+/// render thread drains the queue, as in `play`.
 ///
-/// The page's own clock splits the figure: each pointerdown's `timeStamp` is the instant
-/// Chromium's browser process made the touch event from the DevTools command; after it,
-/// DevTools waits for the page's next frame (`InsertVisualStateCallback`: a touch from
-/// the protocol reaches the page only once its last changes are on screen, which a
-/// phone's real touch does not) and Chromium routes the event to the page's main thread.
+/// Two ways of making the touch (`Input`): Chromium's touch emulation, which routes the
+/// touch as a touchscreen's, and DevTools' `Input.dispatchTouchEvent`, which first waits
+/// for the page's next frame (`InsertVisualStateCallback`: a touch from that command
+/// reaches the page only once its last changes are on screen, which a real touch does
+/// not). The page's own clock splits the figure: each pointerdown's `timeStamp` is the
+/// instant Chromium's browser process made the touch event from the DevTools command.
 public enum WebBench {
     /// Median, p99 and max of a set of latencies, milliseconds.
     public struct Figures {
@@ -34,7 +35,19 @@ public enum WebBench {
             max = s[s.count - 1]
         }
     }
+    /// How the driver makes each touch in Chromium (its `bench` scenario's PATH).
+    public enum Input: String, CaseIterable, Sendable {
+        /// Chromium's touch emulation (`Emulation.setEmitTouchEventsForMouse`, DevTools'
+        /// device mode): the browser process makes a touch event from each mouse command and
+        /// routes it as a touchscreen's. The headline figure.
+        case emulated
+        /// DevTools' `Input.dispatchTouchEvent`: a frame's wait before the routing.
+        case dispatch
+    }
+
     public struct Result {
+        /// How the touches were made.
+        public var input: Input
         /// Touches measured.
         public var count: Int
         /// Dispatch → the engine's queue.
@@ -54,6 +67,8 @@ public enum WebBench {
         public var viewport: String
         /// This process's scheduling, which the driver and Chromium inherit: "SCHED_FIFO 10", "SCHED_OTHER".
         public var scheduling: String
+        /// CPU seconds the hypervisor took from this machine during the run (nil: unknown).
+        public var stolen: Double?
     }
 
     /// The calling process's scheduling policy and priority, as `chrt` names them.
@@ -82,11 +97,11 @@ public enum WebBench {
         }
     }
 
-    /// Serves the page from `assets`, runs `python3 driver bench URL count`, and pairs
+    /// Serves the page from `assets`, runs `python3 driver bench URL count input`, and pairs
     /// each dispatch time it prints with the down's arrival.
     /// - Throws: `BenchError.setup` when the server, Chromium or the driver fail, or not
     ///   every touch arrived.
-    public static func measure(driver: String, assets: String, count: Int) throws -> Result {
+    public static func measure(driver: String, assets: String, count: Int, input: Input) throws -> Result {
         let rate = 48_000, period = 64
         let tone = ToneTable(samples: [0, 0.5, 0, -0.5], rate: Double(rate))
         let instrument = Instrument(configuration: MixerConfiguration(rate: Double(rate), maxPeriodFrames: period, voices: 4),
@@ -110,9 +125,10 @@ public enum WebBench {
             output.stop()
             instrument.deallocate(); tone.deallocate()
         }
+        let stolenBefore = HostSteal.seconds()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [driver, "bench", server.url, String(count)]
+        p.arguments = [driver, "bench", server.url, String(count), input.rawValue]
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         let out = Pipe()
         p.standardOutput = out
@@ -130,12 +146,13 @@ public enum WebBench {
             throw BenchError.setup("bench --web: \(sent.count) touches dispatched, \(seen.count) seen by the page, \(arrived.count) arrived, of \(count)")
         }
         func ms(_ later: UInt64, _ earlier: UInt64) -> Double { Double(Int64(bitPattern: later &- earlier)) * 1e-6 }
-        return Result(count: count,
+        return Result(input: input, count: count,
                       total: Figures(zip(arrived, sent).map { ms($0.0.0, $0.1.0) }),
                       browser: Figures(zip(seen, sent).map { ms($0.0.0, $0.1.1) }),
                       devtools: Figures(zip(seen, sent).map { ms($0.0.1, $0.1.1) }),
                       routing: Figures(seen.map { ms($0.0, $0.1) }),
                       instrument: Figures(zip(arrived, seen).map { ms($0.0.1, $0.1.0) }),
-                      chromium: field("browser"), flags: field("flags"), viewport: field("viewport"), scheduling: scheduling())
+                      chromium: field("browser"), flags: field("flags"), viewport: field("viewport"), scheduling: scheduling(),
+                      stolen: HostSteal.seconds().flatMap { after in stolenBefore.map { after - $0 } })
     }
 }

@@ -25,10 +25,12 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
                         light (text) pixels in the 160x22 px box 40 px above it
   status URL SECONDS    the status line watched while the page pings: the answers
                         the page got, the texts written to the line, the last text
-  bench URL N           N down/up pairs in a phone's viewport (PHONE): prints Chromium's
-                        version, flags and the viewport, the
-                        CLOCK_MONOTONIC ns of each down's dispatch (the instrument stamps
-                        its arrival) and the page's times for each pointerdown
+  bench URL N [PATH]    N down/up pairs in a phone's viewport (PHONE), made by Chromium's
+                        touch emulation (PATH emulated, the default) or by
+                        Input.dispatchTouchEvent (dispatch): prints Chromium's version,
+                        flags, the viewport and the path, the CLOCK_MONOTONIC ns of each
+                        down's dispatch (the instrument stamps its arrival) and the
+                        page's times for each pointerdown
   trace URL N           the bench's N taps (same viewport) under a Chromium trace: per
                         tap, the wait for the renderer's main frame that DevTools waits
                         for, that frame, and the routing to pointerdown
@@ -107,6 +109,15 @@ class Browser:
                     raise RuntimeError(f"{method}: {answer['error']}")
                 return answer.get("result", {})
             self.events.append(answer)
+
+    def send(self, method, session=None, **params):
+        """A command written without waiting for its answer (its answer, if any, is kept
+        with the events by the next `call`)."""
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self.to_chrome, json.dumps(message).encode() + b"\0")
 
     def read(self):
         while b"\0" not in self.buffer:
@@ -444,29 +455,57 @@ def scenario_status(browser, url, seconds):
     print("text", text)
 
 
-def scenario_bench(browser, url, n):
-    """Prints `browser PRODUCT` and `flags FLAG...` (Chromium's command line), then per touch
-    `down MONO_NS WALL_NS` at dispatch, then `page WALL_NS EVENT_WALL_NS` for each pointerdown
-    the page saw: when its listener ran and the event's own timeStamp — the instant the
-    browser process made the touch event from the DevTools command, before DevTools waits
-    for the page's next frame and routes it (performance.timeOrigin + ms: wall clock, 0.1 ms)."""
+def scenario_bench(browser, url, n, path="emulated"):
+    """Prints `browser PRODUCT`, `flags FLAG...` (Chromium's command line) and `input PATH`,
+    then per touch `down MONO_NS WALL_NS` at dispatch, then `page WALL_NS EVENT_WALL_NS` for
+    each pointerdown the page saw: when its listener ran and the event's own timeStamp — the
+    instant the browser process made the touch event from the DevTools command
+    (performance.timeOrigin + ms: wall clock, 0.1 ms).
+
+    The two ways DevTools makes a touch (content/browser/devtools/protocol/input_handler.cc):
+    - `emulated`: Chromium's touch emulation (`Emulation.setEmitTouchEventsForMouse`, DevTools'
+      device mode): the browser process turns each `Input.dispatchMouseEvent` into a touch
+      event and routes it to the page as a touchscreen's. The page gets a `pointerdown` of
+      pointerType "touch" (checked) and a `touchstart`. DevTools never answers those mouse
+      commands (the emulator takes the event and its acknowledgement with it), so they are
+      written without waiting; the page's own state says when the down has arrived (then
+      the lift is sent) and when the lift has.
+    - `dispatch`: `Input.dispatchTouchEvent`, which first asks the renderer for a frame
+      (`InsertVisualStateCallback`, "so the compositor is up to date") and routes the touch
+      only when that frame is done: a wait that a touchscreen's touch does not have."""
     print("browser", browser.call("Browser.getVersion")["product"])
     print("flags", *[f for f in browser.flags if f != "--no-sandbox"])
     print("viewport", f"{PHONE['width']}x{PHONE['height']}", PHONE["deviceScaleFactor"])
+    print("input", path)
     session = connected(browser, url)
     as_phone(browser, session)
-    browser.evaluate(session, "window.benchDowns = []; pad.addEventListener('pointerdown', (e) => "
-                              "benchDowns.push([performance.timeOrigin + performance.now(), performance.timeOrigin + e.timeStamp]), true)")
+    if path == "emulated":
+        browser.call("Emulation.setEmitTouchEventsForMouse", session=session, enabled=True, configuration="mobile")
+    elif path != "dispatch":
+        raise RuntimeError(f"unknown input path '{path}' (emulated or dispatch)")
+    browser.evaluate(session, "window.benchDowns = []; window.benchKinds = new Set(); pad.addEventListener('pointerdown', (e) => {"
+                              "benchDowns.push([performance.timeOrigin + performance.now(), performance.timeOrigin + e.timeStamp]);"
+                              " benchKinds.add(e.pointerType) }, true)")
     size = pad_size(browser, session)
     gaps = random.Random(11)
     for i in range(n):
         time.sleep(gaps.uniform(0.01, 0.03))  # separate taps, at random phases of the page's frames
         x, y = to_pixels(size, 0.2 + 0.6 * (i % 50) / 50, 0.5)
         t, wall = time.monotonic_ns(), time.time_ns()
-        browser.touch(session, "touchStart", [(1, x, y)])
-        print("down", t, wall)
-        browser.touch(session, "touchEnd", [(1, x, y)])
-        browser.wait_for(session, "touches.size === 0", "the up")
+        if path == "emulated":
+            browser.send("Input.dispatchMouseEvent", session=session, type="mousePressed", x=x, y=y, button="left", buttons=1, clickCount=1)
+            print("down", t, wall)
+            # Lifted once the page has the down, as dispatchTouchEvent's answer paces the other path.
+            browser.wait_for(session, "benchDowns.length === %d" % (i + 1), "the down")
+            browser.send("Input.dispatchMouseEvent", session=session, type="mouseReleased", x=x, y=y, button="left", buttons=0, clickCount=1)
+        else:
+            browser.touch(session, "touchStart", [(1, x, y)])
+            print("down", t, wall)
+            browser.touch(session, "touchEnd", [(1, x, y)])
+        browser.wait_for(session, "touches.size === 0 && benchDowns.length === %d" % (i + 1), "the up")
+    kinds = browser.evaluate(session, "[...benchKinds]")
+    if kinds != ["touch"]:
+        raise RuntimeError(f"the page's pointerdowns were of pointerType {kinds}, not only touch")
     browser.evaluate(session, "rtt = null")
     browser.wait_for(session, "rtt !== null", "a ping's answer after the last up")
     for handler, event in browser.evaluate(session, "benchDowns"):
@@ -568,7 +607,7 @@ def main():
         elif scenario == "status":
             scenario_status(browser, url, float(args[0]))
         elif scenario == "bench":
-            scenario_bench(browser, url, int(args[0]))
+            scenario_bench(browser, url, int(args[0]), *args[1:2])
         elif scenario == "trace":
             scenario_trace(browser, url, int(args[0]))
         else:
