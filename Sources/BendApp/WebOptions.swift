@@ -15,7 +15,7 @@ struct WebOptions: Equatable {
         OptionSpec("web", value: "[ADDR][:PORT]", help: "serve the pad to a phone's browser (an input source; port 47880; no ADDR: loopback only, over http; see docs/WEB.md)"),
         OptionSpec("web-cert", value: "FILE", help: "TLS certificate (PEM) for --web (default: made on first use in $XDG_CONFIG_HOME/bendsynth/)"),
         OptionSpec("web-key", value: "FILE", help: "its private key (PEM), with --web-cert"),
-        OptionSpec("web-token-file", value: "FILE", help: "pairing token for --web, kept across starts (made there if missing; default: a new one each start)"),
+        OptionSpec("web-token-file", value: "FILE", help: "pairing token for --web, kept across starts (made there if missing; a file of your own holds 16–64 characters of A-Z a-z 0-9 - _; default: a new one each start)"),
         OptionSpec("web-https", help: "serve --web over HTTPS on loopback too"),
     ]
 

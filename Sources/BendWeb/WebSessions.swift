@@ -70,7 +70,6 @@ public final class WebSessions: Sendable {
         var touches = TouchNamespace<WebTouch>()
         var sessions: [UInt64: Session] = [:]
         var nextConnection: UInt64 = 1
-        var nextNumber = 1
         /// True while any connection's sustain button is down.
         var sustained: Bool { sessions.values.contains { $0.sustain } }
         /// `connection` lets its sustain go (it closed or went silent): `.sustain(false)`
@@ -167,8 +166,10 @@ public final class WebSessions: Sendable {
                         return .close(.full, "\(limits.maxConnections) phones already play")
                     }
                     session.paired = true
-                    session.number = s.nextNumber
-                    s.nextNumber += 1
+                    // The lowest number no paired phone has: a phone that reconnects
+                    // (locked, back from the background) is phone 1 again, not 52.
+                    let taken = Set(s.sessions.values.filter(\.paired).map(\.number))
+                    session.number = (1...).first { !taken.contains($0) }!
                     s.sessions[connection] = session
                     replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap))
                     if !guides.isEmpty { replies.append(WebReply.guides(guides)) }

@@ -87,7 +87,12 @@ public final class WebSource: InputSource, @unchecked Sendable {
         }
         guard let server else { return }
         let lines = settings.showsQRCode ? QRCodeText.render(server.url) : nil
-        log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone\(lines == nil ? "" : " (or scan the code)"):")
+        if settings.address.isLoopback {
+            // A phone cannot reach loopback: say so rather than send the player to it.
+            log("web pad on \(settings.address.host):\(server.boundPort), loopback: a browser on this machine only (for a phone, --web with this machine's address, e.g. --web 0.0.0.0); open this address\(lines == nil ? "" : " (or scan the code)"):")
+        } else {
+            log("web pad on \(settings.address.host):\(server.boundPort); open this address on the phone\(lines == nil ? "" : " (or scan the code)"):")
+        }
         show(server.url)
         lines?.forEach(show)
         if let certificate {

@@ -17,6 +17,18 @@ final class WebSessionsTests: XCTestCase {
         return c
     }
 
+    /// A phone gets the lowest number no paired phone has: one that reconnects after a
+    /// drop is not numbered on (phone 1 again, not 3).
+    func testAPhoneThatReconnectsTakesTheLowestFreeNumber() {
+        let sessions = WebSessions(token: token, emit: { _ in })
+        let first = paired(sessions), _ = paired(sessions)
+        sessions.close(first)
+        let (again, _) = sessions.open(now: 0)
+        XCTAssertEqual(send(sessions, again, "h \(token.text)"), .keep(replies: ["ok 1 linear"]))
+        let (third, _) = sessions.open(now: 0)
+        XCTAssertEqual(send(sessions, third, "h \(token.text)"), .keep(replies: ["ok 3 linear"]))
+    }
+
     private func send(_ sessions: WebSessions, _ c: UInt64, _ text: String, now: UInt64 = 0) -> WebSessions.Verdict {
         sessions.receive(c, Array(text.utf8), now: now)
     }
