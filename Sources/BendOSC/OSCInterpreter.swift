@@ -194,7 +194,7 @@ public final class OSCInterpreter {
     /// An event of `sender` within its budget? Counts it (and logs, limited) when not.
     func allowed(_ sender: String) -> Bool {
         guard senders[sender] != nil else { return true }
-        if senders[sender]!.budget.take(now: now, rate: Self.maxEventsPerSecond, burst: Self.eventBurst) { return true }
+        if senders[sender]!.budget.take(now: now) { return true }
         overBudget += 1
         limited.line("rate:\(sender)", now: now,
                      "osc: \(sender) sends more than \(Int(Self.maxEventsPerSecond)) events a second; dropping some (moves go at their latest position)")
@@ -205,7 +205,7 @@ public final class OSCInterpreter {
     private func sendHeldMoves(of sender: String) {
         guard let held = senders[sender]?.heldMoves, !held.isEmpty else { return }
         for (id, p) in held.sorted(by: { $0.key < $1.key }) {
-            guard senders[sender]!.budget.take(now: now, rate: Self.maxEventsPerSecond, burst: Self.eventBurst) else { return }
+            guard senders[sender]!.budget.take(now: now) else { return }
             senders[sender]!.heldMoves[id] = nil
             emit(.touch(id: id, phase: .move, x: p.x, y: p.y))
         }
@@ -312,7 +312,7 @@ struct SenderState {
     var tuio: [String: TUIOState] = [:]
     var pads: [Int64: XYPadState] = [:]
     /// Events it may still send (`OSCInterpreter.maxEventsPerSecond`).
-    var budget = EventBudget(burst: OSCInterpreter.eventBurst)
+    var budget = TokenBucket(rate: OSCInterpreter.maxEventsPerSecond, burst: OSCInterpreter.eventBurst)
     /// Moves over the budget, by port id: the latest position, sent when it allows.
     var heldMoves: [UInt32: (x: Double, y: Double)] = [:]
 }

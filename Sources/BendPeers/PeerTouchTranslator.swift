@@ -30,8 +30,9 @@ public struct PeerTouchTranslator: Sendable {
     struct Owner: Hashable, Sendable { var peer: PeerID; var id: UInt32 }
     /// Each peer's touches → the local ids they play under.
     private var touches = TouchNamespace<Owner>()
-    /// Token bucket per peer: tokens left, when last filled (monotonic ns), last notice.
-    private var buckets: [PeerID: (tokens: Double, at: UInt64, lastNotice: UInt64)] = [:]
+    /// Each peer's events (`limits.eventsPerSecond`, burst one second's worth) and the
+    /// time of its last over-limit notice (monotonic ns).
+    private var buckets: [PeerID: (bucket: TokenBucket, lastNotice: UInt64)] = [:]
 
     public init(limits: PeerLimits = PeerLimits()) { self.limits = limits }
 
@@ -88,11 +89,9 @@ public struct PeerTouchTranslator: Sendable {
     /// Token bucket: `eventsPerSecond`, burst one second; a notice at most once a second.
     private mutating func allow(_ peer: PeerInfo, at now: UInt64, notice: (String) -> Void) -> Bool {
         let rate = limits.eventsPerSecond
-        var b = buckets[peer.id] ?? (rate, now, 0)
-        b.tokens = min(rate, b.tokens + Double(now &- b.at) / 1e9 * rate)
-        b.at = now
+        var b = buckets[peer.id] ?? (TokenBucket(rate: rate, burst: rate), 0)
         defer { buckets[peer.id] = b }
-        if b.tokens >= 1 { b.tokens -= 1; return true }
+        if b.bucket.take(now: now) { return true }
         if now &- b.lastNotice > 1_000_000_000 {
             b.lastNotice = now
             notice("\(peer): over \(Int(rate)) events/s; events dropped")

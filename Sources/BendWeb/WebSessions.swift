@@ -1,4 +1,5 @@
 import BendControl
+import BendSystem
 import Synchronization
 
 /// Per-connection limits of the web controller, like the peers' and OSC senders'.
@@ -57,10 +58,8 @@ public final class WebSessions: Sendable {
     private struct Session {
         var number: Int
         var paired = false
-        /// Events it may still send now (token bucket).
-        var allowance: Double
-        /// CLOCK_MONOTONIC ns of the last refill.
-        var refilled: UInt64
+        /// Events it may still send (`limits.eventsPerSecond`, `limits.burst`).
+        var budget: TokenBucket
         /// CLOCK_MONOTONIC ns of the last message.
         var lastHeard: UInt64
         /// Its sustain button is down.
@@ -117,7 +116,7 @@ public final class WebSessions: Sendable {
             guard s.sessions.values.filter({ !$0.paired }).count < limits.maxUnpaired else {
                 return (id, .close(.full, "\(limits.maxUnpaired) connections already wait to pair"))
             }
-            s.sessions[id] = Session(number: 0, allowance: limits.burst, refilled: now, lastHeard: now)
+            s.sessions[id] = Session(number: 0, budget: TokenBucket(rate: limits.eventsPerSecond, burst: limits.burst), lastHeard: now)
             return (id, nil)
         }
     }
@@ -150,11 +149,9 @@ public final class WebSessions: Sendable {
             // Server threads read the clock before taking the lock: `now` may be a little
             // older than a time already stored.
             session.lastHeard = max(session.lastHeard, now)
-            let elapsed = Double(now > session.refilled ? now - session.refilled : 0) / 1e9
-            session.allowance = min(limits.burst, session.allowance + elapsed * limits.eventsPerSecond) - Double(messages.count)
-            session.refilled = max(session.refilled, now)
+            let within = session.budget.spend(messages.count, now: now)
             s.sessions[connection] = session
-            guard session.allowance >= 0 else {
+            guard within else {
                 return .close(.overLimit, "over \(Int(limits.eventsPerSecond)) events per second")
             }
             var replies: [String] = []
