@@ -79,6 +79,24 @@ final class WebPlayTests: XCTestCase {
         }
     }
 
+    /// The web bench's headline path, Chromium's touch emulation (DevTools' device mode):
+    /// the page sees each tap as a pointer of type "touch" (the driver fails otherwise),
+    /// and each reaches the instrument at the point the bench dispatched it.
+    func testTouchEmulationTapsArriveAsTouchesAtTheirPoints() throws {
+        let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: try webTestDirectory())
+        let driver = try play.chromium("bench", ["5", "emulated"])
+        XCTAssertEqual(play.terminate(), 0, play.stderr)
+        XCTAssertEqual(driver.filter { $0.first == "down" }.count, 5)
+        let downs = lines(play.touches, "down")
+        XCTAssertEqual(downs.count, 5, "\(play.touches)")
+        for (i, line) in downs.enumerated() {
+            // The bench's i-th tap: x = 0.2 + 0.6·i/50, y = 0.5 (pad_driver.py).
+            XCTAssertEqual(line["x"] as? Double ?? -1, 0.2 + 0.6 * Double(i) / 50, accuracy: 0.005, "\(line)")
+            XCTAssertEqual(line["y"] as? Double ?? -1, 0.5, accuracy: 0.005, "\(line)")
+        }
+        XCTAssertEqual(lines(play.touches, "up").count, 5, "every tap lifted")
+    }
+
     func testAWrongTokenPlaysNothingAndThePageSaysWhy() throws {
         let dir = try webTestDirectory()
         let play = try WebPlayProcess(["--web", "127.0.0.1:0"], dir: dir)
