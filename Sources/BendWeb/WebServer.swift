@@ -38,6 +38,9 @@ public final class WebServer: @unchecked Sendable {
     /// Wi-Fi delivering in bursts) arrives in two pieces, and so does a message sent as
     /// several frames (RFC 6455 §5.4). At most `WebMessageDecoder.maxMessageBytes`.
     private var partial: [UInt64: [UInt8]] = [:]
+    /// Connections open but not yet paired, whose hello timeout still runs (server
+    /// thread only): once paired, a message costs no pairing check.
+    private var unpaired: Set<UInt64> = []
     /// libwebsockets' error lines, at most one a second per kind (`RateLimitedLog`).
     static let libraryLog = RateLimitedLog(interval: 1) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
@@ -203,6 +206,7 @@ public final class WebServer: @unchecked Sendable {
             if case let .close(code, why)? = refusal { return close(wsi, code, why) }
             // Closed by libwebsockets unless it pairs in time (cancelled when it does).
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, sessions.limits.helloSeconds)
+            unpaired.insert(id)
             return 0
         case LWS_CALLBACK_RECEIVE:
             guard let user else { return -1 }
@@ -221,11 +225,13 @@ public final class WebServer: @unchecked Sendable {
                 sessions.heard(id, now: MonotonicClock.nanos())
                 return 0
             }
-            let wasPaired = sessions.isPaired(id)
             partial[id] = nil
             let verdict = started.map { whole in (whole + piece).withUnsafeBytes { sessions.receive(id, $0, now: MonotonicClock.nanos()) } }
                 ?? sessions.receive(id, piece, now: MonotonicClock.nanos())
-            if !wasPaired, sessions.isPaired(id) { lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0) }
+            if unpaired.contains(id), sessions.isPaired(id) {
+                unpaired.remove(id)
+                lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+            }
             switch verdict {
             case let .keep(replies):
                 if !replies.isEmpty {
@@ -254,6 +260,7 @@ public final class WebServer: @unchecked Sendable {
                 let id = user.load(as: UInt64.self)
                 outbox[id] = nil
                 partial[id] = nil
+                unpaired.remove(id)
                 sessions.close(id)
             }
             return 0

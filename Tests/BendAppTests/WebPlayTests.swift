@@ -196,6 +196,8 @@ final class WebPlayTests: XCTestCase {
             XCTAssertLessThan(seconds, 7.0, "\(out)")
         }
         XCTAssertEqual(out.first { $0.first == "paired" }?.dropFirst().first, "ok", "\(out)")
+        // The timeout ends at the hello: the paired connection still answers 7 s later.
+        XCTAssertGreaterThanOrEqual(out.first { $0.first == "kept" }.flatMap { Double($0[1]) } ?? 0, 7, "\(out)")
         XCTAssertEqual(play.terminate(), 0, play.stderr)
     }
 

@@ -165,6 +165,16 @@ def main():
         phone = Client(host, port)
         phone.send("h " + token)
         print("paired", phone.receive()[1].decode(), flush=True)
+        # Paired, it outlives the hello timeout: pings (as the page's) for 7 s, each answered.
+        paired_at = time.monotonic()
+        try:
+            while time.monotonic() - paired_at < 7:
+                phone.send("p 1")
+                phone.receive()
+                time.sleep(0.5)
+        except OSError:
+            pass
+        print("kept", f"{time.monotonic() - paired_at:.2f}", flush=True)
     elif scenario == "http":
         import http.client
         for method, path in [("GET", "/"), ("GET", "/index.html"), ("GET", "/pad.js"), ("GET", "/pad.css"),
