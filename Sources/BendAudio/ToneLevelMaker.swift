@@ -79,23 +79,41 @@ public enum ToneLevelMaker {
             throw ToneLoadError(path: path, reason: "FFTW could not plan a \(n)-point transform")
         }
         fftw_execute(forward)
+        // Each level's rows: per table frame i, the cubic in t ∈ [0, 1) closest to the
+        // level between table positions i and i + 1 in the least-squares sense (its
+        // Legendre coefficients a_m = (2m + 1)/2 ∫ s(i + (u + 1)/2) P_m(u) du, u ∈ [−1, 1]).
+        // For one harmonic e^{iωx} (ω per table frame) a_m is e^{iωi} times
+        // H_m(ω) = e^{iω/2} (2m + 1) i^m j_m(ω/2) (j_m: spherical Bessel), so each a_m
+        // sequence is one inverse transform of the kept bins times H_m.
+        let response = (0..<bins).map { j in LevelFit.response(omega: 2 * Double.pi * Double(j) / Double(size)) }
         var levels: [[Float]] = []
+        var legendre = [[Double]](repeating: [Double](repeating: 0, count: size), count: 4)
         for ratio in ratios {
             // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at `ratio`);
             // level 0 keeps all, its Nyquist bin halved (mirrored at 4n − n/2 by the c2r).
             let scale = 1 / Double(n)
-            for j in 0..<(size / 2 + 1) {
-                var keep = 0.0
-                if j < bins {
-                    if ratio == 1 { keep = 2 * j == n ? scale / 2 : scale } else if Double(j) * ratio < Double(n) / 2 { keep = scale }
+            for m in 0..<4 {
+                for j in 0..<(size / 2 + 1) {
+                    var keep = 0.0
+                    if j < bins {
+                        if ratio == 1 { keep = 2 * j == n ? scale / 2 : scale } else if Double(j) * ratio < Double(n) / 2 { keep = scale }
+                    }
+                    if j < bins && keep != 0 {
+                        let (hr, hi) = response[j][m]
+                        let (xr, xi) = (spectrum[j].0 * keep, spectrum[j].1 * keep)
+                        padded[j].0 = xr * hr - xi * hi
+                        padded[j].1 = xr * hi + xi * hr
+                    } else {
+                        padded[j].0 = 0
+                        padded[j].1 = 0
+                    }
                 }
-                padded[j].0 = j < bins ? spectrum[j].0 * keep : 0
-                padded[j].1 = j < bins ? spectrum[j].1 * keep : 0
+                fftw_execute(inverse)  // destroys `padded`, refilled for each level and m
+                for i in 0..<size { legendre[m][i] = output[i] }
             }
-            fftw_execute(inverse)  // destroys `padded`, refilled for each level
-            levels.append((0..<size).map { Float(output[$0]) })
+            levels.append(LevelFit.rows(legendre, count: size))
         }
         let starts = ratios.dropLast().map { $0 * (1 - zoneWidth) }
-        return ToneLevels(samples: levels, aliasFreeRatio: ratios, crossfadeStart: starts)
+        return ToneLevels(rows: levels, aliasFreeRatio: ratios, crossfadeStart: starts)
     }
 }

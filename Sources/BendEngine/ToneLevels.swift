@@ -15,44 +15,41 @@
 /// Plain arrays, given to `ToneTable(samples:rate:levels:)` at setup; the engine copies
 /// them into its rows.
 public struct ToneLevels: Sendable, Equatable {
-    /// Table frames per tone frame (4: the polynomial is Niemitalo's optimal one for
-    /// 4× oversampling).
-    public static let oversampling = 4
-    /// One loop of each level at `oversampling` × the output rate: exactly
-    /// `oversampling` · (tone length) frames each; at least 2 levels.
-    public var samples: [[Float]]
+    /// Table frames per tone frame (2).
+    public static let oversampling = 2
+    /// Each level's loop as polynomial rows: for table frame i (0 ..< `oversampling` ·
+    /// tone length), 4 Floats (c0, c1, c2, c3) at 4·i: the level at table position i + t,
+    /// t in [0, 1), is ((c3·t + c2)·t + c1)·t + c0. At least 2 levels.
+    public var rows: [[Float]]
     /// Largest ratio level k serves without aliasing (ratio); increasing, the first is 1.
     public var aliasFreeRatio: [Double]
     /// Ratio where the crossfade from level k to k + 1 starts (one fewer than levels).
     public var crossfadeStart: [Double]
 
-    public init(samples: [[Float]], aliasFreeRatio: [Double], crossfadeStart: [Double]) {
-        self.samples = samples
+    public init(rows: [[Float]], aliasFreeRatio: [Double], crossfadeStart: [Double]) {
+        self.rows = rows
         self.aliasFreeRatio = aliasFreeRatio
         self.crossfadeStart = crossfadeStart
     }
 }
 
-/// The engine's copy of a tone's band-limited levels: each level's loop of table frames
-/// through the droop compensation (`compensated`), repeated past its end, as Float
-/// samples (4 bytes a table frame); the voice evaluates Niemitalo's optimal 4-point,
-/// 3rd-order polynomial for 4× oversampled input (`optimal4x`) from the 4 samples
-/// around its position as it reads them (`VoiceBlock.optimal`). Samples rather than
-/// precomputed polynomial rows (16 bytes a table frame, as `ToneTable.cubicRows`): a
-/// voice at ratio 1 steps 4 table frames a frame, so rows made it read a 64-byte cache
-/// line every frame (4× the cubic kernel's memory traffic, and 4× the tables' size);
-/// the polynomial's coefficients cost 13 more vector operations per 8 frames. The
-/// crossfade zones are fixed-point increments. Immutable after `init`; read-only on
-/// the render thread.
+/// The engine's copy of a tone's band-limited levels: each level's loop of polynomial
+/// rows (`ToneLevels.rows`, 16 bytes a table frame, 2 table frames per tone frame),
+/// repeated past its end, read by the voice as the cubic rows are
+/// (`VoiceBlock.polynomial`): the same loads and the same 3 multiply-adds per 8
+/// frames. (Plain samples, 4 bytes a table frame at 4× oversampling, with Niemitalo's
+/// optimal polynomial computed as they were read, cost 16 vector operations more per 8
+/// frames; rows at 4× read a 64-byte line every frame at ratio 1. Rows fitted at 2×
+/// read 32 bytes a frame: half a line.) The crossfade zones are fixed-point
+/// increments. Immutable after `init`; read-only on the render thread.
 struct LevelTable {
     /// Levels (count, ≥ 2).
     let count: Int
-    /// Bytes from one level's samples to the next's (a multiple of 64).
+    /// Bytes from one level's rows to the next's (a multiple of 64).
     let stride: Int
-    /// Level k's samples at `rows + k·stride`: sample i is table frame (i − 1) mod the
-    /// level's length, through the droop compensation, for i in 0 ..< `ToneTable.loopFrames`
-    /// · 4 + `guardRows` + 3, so the 4 samples of the polynomial between table frames i
-    /// and i + 1 (frames i − 1 … i + 2) are samples i … i + 3, 64-byte aligned.
+    /// Level k's rows at `rows + k·stride`: row i (16 bytes, c0…c3) is table frame i mod
+    /// the level's length, for i in 0 ..< `ToneTable.loopFrames` · 2 + `guardRows`,
+    /// 64-byte aligned.
     let rows: UnsafeMutableRawPointer
     /// Zone k (between levels k and k + 1) starts at increment `zoneStart[k]` and ends at
     /// `zoneEnd[k]` (fixed-point increments, `Mixer.fractionBits`); `count − 1` zones, then
@@ -63,31 +60,27 @@ struct LevelTable {
     let zoneInverse: UnsafeMutablePointer<Float>
 
     /// Table frames readable past the loop: one 8-frame block at
-    /// `EngineLimits.maximumRatio` (8 · 8 tone frames = 256 table frames) plus the
-    /// polynomial's 4 taps.
-    static var guardRows: Int { ToneLevels.oversampling * 8 * Int(EngineLimits.maximumRatio) + 4 }
+    /// `EngineLimits.maximumRatio` (8 · 8 tone frames = 128 table frames) plus one.
+    static var guardRows: Int { ToneLevels.oversampling * 8 * Int(EngineLimits.maximumRatio) + 1 }
 
     /// Log2 of `ToneLevels.oversampling`: the phase's fraction loses these bits.
-    static var shift: Int { @_noLocks @inline(__always) get { 2 } }
+    static var shift: Int { @_noLocks @inline(__always) get { 1 } }
 
     init(_ levels: ToneLevels, length: Int, loopFrames: Int) {
         let k = ToneLevels.oversampling
-        precondition(levels.samples.count >= 2, "band-limited tables need at least 2 levels")
-        precondition(levels.aliasFreeRatio.count == levels.samples.count && levels.crossfadeStart.count == levels.samples.count - 1)
-        count = levels.samples.count
-        let sampleCount = loopFrames * k + LevelTable.guardRows + 3
-        stride = (4 * sampleCount + 63) & ~63
+        precondition(levels.rows.count >= 2, "band-limited tables need at least 2 levels")
+        precondition(levels.aliasFreeRatio.count == levels.rows.count && levels.crossfadeStart.count == levels.rows.count - 1)
+        count = levels.rows.count
+        let rowCount = loopFrames * k + LevelTable.guardRows
+        stride = (16 * rowCount + 63) & ~63
         rows = .allocate(byteCount: stride * count, alignment: 64)
         let tableLength = length * k
-        for (level, samples) in levels.samples.enumerated() {
-            precondition(samples.count == tableLength, "a level holds \(samples.count) frames; expected \(tableLength)")
+        for (level, source) in levels.rows.enumerated() {
+            precondition(source.count == 4 * tableLength, "a level holds \(source.count / 4) rows; expected \(tableLength)")
             let out = (rows + level * stride).bindMemory(to: Float.self, capacity: stride / 4)
-            // The compensated loop, repeated: out[i] is table frame (i − 1) mod length.
-            let flat = LevelTable.compensated(samples)
-            var j = tableLength - 1
-            for i in 0..<(stride / 4) {
-                out[i] = i < sampleCount ? Float(flat[j]) : 0
-                j = j + 1 == tableLength ? 0 : j + 1
+            // The loop's rows, repeated: row i is table frame i mod length; zeros after.
+            for i in 0..<(stride / 16) {
+                for c in 0..<4 { out[4 * i + c] = i < rowCount ? source[4 * (i % tableLength) + c] : 0 }
             }
         }
         let unit = Double(1 << Mixer.fractionBits)
@@ -107,7 +100,7 @@ struct LevelTable {
         zoneInverse[count - 1] = 0
     }
 
-    /// Bytes of the samples and zones.
+    /// Bytes of the rows and zones.
     var bytes: Int { stride * count + 12 * count }
 
     func deallocate() { rows.deallocate(); zoneStart.deallocate(); zoneEnd.deallocate(); zoneInverse.deallocate() }
@@ -120,28 +113,5 @@ struct LevelTable {
         var k = 0
         while k < count - 1 && low > zoneEnd[k] { k += 1 }
         return (k, high < zoneStart[k])
-    }
-
-    /// The polynomial's pass-band droop compensation, a: the loop (periodic) through the
-    /// 3-tap filter (−a, 1 + 2a, −a), gain 1 + 2a(1 − cos ω). The optimal polynomial
-    /// droops by 0.21 dB at 0.055 and 0.93 dB at 0.116 of the table rate (its response,
-    /// integrated numerically); with a = 0.219 the product stays within ±0.02 dB up to
-    /// 0.118 and is −0.03 dB at 0.125 (the top of a 4× table's band, the tone's Nyquist
-    /// frequency), so harmonics keep their level.
-    static let droopCompensation = 0.219
-
-    /// One level's loop through the droop compensation filter, in Double.
-    static func compensated(_ samples: [Float]) -> [Double] {
-        let n = samples.count
-        let a = droopCompensation
-        var out = [Double](repeating: 0, count: n)
-        samples.withUnsafeBufferPointer { s in
-            out.withUnsafeMutableBufferPointer { o in
-                for i in 0..<n {
-                    o[i] = (1 + 2 * a) * Double(s[i]) - a * (Double(s[i == 0 ? n - 1 : i - 1]) + Double(s[i + 1 == n ? 0 : i + 1]))
-                }
-            }
-        }
-        return out
     }
 }

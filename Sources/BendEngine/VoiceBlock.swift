@@ -71,17 +71,17 @@ struct VoiceBlock {
         return (Int(truncatingIfNeeded: base >> Int64(bits)), SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(bits)), t)
     }
 
-    /// Lane positions in the band-limited levels' table frames (4 per tone frame: the
+    /// Lane positions in the band-limited levels' table frames (2 per tone frame: the
     /// fraction has `LevelTable.shift` bits fewer): the byte offset of the first lane's
-    /// first sample (4 bytes a table frame), each lane's byte offset from it and its
-    /// fraction t in [0, 1).
+    /// row (16 bytes a table frame), each lane's byte offset from it and its fraction t
+    /// in [0, 1).
     @_noLocks @inline(__always)
     func tableFrames(base: Int64, offset: SIMD8<Int32>) -> (Int, SIMD8<UInt32>, SIMD8<Float>) {
         let shift = Mixer.fractionBits - LevelTable.shift
         let fractionMask = Int32((1 << shift) - 1)
         let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
         let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << shift))
-        return (Int(truncatingIfNeeded: base >> Int64(shift)) &* 4, SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 2, t)
+        return (Int(truncatingIfNeeded: base >> Int64(shift)) &* 16, SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 4, t)
     }
 
     /// `BlendRead`'s read: each lane's place among the levels, W = Σ_z clamp((inc −
@@ -109,16 +109,15 @@ struct VoiceBlock {
         let b2 = Int(o[2]) &+ Int(k[2]) &* s, b3 = Int(o[3]) &+ Int(k[3]) &* s
         let b4 = Int(o[4]) &+ Int(k[4]) &* s, b5 = Int(o[5]) &+ Int(k[5]) &* s
         let b6 = Int(o[6]) &+ Int(k[6]) &* s, b7 = Int(o[7]) &+ Int(k[7]) &* s
-        let lower = optimal(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-        let upper = optimal(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        let lower = polynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        let upper = polynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
         return multiplyAdd(upper - lower, weight, lower)
     }
 
     /// The 4 consecutive floats at byte offsets `o0…o7` from `base`, one column per float,
     /// lanes in order: each lane's floats read as two 64-bit pairs, lanes 0, 1, 4, 5 into
     /// one vector and 2, 3, 6, 7 into another, so one `shufps` per column puts the 8 lanes
-    /// in order (16 loads and 4 shuffles). A cubic row's (a0, a1, a2, a3), or a level's 4
-    /// samples (ym1, y0, y1, y2).
+    /// in order (16 loads and 4 shuffles): a cubic row's or a level's row (a0, a1, a2, a3).
     @_noLocks @inline(__always)
     func columns(_ base: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                  _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
@@ -135,32 +134,12 @@ struct VoiceBlock {
     }
 
     /// The polynomial rows of the 8 lanes (byte offsets `o0…o7` from `rows`, 16-byte
-    /// rows (a0, a1, a2, a3)) evaluated at `t`: ((a3·t + a2)·t + a1)·t + a0.
+    /// rows (a0, a1, a2, a3): the cubic rows or a level's) evaluated at `t`: ((a3·t + a2)·t + a1)·t + a0.
     @_noLocks @inline(__always)
     func polynomial(_ rows: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                     _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
         let (y0, c1, c2, c3) = columns(rows, o0, o1, o2, o3, o4, o5, o6, o7)
         return multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)
-    }
-
-    /// The band-limited level's samples around the 8 lanes (byte offsets `o0…o7` from
-    /// `samples`: each lane's 4 samples ym1, y0, y1, y2, `LevelTable`) through Olli
-    /// Niemitalo's optimal 4-point, 3rd-order polynomial for 4× oversampled input ("Polynomial
-    /// Interpolators for High-Quality Resampling of Oversampled Audio", 2001, "Optimal
-    /// 4x (4-point, 3rd-order) (z-form)") at z = t − 1/2. The same loads as `polynomial`
-    /// (`columns`), then 16 vector operations for the coefficients and
-    /// the polynomial.
-    @_noLocks @inline(__always)
-    func optimal(_ samples: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
-                 _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
-        let (ym1, y0, y1, y2) = columns(samples, o0, o1, o2, o3, o4, o5, o6, o7)
-        let even1 = y1 + y0, odd1 = y1 - y0, even2 = y2 + ym1, odd2 = y2 - ym1
-        let c0 = multiplyAdd(even2, SIMD8(repeating: 0.03790693583186333), even1 * 0.46209345013918979)
-        let c1 = multiplyAdd(odd2, SIMD8(repeating: 0.16261507145522014), odd1 * 0.51344507801315964)
-        let c2 = multiplyAdd(even2, SIMD8(repeating: 0.24853570133765701), even1 * -0.248540332990294211)
-        let c3 = multiplyAdd(odd2, SIMD8(repeating: 0.13963062613760227), odd1 * -0.42912649274763925)
-        let z = t - 0.5
-        return multiplyAdd(multiplyAdd(multiplyAdd(c3, z, c2), z, c1), z, c0)
     }
 
     /// `base` advanced by one block's phase sum and wrapped once at the loop length.

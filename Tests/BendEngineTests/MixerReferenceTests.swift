@@ -74,21 +74,24 @@ final class MixerReferenceTests: XCTestCase {
     }
 
     /// Band-limited levels for the comparison: made by the test (the engine takes any),
-    /// each level distinct (the tone stretched ×4 with linear steps, scaled by 1 − 0.07k,
-    /// plus a level-dependent ripple), so reading a wrong level or a wrong blend shows.
-    /// Zones: cut-offs 2^(k/4), each zone the 3 % below its level's limit.
+    /// each level distinct (rows of the tone stretched ×2 with linear steps, scaled by
+    /// 1 − 0.07k, plus level-dependent c0 ripple and c2, c3 terms), so reading a wrong
+    /// level, row or blend shows. Zones: cut-offs 2^(k/4), each zone the 3 % below its
+    /// level's limit.
     static func testLevels(_ tone: [Float]) -> ToneLevels {
         let n = tone.count
-        var samples: [[Float]] = [], aliasFree: [Double] = [], starts: [Double] = []
+        var rows: [[Float]] = [], aliasFree: [Double] = [], starts: [Double] = []
         for k in 0...12 {
-            samples.append((0..<(4 * n)).map { i in
-                let a = Float(tone[i / 4]), b = Float(tone[(i / 4 + 1) % n]), t = Float(i % 4) / 4
-                return (a + (b - a) * t) * (1 - 0.07 * Float(k)) + 0.05 * Float(k % 3) * Float((i * (k + 1)) % 7) / 7
+            rows.append((0..<(2 * n)).flatMap { i -> [Float] in
+                let a = Float(tone[i / 2]), b = Float(tone[(i / 2 + 1) % n]), t = Float(i % 2) / 2
+                let scale = 1 - 0.07 * Float(k)
+                return [(a + (b - a) * t) * scale + 0.05 * Float(k % 3) * Float((i * (k + 1)) % 7) / 7,
+                        (b - a) / 2 * scale, 0.03 * Float(k % 4) * Float((i + k) % 3 - 1), -0.02 * Float((i + k) % 5) / 5]
             })
             aliasFree.append(pow(2, Double(k) / 4))
             if k > 0 { starts.append(aliasFree[k - 1] * 0.97) }
         }
-        return ToneLevels(samples: samples, aliasFreeRatio: aliasFree, crossfadeStart: starts)
+        return ToneLevels(rows: rows, aliasFreeRatio: aliasFree, crossfadeStart: starts)
     }
 
     /// `Interpolation.bandLimited` against the reference: random voice sets with the

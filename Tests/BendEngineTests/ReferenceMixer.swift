@@ -22,9 +22,9 @@ struct ReferenceMixer {
 
     let tone: [Float]
     let configuration: MixerConfiguration
-    /// `Interpolation.bandLimited`: each level's loop (4 × tone length) through the
-    /// documented droop compensation (−a, 1 + 2a, −a), a = 0.219; the zones as the
-    /// engine's fixed-point increments (start rounded, end rounded down).
+    /// `Interpolation.bandLimited`: each level's loop of rows (2 × tone length rows of
+    /// c0, c1, c2, c3); the zones as the engine's fixed-point increments (start rounded,
+    /// end rounded down).
     var levels: [[Double]] = []
     var zoneStart: [Int32] = [], zoneEnd: [Int32] = []
     var voices: [Voice] = []
@@ -37,10 +37,7 @@ struct ReferenceMixer {
         self.tone = tone
         self.configuration = configuration
         if let toneLevels {
-            let a = 0.219
-            levels = toneLevels.samples.map { l in
-                (0..<l.count).map { i in (1 + 2 * a) * Double(l[i]) - a * (Double(l[(i + l.count - 1) % l.count]) + Double(l[(i + 1) % l.count])) }
-            }
+            levels = toneLevels.rows.map { $0.map(Double.init) }
             zoneStart = toneLevels.crossfadeStart.map { Int32(($0 * Double(1 << 24)).rounded()) }
             zoneEnd = toneLevels.aliasFreeRatio.dropLast().map { Int32(($0 * Double(1 << 24)).rounded(.down)) }
         }
@@ -145,7 +142,7 @@ struct ReferenceMixer {
     /// The band-limited read at `phase` (tone frames, 24 fractional bits) for increment
     /// `inc`: the level place W = Σ_z clamp((inc − start_z)/(end_z − start_z), 0, 1),
     /// levels k = min(#{z: inc ≥ end_z}, L − 2) and k + 1 blended by W − k, each read at
-    /// 4 × the phase with Niemitalo's optimal 4×, 4-point, 3rd-order polynomial (z-form).
+    /// 2 × the phase: row ⌊2·phase⌋'s cubic at the fraction t of 2·phase.
     func bandLimited(phase: Int64, inc: Int32) -> Double {
         var place = 0.0, k = 0
         for z in zoneStart.indices {
@@ -154,18 +151,11 @@ struct ReferenceMixer {
         }
         k = min(k, levels.count - 2)
         let weight = min(max(place - Double(k), 0), 1)
-        let index = Int(phase >> 22)
-        let t = Double(phase & ((1 << 22) - 1)) / Double(1 << 22)
+        let index = Int(phase >> 23)
+        let t = Double(phase & ((1 << 23) - 1)) / Double(1 << 23)
         func read(_ level: [Double]) -> Double {
-            let n = level.count
-            func y(_ j: Int) -> Double { level[((index + j) % n + n) % n] }
-            let z = t - 0.5
-            let even1 = y(1) + y(0), odd1 = y(1) - y(0), even2 = y(2) + y(-1), odd2 = y(2) - y(-1)
-            let c0 = even1 * 0.46209345013918979 + even2 * 0.03790693583186333
-            let c1 = odd1 * 0.51344507801315964 + odd2 * 0.16261507145522014
-            let c2 = even1 * -0.248540332990294211 + even2 * 0.24853570133765701
-            let c3 = odd1 * -0.42912649274763925 + odd2 * 0.13963062613760227
-            return ((c3 * z + c2) * z + c1) * z + c0
+            let row = 4 * (index % (level.count / 4))
+            return ((level[row + 3] * t + level[row + 2]) * t + level[row + 1]) * t + level[row]
         }
         let lower = read(levels[k])
         return weight == 0 ? lower : lower + weight * (read(levels[k + 1]) - lower)
