@@ -8,12 +8,15 @@ import Synchronization
 /// The tone loops, so it is periodic: its n-point discrete Fourier transform holds it
 /// exactly, as n/2 + 1 harmonics of the loop. Level k keeps the harmonics j that stay
 /// below the output's Nyquist frequency at ratio R_k = 2^(k/3) — j·R_k < n/2 — and is
-/// their sum sampled `ToneLevels.oversampling` (4) times per tone frame: the inverse
-/// transform of those bins zero-padded to 4n points. Nothing is lost below the cut-off
-/// (no transition band: a harmonic is kept whole or dropped), nothing is left above it,
-/// and every level is time-aligned with the tone, so a crossfade between two levels
-/// never combs. Level 0 keeps every harmonic, the tone's Nyquist bin (n even) split
-/// evenly between ±n/2 as the cosine it is; it is the tone itself, oversampled exactly.
+/// their sum, a function known exactly between the tone's frames. The engine reads it
+/// as cubic pieces, `ToneLevels.oversampling` (2) per tone frame, each the cubic nearest
+/// to the level over its interval in the least-squares sense (`LevelFit`): four inverse
+/// transforms of those bins, zero-padded to 2n points, give each piece's Legendre
+/// coefficients. Nothing is lost below the cut-off (no transition band: a harmonic is
+/// kept whole or dropped), nothing is left above it, and every level is time-aligned
+/// with the tone, so a crossfade between two levels never combs. Level 0 keeps every
+/// harmonic, the tone's Nyquist bin (n even) split evenly between ±n/2 as the cosine it
+/// is.
 ///
 /// Levels run from ratio 1 up to `EngineLimits.maximumRatio` (8: the top of the MIDI
 /// pitch range; 10 levels, a third of an octave apart), so no ratio the engine plays
@@ -87,10 +90,10 @@ public enum ToneLevelMaker {
         // sequence is one inverse transform of the kept bins times H_m.
         let response = (0..<bins).map { j in LevelFit.response(omega: 2 * Double.pi * Double(j) / Double(size)) }
         var levels: [[Float]] = []
-        var legendre = [[Double]](repeating: [Double](repeating: 0, count: size), count: 4)
+        var legendre = [Double](repeating: 0, count: 4 * size)  // a_m of piece i at m·size + i
         for ratio in ratios {
             // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at `ratio`);
-            // level 0 keeps all, its Nyquist bin halved (mirrored at 4n − n/2 by the c2r).
+            // level 0 keeps all, its Nyquist bin halved (mirrored at 2n − n/2 by the c2r).
             let scale = 1 / Double(n)
             for m in 0..<4 {
                 for j in 0..<(size / 2 + 1) {
@@ -98,18 +101,16 @@ public enum ToneLevelMaker {
                     if j < bins {
                         if ratio == 1 { keep = 2 * j == n ? scale / 2 : scale } else if Double(j) * ratio < Double(n) / 2 { keep = scale }
                     }
-                    if j < bins && keep != 0 {
-                        let (hr, hi) = response[j][m]
-                        let (xr, xi) = (spectrum[j].0 * keep, spectrum[j].1 * keep)
-                        padded[j].0 = xr * hr - xi * hi
-                        padded[j].1 = xr * hi + xi * hr
-                    } else {
-                        padded[j].0 = 0
-                        padded[j].1 = 0
-                    }
+                    // The kept bin times H_m (complex).
+                    let (hr, hi) = keep == 0 ? (0, 0) : response[j][m]
+                    let (xr, xi) = keep == 0 ? (0, 0) : (spectrum[j].0 * keep, spectrum[j].1 * keep)
+                    padded[j].0 = xr * hr - xi * hi
+                    padded[j].1 = xr * hi + xi * hr
                 }
                 fftw_execute(inverse)  // destroys `padded`, refilled for each level and m
-                for i in 0..<size { legendre[m][i] = output[i] }
+                legendre.withUnsafeMutableBufferPointer { a in
+                    for i in 0..<size { a[m * size + i] = output[i] }
+                }
             }
             levels.append(LevelFit.rows(legendre, count: size))
         }

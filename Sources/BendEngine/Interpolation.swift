@@ -2,9 +2,9 @@
 public enum Interpolation: Sendable {
     /// 4-point, 3rd-order Hermite (`hermite4Coefficients`), the engine's default.
     case cubic
-    /// Band-limited: the level of the tone's band-limited, 4× oversampled tables
-    /// (`ToneLevels`) for the voice's ratio, read with Niemitalo's optimal 4-point
-    /// polynomial for 4× oversampling; two levels crossfaded inside a zone between them.
+    /// Band-limited: the level of the tone's band-limited tables (`ToneLevels`: cubic
+    /// pieces fitted to the level, 2 per tone frame) for the voice's ratio, read as the
+    /// cubic rows are; two levels crossfaded inside a zone between them.
     /// The app's default. Until the tone table has its levels (`ToneTable.install`),
     /// voices read it as `.cubic`.
     case bandLimited

@@ -10,12 +10,13 @@
 ///   (exact integers; the read position is phase(n) mod the loop)
 /// - envelope(n) = smoothstep(clamp(ramp + rampStep·(n+1), 0, 1))
 /// - fade(n) = min(ratio(n)/silenceRatio, 1), ratio(n) = increment(n)·2^−fractionBits
-/// - sample(n) = 4-point Hermite of the 4 tone frames around phase(n), times gain·envelope·fade.
+/// - sample(n) = the cubic piece at phase(n) (4-point Hermite of the 4 tone frames around it, or a
+///   band-limited level's row), times gain·envelope·fade.
 ///
 /// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
 /// `ToneTable.loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
 /// frames cover reads past the loop end, so there is no wrap test per sample. Each lane
-/// reads its frame's precomputed polynomial (cubic) or a level's 4 samples (band-limited)
+/// reads its frame's precomputed polynomial (cubic, or a band-limited level's row)
 /// as two 64-bit pairs (`VoiceBlock`), and the
 /// three stretches of `mixVoice` (inside a glide, where it ends, after it) carry their
 /// per-lane vectors from block to block with additions, so a block costs about 100

@@ -1,7 +1,7 @@
 /// The band-limited levels of a tone ("mip levels") for `Interpolation.bandLimited`, as
-/// made at load (BendAudio's `ToneLevelMaker`, by FFT): level k is the tone
-/// oversampled `oversampling` times and low-passed so that it cannot alias at pitch
-/// ratios up to `aliasFreeRatio[k]`. Level 0 is the whole tone (alias-free up to ratio
+/// made at load (BendAudio's `ToneLevelMaker`, by FFT): level k is the tone low-passed
+/// so that it cannot alias at pitch ratios up to `aliasFreeRatio[k]`, as cubic pieces,
+/// `oversampling` per tone frame. Level 0 is the whole tone (alias-free up to ratio
 /// 1); each next level is narrower. A ratio above the last level's limit reads the last
 /// level alone.
 ///
