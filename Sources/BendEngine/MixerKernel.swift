@@ -309,8 +309,8 @@ enum LevelRead: TableRead {
     @_noLocks @inline(__always)
     static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
         let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
-        return block.polynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
-                                Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
+        return block.levelPolynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
+                                     Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t) * block.levelScale
     }
 }
 
@@ -329,8 +329,8 @@ enum CrossfadeRead: TableRead {
         // place in the zone, clamp((inc − start) / width, 0, 1).
         let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
         let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
-        let lower = block.polynomial(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
-        let upper = block.polynomial(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        let lower = block.levelPolynomial(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
+        let upper = block.levelPolynomial(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
         // clamp(x, 0, width) with the stdlib's concrete (loop-free) integer operations, so
         // that `VoiceBlock.mix` stays small enough to inline: a true comparison is −1,
         // x·(1 + below) zeroes x < 0, and + (width − x)·(−above) sets x > width to width.
@@ -339,7 +339,7 @@ enum CrossfadeRead: TableRead {
         let positive = x &* (one &+ (x .< SIMD8<Int32>())._storage)
         let inZone = positive &+ (width &- positive) &* (SIMD8<Int32>() &- (positive .> width)._storage)
         let weight = SIMD8<Float>(inZone) * block.zoneInverse
-        return multiplyAdd(upper - lower, weight, lower)
+        return multiplyAdd(upper - lower, weight, lower) * block.levelScale
     }
 }
 

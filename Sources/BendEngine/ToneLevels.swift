@@ -26,6 +26,24 @@ public struct ToneLevels: Sendable, Equatable {
     /// Ratio where the crossfade from level k to k + 1 starts (one fewer than levels).
     public var crossfadeStart: [Double]
 
+    /// The rows as the engine holds them: 16-bit integers times one scale for the whole
+    /// tone, the largest coefficient's magnitude / 32767 (each coefficient rounded to the
+    /// nearest step: at most half a step off, −96 dB below the largest).
+    public func quantized() -> (scale: Float, rows: [[Int16]]) {
+        var largest: Float = 0
+        for level in rows { level.withUnsafeBufferPointer { for c in $0 { largest = max(largest, abs(c)) } } }
+        let scale = largest > 0 ? largest / 32767 : 1
+        let step = Double(scale)
+        return (scale, rows.map { level in
+            [Int16](unsafeUninitializedCapacity: level.count) { out, initialized in
+                level.withUnsafeBufferPointer { c in
+                    for i in 0..<c.count { out[i] = Int16(max(-32767, min(32767, (Double(c[i]) / step).rounded()))) }
+                }
+                initialized = level.count
+            }
+        })
+    }
+
     public init(rows: [[Float]], aliasFreeRatio: [Double], crossfadeStart: [Double]) {
         self.rows = rows
         self.aliasFreeRatio = aliasFreeRatio
@@ -34,23 +52,30 @@ public struct ToneLevels: Sendable, Equatable {
 }
 
 /// The engine's copy of a tone's band-limited levels: each level's loop of polynomial
-/// rows (`ToneLevels.rows`, 16 bytes a table frame, 2 table frames per tone frame),
-/// repeated past its end, read by the voice as the cubic rows are
-/// (`VoiceBlock.polynomial`): the same loads and the same 3 multiply-adds per 8
-/// frames. (Plain samples, 4 bytes a table frame at 4× oversampling, with Niemitalo's
-/// optimal polynomial computed as they were read, cost 16 vector operations more per 8
-/// frames; rows at 4× read a 64-byte line every frame at ratio 1. Rows fitted at 2×
-/// read 32 bytes a frame: half a line.) The crossfade zones are fixed-point
+/// rows (`ToneLevels.rows`, 2 table frames per tone frame), repeated past its end, as
+/// 16-bit integers (`ToneLevels.quantized`: 8 bytes a row) times the tone's `scale`.
+/// The voice reads them as the cubic rows are, one 64-bit load per lane where a float
+/// row takes two (`VoiceBlock.levelPolynomial`), and evaluates the same cubic.
+///
+/// Why this layout: plain samples (4 bytes a table frame at 4× oversampling) with
+/// Niemitalo's optimal polynomial computed as they were read cost 16 vector operations
+/// more per 8 frames than a row; Float rows fitted at 2× cost nothing more to evaluate
+/// but read 32 bytes per tone frame, twice the cubic rows', from twice their memory.
+/// 16-bit rows read 16 bytes per tone frame, as cubic does, with 8 loads and 4
+/// shuffles per block where the float rows take 16 and 8; the 16-bit steps stay 96 dB
+/// below the tone's largest coefficient. The crossfade zones are fixed-point
 /// increments. Immutable after `init`; read-only on the render thread.
 struct LevelTable {
     /// Levels (count, ≥ 2).
     let count: Int
     /// Bytes from one level's rows to the next's (a multiple of 64).
     let stride: Int
-    /// Level k's rows at `rows + k·stride`: row i (16 bytes, c0…c3) is table frame i mod
-    /// the level's length, for i in 0 ..< `ToneTable.loopFrames` · 2 + `guardRows`,
-    /// 64-byte aligned.
+    /// Level k's rows at `rows + k·stride`: row i (8 bytes, c0…c3 as Int16) is table
+    /// frame i mod the level's length, for i in 0 ..< `ToneTable.loopFrames` · 2 +
+    /// `guardRows`, 64-byte aligned.
     let rows: UnsafeMutableRawPointer
+    /// The value of one step of the rows' integers.
+    let scale: Float
     /// Zone k (between levels k and k + 1) starts at increment `zoneStart[k]` and ends at
     /// `zoneEnd[k]` (fixed-point increments, `Mixer.fractionBits`); `count − 1` zones, then
     /// a sentinel `Int32.max` in both.
@@ -72,14 +97,16 @@ struct LevelTable {
         precondition(levels.aliasFreeRatio.count == levels.rows.count && levels.crossfadeStart.count == levels.rows.count - 1)
         count = levels.rows.count
         let rowCount = loopFrames * k + LevelTable.guardRows
-        stride = (16 * rowCount + 63) & ~63
+        stride = (8 * rowCount + 63) & ~63
         rows = .allocate(byteCount: stride * count, alignment: 64)
         let tableLength = length * k
-        for (level, source) in levels.rows.enumerated() {
+        let (scale, quantized) = levels.quantized()
+        self.scale = scale
+        for (level, source) in quantized.enumerated() {
             precondition(source.count == 4 * tableLength, "a level holds \(source.count / 4) rows; expected \(tableLength)")
-            let out = (rows + level * stride).bindMemory(to: Float.self, capacity: stride / 4)
+            let out = (rows + level * stride).bindMemory(to: Int16.self, capacity: stride / 2)
             // The loop's rows, repeated: row i is table frame i mod length; zeros after.
-            for i in 0..<(stride / 16) {
+            for i in 0..<(stride / 8) {
                 for c in 0..<4 { out[4 * i + c] = i < rowCount ? source[4 * (i % tableLength) + c] : 0 }
             }
         }

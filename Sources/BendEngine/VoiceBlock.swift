@@ -11,6 +11,8 @@ struct VoiceBlock {
     let zoneStart: Int32
     let zoneWidth: Int32
     let zoneInverse: Float
+    /// The band-limited levels' `LevelTable.scale` (1 without levels).
+    let levelScale: Float
     let linearPairs: UnsafePointer<Double>
     let mix: UnsafeMutablePointer<Float>
     let rampStep: SIMD8<Float>
@@ -40,11 +42,13 @@ struct VoiceBlock {
             zoneStart = levels.zoneStart[firstZone]
             zoneWidth = levels.zoneEnd[firstZone] &- levels.zoneStart[firstZone]
             zoneInverse = levels.zoneInverse[firstZone]
+            levelScale = levels.scale
         } else {
             upperRows = rows
             zoneStart = 0
             zoneWidth = 0
             zoneInverse = 0
+            levelScale = 1
         }
         self.mix = mix
         self.rampStep = SIMD8(repeating: rampStep)
@@ -73,7 +77,7 @@ struct VoiceBlock {
 
     /// Lane positions in the band-limited levels' table frames (2 per tone frame: the
     /// fraction has `LevelTable.shift` bits fewer): the byte offset of the first lane's
-    /// row (16 bytes a table frame), each lane's byte offset from it and its fraction t
+    /// row (8 bytes a table frame), each lane's byte offset from it and its fraction t
     /// in [0, 1).
     @_noLocks @inline(__always)
     func tableFrames(base: Int64, offset: SIMD8<Int32>) -> (Int, SIMD8<UInt32>, SIMD8<Float>) {
@@ -81,7 +85,7 @@ struct VoiceBlock {
         let fractionMask = Int32((1 << shift) - 1)
         let position = SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: base) & fractionMask) &+ offset
         let t = SIMD8<Float>(position & fractionMask) * (1 / Float(1 << shift))
-        return (Int(truncatingIfNeeded: base >> Int64(shift)) &* 16, SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 4, t)
+        return (Int(truncatingIfNeeded: base >> Int64(shift)) &* 8, SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(shift)) &<< 3, t)
     }
 
     /// `BlendRead`'s read: each lane's place among the levels, W = Σ_z clamp((inc −
@@ -109,9 +113,9 @@ struct VoiceBlock {
         let b2 = Int(o[2]) &+ Int(k[2]) &* s, b3 = Int(o[3]) &+ Int(k[3]) &* s
         let b4 = Int(o[4]) &+ Int(k[4]) &* s, b5 = Int(o[5]) &+ Int(k[5]) &* s
         let b6 = Int(o[6]) &+ Int(k[6]) &* s, b7 = Int(o[7]) &+ Int(k[7]) &* s
-        let lower = polynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-        let upper = polynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-        return multiplyAdd(upper - lower, weight, lower)
+        let lower = levelPolynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        let upper = levelPolynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
+        return multiplyAdd(upper - lower, weight, lower) * levelScale
     }
 
     /// The 4 consecutive floats at byte offsets `o0…o7` from `base`, one column per float,
@@ -140,6 +144,30 @@ struct VoiceBlock {
                     _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
         let (y0, c1, c2, c3) = columns(rows, o0, o1, o2, o3, o4, o5, o6, o7)
         return multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, y0)
+    }
+
+    /// A band-limited level's rows of the 8 lanes (byte offsets `o0…o7` from `rows`,
+    /// 8-byte rows of 4 Int16 (C0, C1, C2, C3), `LevelTable`) evaluated at `t`, in steps
+    /// of `levelScale` (the caller scales): each lane's row is one 64-bit load, lanes 0,
+    /// 1, 4, 5 into one vector and 2, 3, 6, 7 into another, so one `shufps` gives each
+    /// lane's (C0, C1) pair and one its (C2, C3) pair, in order (8 loads and 2 shuffles
+    /// where a float row takes 16 and 4); shifts sign-extend the halves of each pair.
+    @_noLocks @inline(__always)
+    func levelPolynomial(_ rows: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
+                         _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
+        @inline(__always) func quad(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
+            unsafeBitCast(SIMD4<Double>(rows.loadUnaligned(fromByteOffset: a, as: Double.self),
+                                        rows.loadUnaligned(fromByteOffset: b, as: Double.self),
+                                        rows.loadUnaligned(fromByteOffset: c, as: Double.self),
+                                        rows.loadUnaligned(fromByteOffset: d, as: Double.self)),
+                          to: SIMD8<Float>.self)
+        }
+        let p = quad(o0, o1, o4, o5), q = quad(o2, o3, o6, o7)
+        let low = unsafeBitCast(evens(p, q), to: SIMD8<Int32>.self)  // C0 | C1 << 16
+        let high = unsafeBitCast(odds(p, q), to: SIMD8<Int32>.self)  // C2 | C3 << 16
+        let c0 = SIMD8<Float>((low &<< 16) &>> 16), c1 = SIMD8<Float>(low &>> 16)
+        let c2 = SIMD8<Float>((high &<< 16) &>> 16), c3 = SIMD8<Float>(high &>> 16)
+        return multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, c0)
     }
 
     /// `base` advanced by one block's phase sum and wrapped once at the loop length.

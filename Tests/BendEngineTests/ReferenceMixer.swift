@@ -23,7 +23,8 @@ struct ReferenceMixer {
     let tone: [Float]
     let configuration: MixerConfiguration
     /// `Interpolation.bandLimited`: each level's loop of rows (2 × tone length rows of
-    /// c0, c1, c2, c3); the zones as the engine's fixed-point increments (start rounded,
+    /// c0, c1, c2, c3) as the engine holds them, 16-bit steps of one scale
+    /// (`ToneLevels.quantized`); the zones as the engine's fixed-point increments (start rounded,
     /// end rounded down).
     var levels: [[Double]] = []
     var zoneStart: [Int32] = [], zoneEnd: [Int32] = []
@@ -37,7 +38,8 @@ struct ReferenceMixer {
         self.tone = tone
         self.configuration = configuration
         if let toneLevels {
-            levels = toneLevels.rows.map { $0.map(Double.init) }
+            let (scale, rows) = toneLevels.quantized()
+            levels = rows.map { $0.map { Double($0) * Double(scale) } }
             zoneStart = toneLevels.crossfadeStart.map { Int32(($0 * Double(1 << 24)).rounded()) }
             zoneEnd = toneLevels.aliasFreeRatio.dropLast().map { Int32(($0 * Double(1 << 24)).rounded(.down)) }
         }
