@@ -7,11 +7,12 @@ import Foundation
 /// Why pieces fitted to the level rather than an interpolating polynomial through its
 /// samples: the level is known exactly between its samples (it is a sum of harmonics),
 /// so each piece can be the cubic nearest to it over its interval. The error is then
-/// what a cubic cannot follow: with 2 pieces per tone frame a full-band sawtooth reads
-/// with −82 dB of alias and image energy at level 0 (BandLimitedTests), where Hermite
-/// through the samples of the same table gives −52 dB and through 4× oversampled ones
-/// −71 dB (a numeric simulation), and Niemitalo's optimal polynomial for 4× gives −98 dB
-/// but costs 16 vector operations per 8 frames more than a row; the pass band
+/// what a cubic cannot follow. With 4 pieces per tone frame a full-band sawtooth reads
+/// with −89 dB of alias and image energy at level 0 and a tone whose 63 harmonics are
+/// all equally loud with −86 dB (BandLimitedTests), as Niemitalo's optimal polynomial
+/// through 4× oversampled samples did (−89, −84 dB in a numeric model) at 16 vector
+/// operations per 8 frames more than a row; Hermite through those samples gives −71 dB
+/// on the sawtooth. With 2 pieces per tone frame: −82 and −64 dB. The pass band
 /// stays flat (no droop to compensate). The engine evaluates a row as it does a cubic
 /// Hermite row (`ToneTable.cubicRows`), from 16-bit steps (`LevelTable`).
 enum LevelFit {

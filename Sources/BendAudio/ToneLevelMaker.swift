@@ -9,9 +9,9 @@ import Synchronization
 /// exactly, as n/2 + 1 harmonics of the loop. Level k keeps the harmonics j that stay
 /// below the output's Nyquist frequency at ratio R_k = 2^(k/3) — j·R_k < n/2 — and is
 /// their sum, a function known exactly between the tone's frames. The engine reads it
-/// as cubic pieces, `ToneLevels.oversampling` (2) per tone frame, each the cubic nearest
+/// as cubic pieces, `ToneLevels.oversampling` (4) per tone frame, each the cubic nearest
 /// to the level over its interval in the least-squares sense (`LevelFit`): four inverse
-/// transforms of those bins, zero-padded to 2n points, give each piece's Legendre
+/// transforms of those bins, zero-padded to 4n points, give each piece's Legendre
 /// coefficients. Nothing is lost below the cut-off (no transition band: a harmonic is
 /// kept whole or dropped), nothing is left above it, and every level is time-aligned
 /// with the tone, so a crossfade between two levels never combs. Level 0 keeps every
@@ -93,7 +93,7 @@ public enum ToneLevelMaker {
         var legendre = [Double](repeating: 0, count: 4 * size)  // a_m of piece i at m·size + i
         for ratio in ratios {
             // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at `ratio`);
-            // level 0 keeps all, its Nyquist bin halved (mirrored at 2n − n/2 by the c2r).
+            // level 0 keeps all, its Nyquist bin halved (mirrored at 4n − n/2 by the c2r).
             let scale = 1 / Double(n)
             for m in 0..<4 {
                 for j in 0..<(size / 2 + 1) {

@@ -3,7 +3,7 @@ public enum Interpolation: Sendable {
     /// 4-point, 3rd-order Hermite (`hermite4Coefficients`), the engine's default.
     case cubic
     /// Band-limited: the level of the tone's band-limited tables (`ToneLevels`: cubic
-    /// pieces fitted to the level, 2 per tone frame) for the voice's ratio, read as the
+    /// pieces fitted to the level, 4 per tone frame) for the voice's ratio, read as the
     /// cubic rows are; two levels crossfaded inside a zone between them.
     /// The app's default. Until the tone table has its levels (`ToneTable.install`),
     /// voices read it as `.cubic`.

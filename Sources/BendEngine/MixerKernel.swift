@@ -16,8 +16,8 @@
 /// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
 /// `ToneTable.loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
 /// frames cover reads past the loop end, so there is no wrap test per sample. Each lane
-/// reads its frame's precomputed polynomial (cubic, or a band-limited level's row)
-/// as two 64-bit pairs (`VoiceBlock`), and the
+/// reads its frame's precomputed polynomial: a cubic row as two 64-bit pairs, a
+/// band-limited level's 16-bit row as one 64-bit load (`VoiceBlock`), and the
 /// three stretches of `mixVoice` (inside a glide, where it ends, after it) carry their
 /// per-lane vectors from block to block with additions, so a block costs about 100
 /// instructions (`make bench-icount` prints the figure per voice-frame).
@@ -299,7 +299,7 @@ enum CubicRead: TableRead {
     }
 }
 
-/// One band-limited level's rows (`LevelTable`), 2 table frames per tone frame: the
+/// One band-limited level's rows (`LevelTable`), 4 table frames per tone frame: the
 /// whole span lies outside every crossfade zone.
 enum LevelRead: TableRead {
     @_noLocks @inline(__always)

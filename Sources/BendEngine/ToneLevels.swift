@@ -15,8 +15,10 @@
 /// Plain arrays, given to `ToneTable(samples:rate:levels:)` at setup; the engine copies
 /// them into its rows.
 public struct ToneLevels: Sendable, Equatable {
-    /// Table frames per tone frame (2).
-    public static let oversampling = 2
+    /// Table frames (cubic pieces) per tone frame: 4. (With 2, a tone whose top octave
+    /// is as loud as its fundamental read with −64 dB of alias and image energy; with 4,
+    /// −86 dB: BandLimitedTests.)
+    public static let oversampling = 4
     /// Each level's loop as polynomial rows: for table frame i (0 ..< `oversampling` ·
     /// tone length), 4 Floats (c0, c1, c2, c3) at 4·i: the level at table position i + t,
     /// t in [0, 1), is ((c3·t + c2)·t + c1)·t + c0. At least 2 levels.
@@ -32,7 +34,9 @@ public struct ToneLevels: Sendable, Equatable {
     public func quantized() -> (scale: Float, rows: [[Int16]]) {
         var largest: Float = 0
         for level in rows { level.withUnsafeBufferPointer { for c in $0 { largest = max(largest, abs(c)) } } }
-        let scale = largest > 0 ? largest / 32767 : 1
+        // (At least the smallest normal Float: a subnormal scale is flushed to 0 on the
+        // render thread, and a tone that quiet would play silent.)
+        let scale = largest > 0 ? max(largest / 32767, Float.leastNormalMagnitude) : 1
         let step = Double(scale)
         return (scale, rows.map { level in
             [Int16](unsafeUninitializedCapacity: level.count) { out, initialized in
@@ -52,26 +56,27 @@ public struct ToneLevels: Sendable, Equatable {
 }
 
 /// The engine's copy of a tone's band-limited levels: each level's loop of polynomial
-/// rows (`ToneLevels.rows`, 2 table frames per tone frame), repeated past its end, as
+/// rows (`ToneLevels.rows`, 4 table frames per tone frame), repeated past its end, as
 /// 16-bit integers (`ToneLevels.quantized`: 8 bytes a row) times the tone's `scale`.
 /// The voice reads them as the cubic rows are, one 64-bit load per lane where a float
 /// row takes two (`VoiceBlock.levelPolynomial`), and evaluates the same cubic.
 ///
 /// Why this layout: plain samples (4 bytes a table frame at 4× oversampling) with
 /// Niemitalo's optimal polynomial computed as they were read cost 16 vector operations
-/// more per 8 frames than a row; Float rows fitted at 2× cost nothing more to evaluate
-/// but read 32 bytes per tone frame, twice the cubic rows', from twice their memory.
-/// 16-bit rows read 16 bytes per tone frame, as cubic does, with 8 loads and 4
-/// shuffles per block where the float rows take 16 and 8; the 16-bit steps stay 96 dB
-/// below the tone's largest coefficient. The crossfade zones are fixed-point
-/// increments. Immutable after `init`; read-only on the render thread.
+/// more per 8 frames than a row; Float rows cost nothing more to evaluate but read 64
+/// bytes per tone frame, four times the cubic rows'. 16-bit rows read 32 bytes per tone
+/// frame, with 8 loads, 2 inserts and 2 shuffles per 8 frames where float rows take 16,
+/// 4 and 4. The 16-bit steps stay 96 dB below the tone's largest coefficient (as
+/// 16-bit audio: a tone's quietest stretches keep that floor, not one of their own).
+/// The crossfade zones are fixed-point increments. Immutable after `init`; read-only on
+/// the render thread.
 struct LevelTable {
     /// Levels (count, ≥ 2).
     let count: Int
     /// Bytes from one level's rows to the next's (a multiple of 64).
     let stride: Int
     /// Level k's rows at `rows + k·stride`: row i (8 bytes, c0…c3 as Int16) is table
-    /// frame i mod the level's length, for i in 0 ..< `ToneTable.loopFrames` · 2 +
+    /// frame i mod the level's length, for i in 0 ..< `ToneTable.loopFrames` · 4 +
     /// `guardRows`, 64-byte aligned.
     let rows: UnsafeMutableRawPointer
     /// The value of one step of the rows' integers.
@@ -85,14 +90,15 @@ struct LevelTable {
     let zoneInverse: UnsafeMutablePointer<Float>
 
     /// Table frames readable past the loop: one 8-frame block at
-    /// `EngineLimits.maximumRatio` (8 · 8 tone frames = 128 table frames) plus one.
+    /// `EngineLimits.maximumRatio` (8 · 8 tone frames = 256 table frames) plus one.
     static var guardRows: Int { ToneLevels.oversampling * 8 * Int(EngineLimits.maximumRatio) + 1 }
 
     /// Log2 of `ToneLevels.oversampling`: the phase's fraction loses these bits.
-    static var shift: Int { @_noLocks @inline(__always) get { 1 } }
+    static var shift: Int { @_noLocks @inline(__always) get { 2 } }
 
     init(_ levels: ToneLevels, length: Int, loopFrames: Int) {
         let k = ToneLevels.oversampling
+        precondition(1 << LevelTable.shift == k, "shift is log2 of the oversampling")
         precondition(levels.rows.count >= 2, "band-limited tables need at least 2 levels")
         precondition(levels.aliasFreeRatio.count == levels.rows.count && levels.crossfadeStart.count == levels.rows.count - 1)
         count = levels.rows.count

@@ -75,7 +75,7 @@ struct VoiceBlock {
         return (Int(truncatingIfNeeded: base >> Int64(bits)), SIMD8<UInt32>(truncatingIfNeeded: position &>> Int32(bits)), t)
     }
 
-    /// Lane positions in the band-limited levels' table frames (2 per tone frame: the
+    /// Lane positions in the band-limited levels' table frames (4 per tone frame: the
     /// fraction has `LevelTable.shift` bits fewer): the byte offset of the first lane's
     /// row (8 bytes a table frame), each lane's byte offset from it and its fraction t
     /// in [0, 1).
@@ -121,7 +121,7 @@ struct VoiceBlock {
     /// The 4 consecutive floats at byte offsets `o0…o7` from `base`, one column per float,
     /// lanes in order: each lane's floats read as two 64-bit pairs, lanes 0, 1, 4, 5 into
     /// one vector and 2, 3, 6, 7 into another, so one `shufps` per column puts the 8 lanes
-    /// in order (16 loads and 4 shuffles): a cubic row's or a level's row (a0, a1, a2, a3).
+    /// in order (16 loads, 4 inserts and 4 shuffles): a cubic row (a0, a1, a2, a3).
     @_noLocks @inline(__always)
     func columns(_ base: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                  _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
@@ -138,7 +138,7 @@ struct VoiceBlock {
     }
 
     /// The polynomial rows of the 8 lanes (byte offsets `o0…o7` from `rows`, 16-byte
-    /// rows (a0, a1, a2, a3): the cubic rows or a level's) evaluated at `t`: ((a3·t + a2)·t + a1)·t + a0.
+    /// rows (a0, a1, a2, a3): the cubic rows) evaluated at `t`: ((a3·t + a2)·t + a1)·t + a0.
     @_noLocks @inline(__always)
     func polynomial(_ rows: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                     _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
@@ -150,8 +150,9 @@ struct VoiceBlock {
     /// 8-byte rows of 4 Int16 (C0, C1, C2, C3), `LevelTable`) evaluated at `t`, in steps
     /// of `levelScale` (the caller scales): each lane's row is one 64-bit load, lanes 0,
     /// 1, 4, 5 into one vector and 2, 3, 6, 7 into another, so one `shufps` gives each
-    /// lane's (C0, C1) pair and one its (C2, C3) pair, in order (8 loads and 2 shuffles
-    /// where a float row takes 16 and 4); shifts sign-extend the halves of each pair.
+    /// lane's (C0, C1) pair and one its (C2, C3) pair, in order (8 loads, 2 inserts and
+    /// 2 shuffles where float rows take 16, 4 and 4); shifts sign-extend the halves of
+    /// each pair.
     @_noLocks @inline(__always)
     func levelPolynomial(_ rows: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                          _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {

@@ -74,7 +74,7 @@ final class MixerReferenceTests: XCTestCase {
     }
 
     /// Band-limited levels for the comparison: made by the test (the engine takes any),
-    /// each level distinct (rows of the tone stretched ×2 with linear steps, scaled by
+    /// each level distinct (rows of the tone stretched ×`ToneLevels.oversampling` with linear steps, scaled by
     /// 1 − 0.07k, plus level-dependent c0 ripple and c2, c3 terms), so reading a wrong
     /// level, row or blend shows. Zones: cut-offs 2^(k/4), each zone the 3 % below its
     /// level's limit.
@@ -82,11 +82,12 @@ final class MixerReferenceTests: XCTestCase {
         let n = tone.count
         var rows: [[Float]] = [], aliasFree: [Double] = [], starts: [Double] = []
         for k in 0...12 {
-            rows.append((0..<(2 * n)).flatMap { i -> [Float] in
-                let a = Float(tone[i / 2]), b = Float(tone[(i / 2 + 1) % n]), t = Float(i % 2) / 2
+            let over = ToneLevels.oversampling
+            rows.append((0..<(over * n)).flatMap { i -> [Float] in
+                let a = Float(tone[i / over]), b = Float(tone[(i / over + 1) % n]), t = Float(i % over) / Float(over)
                 let scale = 1 - 0.07 * Float(k)
                 return [(a + (b - a) * t) * scale + 0.05 * Float(k % 3) * Float((i * (k + 1)) % 7) / 7,
-                        (b - a) / 2 * scale, 0.03 * Float(k % 4) * Float((i + k) % 3 - 1), -0.02 * Float((i + k) % 5) / 5]
+                        (b - a) / Float(over) * scale, 0.03 * Float(k % 4) * Float((i + k) % 3 - 1), -0.02 * Float((i + k) % 5) / 5]
             })
             aliasFree.append(pow(2, Double(k) / 4))
             if k > 0 { starts.append(aliasFree[k - 1] * 0.97) }

@@ -22,7 +22,7 @@ struct ReferenceMixer {
 
     let tone: [Float]
     let configuration: MixerConfiguration
-    /// `Interpolation.bandLimited`: each level's loop of rows (2 × tone length rows of
+    /// `Interpolation.bandLimited`: each level's loop of rows (`ToneLevels.oversampling` × tone length rows of
     /// c0, c1, c2, c3) as the engine holds them, 16-bit steps of one scale
     /// (`ToneLevels.quantized`); the zones as the engine's fixed-point increments (start rounded,
     /// end rounded down).
@@ -144,7 +144,7 @@ struct ReferenceMixer {
     /// The band-limited read at `phase` (tone frames, 24 fractional bits) for increment
     /// `inc`: the level place W = Σ_z clamp((inc − start_z)/(end_z − start_z), 0, 1),
     /// levels k = min(#{z: inc ≥ end_z}, L − 2) and k + 1 blended by W − k, each read at
-    /// 2 × the phase: row ⌊2·phase⌋'s cubic at the fraction t of 2·phase.
+    /// `ToneLevels.oversampling` × the phase: that row's cubic at its fraction t.
     func bandLimited(phase: Int64, inc: Int32) -> Double {
         var place = 0.0, k = 0
         for z in zoneStart.indices {
@@ -153,8 +153,10 @@ struct ReferenceMixer {
         }
         k = min(k, levels.count - 2)
         let weight = min(max(place - Double(k), 0), 1)
-        let index = Int(phase >> 23)
-        let t = Double(phase & ((1 << 23) - 1)) / Double(1 << 23)
+        // Table frames: `ToneLevels.oversampling` per tone frame (a power of 2).
+        let shift = Int64(Self.bits - ToneLevels.oversampling.trailingZeroBitCount)
+        let index = Int(phase >> shift)
+        let t = Double(phase & ((1 << shift) - 1)) / Double(1 << shift)
         func read(_ level: [Double]) -> Double {
             let row = 4 * (index % (level.count / 4))
             return ((level[row + 3] * t + level[row + 2]) * t + level[row + 1]) * t + level[row]
