@@ -9,6 +9,17 @@ func evens(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[0], p
 @_noLocks @inline(__always)
 func odds(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> SIMD8<Float> { SIMD8(p[1], p[3], q[1], q[3], p[5], p[7], q[5], q[7]) }
 
+/// The 64-bit words at byte offsets `a`, `b`, `c`, `d` from `base`, as one 8-float
+/// vector (4 loads): two floats of a cubic row, or a whole 16-bit level row, per word.
+@_noLocks @inline(__always)
+func words(_ base: UnsafeRawPointer, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
+    unsafeBitCast(SIMD4<Double>(base.loadUnaligned(fromByteOffset: a, as: Double.self),
+                                base.loadUnaligned(fromByteOffset: b, as: Double.self),
+                                base.loadUnaligned(fromByteOffset: c, as: Double.self),
+                                base.loadUnaligned(fromByteOffset: d, as: Double.self)),
+                  to: SIMD8<Float>.self)
+}
+
 // The stdlib's `pointwiseMin`/`pointwiseMax` on float vectors compile to an out-of-line
 // scalar loop (NaN rules); a compare and select is one `minps`/`blendvps`.
 @_noLocks @inline(__always)

@@ -125,15 +125,8 @@ struct VoiceBlock {
     @_noLocks @inline(__always)
     func columns(_ base: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                  _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
-        @inline(__always) func pairs(_ at: Int, _ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
-            unsafeBitCast(SIMD4<Double>(base.loadUnaligned(fromByteOffset: a &+ at, as: Double.self),
-                                        base.loadUnaligned(fromByteOffset: b &+ at, as: Double.self),
-                                        base.loadUnaligned(fromByteOffset: c &+ at, as: Double.self),
-                                        base.loadUnaligned(fromByteOffset: d &+ at, as: Double.self)),
-                          to: SIMD8<Float>.self)
-        }
-        let p = pairs(0, o0, o1, o4, o5), q = pairs(0, o2, o3, o6, o7)
-        let r = pairs(8, o0, o1, o4, o5), u = pairs(8, o2, o3, o6, o7)
+        let p = words(base, o0, o1, o4, o5), q = words(base, o2, o3, o6, o7)
+        let r = words(base + 8, o0, o1, o4, o5), u = words(base + 8, o2, o3, o6, o7)
         return (evens(p, q), odds(p, q), evens(r, u), odds(r, u))
     }
 
@@ -156,14 +149,7 @@ struct VoiceBlock {
     @_noLocks @inline(__always)
     func levelPolynomial(_ rows: UnsafeRawPointer, _ o0: Int, _ o1: Int, _ o2: Int, _ o3: Int,
                          _ o4: Int, _ o5: Int, _ o6: Int, _ o7: Int, t: SIMD8<Float>) -> SIMD8<Float> {
-        @inline(__always) func quad(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> SIMD8<Float> {
-            unsafeBitCast(SIMD4<Double>(rows.loadUnaligned(fromByteOffset: a, as: Double.self),
-                                        rows.loadUnaligned(fromByteOffset: b, as: Double.self),
-                                        rows.loadUnaligned(fromByteOffset: c, as: Double.self),
-                                        rows.loadUnaligned(fromByteOffset: d, as: Double.self)),
-                          to: SIMD8<Float>.self)
-        }
-        let p = quad(o0, o1, o4, o5), q = quad(o2, o3, o6, o7)
+        let p = words(rows, o0, o1, o4, o5), q = words(rows, o2, o3, o6, o7)
         let low = unsafeBitCast(evens(p, q), to: SIMD8<Int32>.self)  // C0 | C1 << 16
         let high = unsafeBitCast(odds(p, q), to: SIMD8<Int32>.self)  // C2 | C3 << 16
         let c0 = SIMD8<Float>((low &<< 16) &>> 16), c1 = SIMD8<Float>(low &>> 16)
