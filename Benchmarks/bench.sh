@@ -38,7 +38,7 @@ openal() {  # openal VOICES PERIOD RESAMPLER → ns per voice-frame (fails when 
 }
 
 echo "ns per voice-frame (lower is better); stereo float, 48 kHz, pitch 0.5…2 and gain moving every period; median of 3 runs of max($SECONDS_PER s, 512 voice-seconds) each"
-echo "bendsynth bandlimited (the default) is alias-free (≤ −82 dB alias and image energy, BandLimitedTests); cubic and linear alias like OpenAL's cubic and linear; OpenAL's bsinc12/bsinc24 have a ~−60 dB stop band"
+echo "bendsynth bandlimited (the default) is alias-free (≤ −86 dB alias and image energy on a sawtooth and on a tone whose harmonics are all equally loud, BandLimitedTests); cubic and linear alias like OpenAL's cubic and linear; OpenAL's bsinc12/bsinc24 have a ~−60 dB stop band"
 echo
 echo "| voices | period | bendsynth bandlimited | bendsynth cubic | bendsynth linear | OpenAL Soft cubic | OpenAL Soft linear | OpenAL Soft bsinc12 | OpenAL Soft bsinc24 | bsinc24 ÷ bandlimited | bandlimited voices/core in real time |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
