@@ -43,6 +43,12 @@ public enum ToneLevelMaker {
     /// reads two levels: narrow zones keep that rare).
     static let zoneWidth = 0.02
 
+    /// The longest tone (frames at the output rate) levels are made for: 2^20, 21.8 s at
+    /// 48 kHz. Its levels take 320 MB (10 levels of 4 rows of 8 bytes a frame), and
+    /// making them twice that again for a moment; the loader takes tones up to 2^24
+    /// samples, whose levels would take 5 GB.
+    public static let maximumFrames = 1 << 20
+
     /// FFTW's planner is not thread-safe (only `fftw_execute` is): plans are made and
     /// destroyed under this lock. Levels are made at load, never on the render thread.
     private static let planner = Mutex(())
@@ -51,6 +57,11 @@ public enum ToneLevelMaker {
     /// - Throws: `ToneLoadError` (with `path`) when FFTW cannot plan the transforms.
     public static func make(_ samples: [Float], path: String) throws -> ToneLevels {
         let n = samples.count
+        guard n <= maximumFrames else {
+            throw ToneLoadError(path: path, reason: "\(n) frames at the output rate: band-limited tables are made for tones of at most "
+                                + "\(maximumFrames) frames (they take 320 bytes a frame; this one would take \(320 * n / 1_048_576) MB); "
+                                + "use --interp cubic, or a shorter tone")
+        }
         let oversampling = ToneLevels.oversampling
         let size = oversampling * n
         // 2^(k/3): exact at the octaves (a harmonic at exactly the output's Nyquist

@@ -73,6 +73,18 @@ final class BandLimitedTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, -75, report.joined(separator: ", "))
     }
 
+    /// A tone longer than `ToneLevelMaker.maximumFrames` gets no levels: an error that
+    /// names the file, its length, the limit and the way out, before any table is made.
+    func testTooLongAToneIsRefusedWithTheLimitNamed() {
+        let long = [Float](repeating: 0.1, count: ToneLevelMaker.maximumFrames + 1)
+        XCTAssertThrowsError(try ToneLevelMaker.make(long, path: "long.wav")) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("long.wav") && text.contains("1048577 frames") && text.contains("1048576 frames")
+                          && text.contains("320 MB") && text.contains("--interp cubic"), text)
+        }
+        XCTAssertNoThrow(try ToneLevelMaker.make([Float](repeating: 0.1, count: 4_800), path: "short.wav"))
+    }
+
     /// Today's cubic on the same tone, as the issue measured it: the figure the new
     /// mode removes (and proof the meter sees aliases).
     func testCubicAliasesTheSameSawtooth() {
