@@ -106,15 +106,15 @@ public enum ToneLevelMaker {
             // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at `ratio`);
             // level 0 keeps all, its Nyquist bin halved (mirrored at 4n − n/2 by the c2r).
             let scale = 1 / Double(n)
+            let keep = (0..<bins).map { j -> Double in
+                if ratio == 1 { return 2 * j == n ? scale / 2 : scale }
+                return Double(j) * ratio < Double(n) / 2 ? scale : 0
+            }
             for m in 0..<4 {
                 for j in 0..<(size / 2 + 1) {
-                    var keep = 0.0
-                    if j < bins {
-                        if ratio == 1 { keep = 2 * j == n ? scale / 2 : scale } else if Double(j) * ratio < Double(n) / 2 { keep = scale }
-                    }
-                    // The kept bin times H_m (complex).
-                    let (hr, hi) = keep == 0 ? (0, 0) : response[j][m]
-                    let (xr, xi) = keep == 0 ? (0, 0) : (spectrum[j].0 * keep, spectrum[j].1 * keep)
+                    // The kept bin times H_m (complex); nothing above the tone's bins.
+                    let (hr, hi) = j < bins ? response[j][m] : (0, 0)
+                    let (xr, xi) = j < bins ? (spectrum[j].0 * keep[j], spectrum[j].1 * keep[j]) : (0, 0)
                     padded[j].0 = xr * hr - xi * hi
                     padded[j].1 = xr * hi + xi * hr
                 }
