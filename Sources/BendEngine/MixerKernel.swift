@@ -100,8 +100,6 @@ extension Mixer {
         let incTarget = voices.incTarget[v]
         let incStep = voices.incStep[v]
         let glideLeft = voices.glideLeft[v]
-        let gainTarget = voices.gainTarget[v]
-        let gainStep = voices.gainStep[v]
         let ramp0 = voices.ramp[v]
         let rampStep = voices.rampStep[v]
         let phase0 = voices.phase[v]
@@ -111,6 +109,10 @@ extension Mixer {
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
         let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
+        // The band-limited rows' step (`LevelTable.scale`; 1 for cubic and linear) rides on
+        // the gain, once per span instead of a multiply per block.
+        let gainTarget = voices.gainTarget[v] * block.levelScale
+        let gainStep = voices.gainStep[v] * block.levelScale
         var base = phase0
         var n0: Int32 = 0
         var frameNumber = lanesF + 1  // n + 1 of each lane, exact in Float below 2^24
@@ -224,7 +226,8 @@ extension Mixer {
         let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
         let frameNumber = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(n0 &+ 1)
         return clampedBlock(block, at: n0, frames: frames, frameNumber: frameNumber, base: base, r: r, incTarget: voices.incTarget[v],
-                            incStep: voices.incStep[v], gainTarget: voices.gainTarget[v], gainStep: voices.gainStep[v], read: read)
+                            incStep: voices.incStep[v], gainTarget: voices.gainTarget[v] * block.levelScale,
+                            gainStep: voices.gainStep[v] * block.levelScale, read: read)
     }
 
     /// One block in the closed form with clamps, for any r (glide frames left at its
@@ -310,7 +313,7 @@ enum LevelRead: TableRead {
     static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
         let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
         return block.levelPolynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
-                                     Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t) * block.levelScale
+                                     Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
     }
 }
 
@@ -339,7 +342,7 @@ enum CrossfadeRead: TableRead {
         let positive = x &* (one &+ (x .< SIMD8<Int32>())._storage)
         let inZone = positive &+ (width &- positive) &* (SIMD8<Int32>() &- (positive .> width)._storage)
         let weight = SIMD8<Float>(inZone) * block.zoneInverse
-        return multiplyAdd(upper - lower, weight, lower) * block.levelScale
+        return multiplyAdd(upper - lower, weight, lower)
     }
 }
 

@@ -11,7 +11,8 @@ struct VoiceBlock {
     let zoneStart: Int32
     let zoneWidth: Int32
     let zoneInverse: Float
-    /// The band-limited levels' `LevelTable.scale` (1 without levels).
+    /// The band-limited levels' `LevelTable.scale` (1 without levels): `Mixer.mixVoice`
+    /// multiplies the voice's gain by it once per span.
     let levelScale: Float
     let linearPairs: UnsafePointer<Double>
     let mix: UnsafeMutablePointer<Float>
@@ -115,7 +116,7 @@ struct VoiceBlock {
         let b6 = Int(o[6]) &+ Int(k[6]) &* s, b7 = Int(o[7]) &+ Int(k[7]) &* s
         let lower = levelPolynomial(baseRows, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
         let upper = levelPolynomial(baseRows + s, b0, b1, b2, b3, b4, b5, b6, b7, t: t)
-        return multiplyAdd(upper - lower, weight, lower) * levelScale
+        return multiplyAdd(upper - lower, weight, lower)
     }
 
     /// The 4 consecutive floats at byte offsets `o0…o7` from `base`, one column per float,
@@ -141,7 +142,7 @@ struct VoiceBlock {
 
     /// A band-limited level's rows of the 8 lanes (byte offsets `o0…o7` from `rows`,
     /// 8-byte rows of 4 Int16 (C0, C1, C2, C3), `LevelTable`) evaluated at `t`, in steps
-    /// of `levelScale` (the caller scales): each lane's row is one 64-bit load, lanes 0,
+    /// of `levelScale` (which the span's gain carries): each lane's row is one 64-bit load, lanes 0,
     /// 1, 4, 5 into one vector and 2, 3, 6, 7 into another, so one `shufps` gives each
     /// lane's (C0, C1) pair and one its (C2, C3) pair, in order (8 loads, 2 inserts and
     /// 2 shuffles where float rows take 16, 4 and 4); shifts sign-extend the halves of
