@@ -19,13 +19,21 @@ final class DBusConnectionTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        p.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)"]
-        p.standardOutput = FileHandle.nullDevice
+        // `--print-address` writes the address once the bus listens: the socket file alone
+        // exists a moment earlier, and a connect then was refused (a CI run failed so).
+        p.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)", "--print-address=1"]
+        let ready = Pipe()
+        p.standardOutput = ready
         p.standardError = FileHandle.nullDevice
         try p.run()
         daemon = p
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: dir.path + "/bus") && Date() < deadline { usleep(5_000) }
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = ready.fileHandleForReading.availableData  // blocks until data or end
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        XCTAssertTrue(printed.contains(UInt8(ascii: "\n")), "dbus-daemon printed no address")
     }
 
     override func tearDownWithError() throws {
