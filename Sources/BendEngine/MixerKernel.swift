@@ -96,7 +96,6 @@ extension Mixer {
     func mixVoice<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: Read.Type, levels: LevelTable? = nil,
                   levelIndex: Int = 0, lastZone: Int = 0) {
         let bits = Mixer.fractionBits
-        let loop = Int64(tone.loopFrames) << Int64(bits)
         let incTarget = voices.incTarget[v]
         let incStep = voices.incStep[v]
         let glideLeft = voices.glideLeft[v]
