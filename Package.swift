@@ -9,12 +9,12 @@
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
-//   BendInput → BendControl, BendEngine, BendSystem
+//   BendInput → BendControl, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
-//   BendOSC → BendControl, BendEngine, BendSystem, CLO
-//   BendPeers → BendControl, BendEngine, BendSystem, BendDBus, CSodium, CBluetooth, CAvahi
-//   BendMIDI → BendControl, BendEngine, BendSystem
-//   BendWeb → BendControl, BendEngine, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
+//   BendOSC → BendControl, BendSystem, CLO
+//   BendPeers → BendControl, BendSystem, BendDBus, CSodium, CBluetooth, CAvahi
+//   BendMIDI → BendControl, BendSystem
+//   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
 //   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
@@ -92,17 +92,17 @@ let package = Package(
         .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
-        .target(name: "BendInput", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendInput"),
+        .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),
         // Input devices (evdev: touchscreens, touchpads, accelerometers) and evemu recordings.
         .target(name: "BendEvdev", dependencies: ["BendControl", "BendSystem", "CEvdev"], path: "Sources/BendEvdev"),
         // OSC and TUIO input: packets → control events; the UDP/TCP receiver.
-        .target(name: "BendOSC", dependencies: ["BendControl", "BendEngine", "BendSystem", "CLO"], path: "Sources/BendOSC"),
+        .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
         // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
         // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
-        .target(name: "BendMIDI", dependencies: ["BendControl", "BendEngine", "BendSystem"], path: "Sources/BendMIDI"),
+        .target(name: "BendMIDI", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendMIDI"),
         // The web controller (`play --web`): a phone's browser is the pad. The page's
         // messages → control events; libwebsockets serves the page and the WebSocket.
-        .target(name: "BendWeb", dependencies: ["BendControl", "BendEngine", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
+        .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
         // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
-        .target(name: "BendPeers", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
+        .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).

@@ -6,7 +6,7 @@ import BendInput
 extension InputContext {
     /// The context of a source playing into `output`.
     init(mixer: Mixer, output: AudioOutput, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
-        self.init(mixer: mixer, output: AudioOutputStatus(output), pitchMap: pitchMap, rate: rate, tuning: tuning)
+        self.init(meters: InstrumentMeters(mixer: mixer), output: AudioOutputStatus(output), pitchMap: pitchMap, rate: rate, tuning: tuning)
     }
 }
 

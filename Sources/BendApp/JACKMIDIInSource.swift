@@ -52,7 +52,7 @@ final class JACKMIDIInSource: InputSource, @unchecked Sendable {
 
     func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         guard let rings, let ring = rings.received else { throw AppError.runtime("--midi-in: the JACK client has no midi_in port") }
-        let mixer = context.mixer, rate = context.rate, toneNote = self.toneNote
+        let meters = context.meters, rate = context.rate, toneNote = self.toneNote
         self.rate = rate
         do {
             thread = try SystemThread(name: "bendsynth midi-in", priority: 1) { [self] in
@@ -69,7 +69,7 @@ final class JACKMIDIInSource: InputSource, @unchecked Sendable {
                             let p = packets[i]
                             // Whole periods after it arrived, at the same offset in its period.
                             let frame = p.frame + latency
-                            if frame < mixer.position { late.add(1, ordering: .relaxed) }
+                            if frame < meters.position { late.add(1, ordering: .relaxed) }
                             feed.receive(p.bytes, atFrame: frame)
                         }
                         if n < 256 { break }

@@ -52,7 +52,7 @@ final class RemoteMonitorSource: InputSource, @unchecked Sendable {
             }
             return
         }
-        let pad = try RemotePad(link: link, pitchMap: context.pitchMap, tuning: context.tuning, monitor: context.mixer,
+        let pad = try RemotePad(link: link, pitchMap: context.pitchMap, tuning: context.tuning, monitor: context.meters,
                                 notices: notices, onEvent: both, onFinish: end)
         try pad.start()
         self.pad = pad

@@ -15,13 +15,13 @@ final class RemotePad: @unchecked Sendable {
     private let notices: PadNotices
 
     /// - Parameters:
-    ///   - monitor: the local mixer when the pad also sounds here (`--monitor`): its peak
+    ///   - monitor: the local meters when the pad also sounds here (`--monitor`): its peak
     ///     and voices are shown; nil: the instrument's voices.
     ///   - link: the instrument's link; its state is the status line.
     ///   - onEvent: each pad event, on the pad's reader thread.
     ///   - onFinish: once, when the pad ends (q, Ctrl-C, hang-up, `stop`).
     /// - Throws: nothing now (the terminal is opened by `start`); kept for its callers.
-    init(link: RemoteLink, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: Mixer?, notices: PadNotices,
+    init(link: RemoteLink, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: InstrumentMeters?, notices: PadNotices,
          onEvent: @escaping @Sendable (ControlEvent) -> Void, onFinish: @escaping @Sendable () -> Void) throws {
         let session = link.session
         let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
@@ -30,10 +30,10 @@ final class RemotePad: @unchecked Sendable {
         let place = monitor == nil ? "" : ", monitored here"
         input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: pitchMap, tuning: tuning, status: { s in
             let (line, link) = link.status()
-            if let mixer = monitor {
-                s.peak = Double(mixer.peak)
-                s.limiterGain = Double(mixer.limiterGain)
-                s.voices = mixer.activeVoices
+            if let meters = monitor?.snapshot {
+                s.peak = Double(meters.peak)
+                s.limiterGain = Double(meters.limiterGain)
+                s.voices = meters.voices
             } else {
                 s.voices = Int(link?.remoteVoices ?? 0)
             }

@@ -75,7 +75,7 @@ public enum SoakBench {
         let oscPort = instrument.addPort(pitchMap: .linear, observers: [tallies.osc])
         let peerPort = instrument.addPort(pitchMap: .linear, observers: [tallies.peers])
         let webPort = instrument.addPort(pitchMap: .linear, observers: [tallies.web])
-        let context = InputContext(mixer: mixer, output: Status(output: output), pitchMap: .linear, rate: Double(rate))
+        let context = InputContext(meters: InstrumentMeters(mixer: mixer), output: Status(output: output), pitchMap: .linear, rate: Double(rate))
 
         let oscBound = Mutex<String?>(nil)
         let osc = OSCSource(address: try OSCListenAddress("127.0.0.1:0", allow: []), tcp: false, timeout: 2) { line in

@@ -13,8 +13,9 @@ public protocol OutputStatus: AnyObject, Sendable {
 
 /// What an input source sees of the instrument.
 public struct InputContext: @unchecked Sendable {
-    /// The engine, to read (peak, voices, stream position); events go through the port.
-    public var mixer: Mixer
+    /// The instrument's meters (peak, voices, stream position), read-only; events go
+    /// through the port.
+    public var meters: InstrumentMeters
     public var output: any OutputStatus
     public var pitchMap: PitchMap
     /// Frames per second.
@@ -28,8 +29,8 @@ public struct InputContext: @unchecked Sendable {
     /// MIDI in), for a pad's status line; nil: no source counts them.
     public var lateEvents: (@Sendable () -> Int)?
 
-    public init(mixer: Mixer, output: any OutputStatus, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
-        self.mixer = mixer
+    public init(meters: InstrumentMeters, output: any OutputStatus, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
+        self.meters = meters
         self.output = output
         self.pitchMap = pitchMap
         self.rate = rate

@@ -28,9 +28,9 @@ public final class ScriptSource: InputSource, @unchecked Sendable {
     /// Queues the script's first events (before the first period renders), then the
     /// rest on the script's loop. - Throws: `InputSourceError(.runtime)`.
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer, rate = context.rate
-        let player = ScriptPlayer(script: script, port: port, rate: rate, position: { mixer.position })
-        player.prefill(startFrame: mixer.position)
+        let meters = context.meters, rate = context.rate
+        let player = ScriptPlayer(script: script, port: port, rate: rate, position: { meters.position })
+        player.prefill(startFrame: meters.position)
         let loop: EventLoop
         do { loop = try EventLoop(name: "bendsynth script") } catch {
             throw InputSourceError(.runtime, "cannot play \(name): \(error)")

@@ -1,5 +1,4 @@
 import BendControl
-import BendEngine
 import BendSystem
 import Glibc
 import Synchronization

@@ -1,5 +1,4 @@
 import BendControl
-import BendEngine
 import Glibc
 import Synchronization
 
@@ -36,17 +35,18 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
 
     /// - Throws: `InputSourceError(.runtime)` "cannot use the terminal: …".
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer, output = context.output, deviceLine = self.deviceLine, notice = self.notice
+        let meters = context.meters, output = context.output, deviceLine = self.deviceLine, notice = self.notice
         let board = context.touchBoard, own = port.source, map = context.pitchMap, late = context.lateEvents
         let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
-            s.peak = Double(mixer.peak)
-            s.limiterGain = Double(mixer.limiterGain)
-            s.voices = mixer.activeVoices
+            let m = meters.snapshot
+            s.peak = Double(m.peak)
+            s.limiterGain = Double(m.limiterGain)
+            s.voices = m.voices
             s.xruns = output.xruns
             s.lateEvents = late?() ?? 0
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
             s.notice = notice?()
-            s.others = board?.touches(excluding: own, at: mixer.position).map {
+            s.others = board?.touches(excluding: own, at: m.position).map {
                 PadStatus.Touch(id: $0.id, x: $0.x, y: $0.y, ratio: map.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.mark)
             } ?? []
         }, filter: filter, onEvent: { port.send($0) }, onFinish: { [weak self] reason in

@@ -1,5 +1,4 @@
 import BendControl
-import BendEngine
 import Glibc
 
 /// Turns a MIDI stream into touches whose pitch is a ratio (`ControlEvent.pitched`):

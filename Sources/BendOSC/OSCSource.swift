@@ -1,5 +1,4 @@
 import BendControl
-import BendEngine
 import Foundation
 
 /// OSC and TUIO senders (`play --osc`) as an input source: one `OSCReceiver` (its own
@@ -29,11 +28,11 @@ public final class OSCSource: InputSource, @unchecked Sendable {
 
     /// - Throws: `InputSourceError` (runtime: exit 1) naming the address and the failing call.
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
-        let mixer = context.mixer
+        let meters = context.meters
         let receiver: OSCReceiver
         do {
             receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, restTimeout: restTimeout, emit: { port.send($0) },
-                                       log: log, voices: { mixer.activeVoices })
+                                       log: log, voices: { meters.voices })
         } catch {
             throw InputSourceError(.runtime, "cannot receive OSC on '\(address.text)': \(error)")
         }

@@ -1,5 +1,4 @@
 import BendControl
-import BendEngine
 import BendSystem
 import Glibc
 import Synchronization
@@ -122,8 +121,8 @@ public final class PeerSource: InputSource, @unchecked Sendable {
             bluetooth?.log = log
             agent?.notice = { [self] in notice($0) }
         }
-        let mixer = context.mixer, output = context.output
-        session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: mixer.activeVoices)) }
+        let meters = context.meters, output = context.output
+        session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: meters.voices)) }
         session.onStateChange = { [self] change in
             if change.state == .connected || change.state == .disconnected { prompt?.withdraw(change.peer.id) }
             switch change.state {

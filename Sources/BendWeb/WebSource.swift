@@ -1,5 +1,4 @@
 import BendControl
-import BendEngine
 import Foundation
 
 /// Phones' browsers (`play --web`) as an input source: libwebsockets serves the page and
@@ -75,10 +74,10 @@ public final class WebSource: InputSource, @unchecked Sendable {
         }
         let assets: WebAssets
         do { assets = try WebAssets(directory: settings.assets) } catch { throw InputSourceError(.runtime, "\(error)") }
-        let mixer = context.mixer, output = context.output
+        let meters = context.meters, output = context.output
         let sessions = WebSessions(token: token, pitchMap: context.pitchMap,
                                    guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], emit: { port.send($0) },
-                                   status: { (output.xruns, mixer.activeVoices) })
+                                   status: { (output.xruns, meters.voices) })
         do {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,
                                    log: log)
