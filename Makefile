@@ -36,7 +36,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint readme bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz
+.PHONY: all deps build run test lint docs bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz
 
 # Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
 # release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
@@ -95,11 +95,12 @@ run: build
 test: deps lint $(PYOSC) build
 	$(SWIFT) test
 
-# README.md's Options table is made from the command table (the same list as --help, the
-# man page and the completion); CommandTableTests fails when it is out of date.
-readme: deps
+# docs/OPTIONS.md's table is made from the command table (the same list as --help, the man
+# page and the completion) by the test target's OptionsDocument, not by the shipped
+# binary; DocsTests fails when it is out of date.
+docs: deps
 	$(SWIFT) build --build-tests
-	BENDSYNTH_UPDATE_README=1 $(SWIFT) test --skip-build --filter 'CommandTableTests.testReadmeOptionsTableIsMadeFromTheCommandTable'
+	BENDSYNTH_UPDATE_DOCS=1 $(SWIFT) test --skip-build --filter 'DocsTests.testOptionsDocumentIsMadeFromTheCommandTable'
 
 lint:
 	@python3 scripts/check-layers.py

@@ -17,8 +17,8 @@ enum RenderCommand {
     static let usage = """
     usage: bendsynth render SCRIPT -o OUT.wav [--tone FILE] [--rate HZ] [options]
 
-    Plays the touch script SCRIPT (JSON Lines; see README), or a Standard MIDI File
-    (known by its 'MThd' header; notes as MIDI in plays them, --tone-note), through
+    Plays the touch script SCRIPT (JSON Lines: TOUCH SCRIPTS in bendsynth(1)), or a
+    Standard MIDI File (known by its 'MThd' header; notes as MIDI in plays them, --tone-note), through
     the same mixer as 'play' and writes what it would have sounded like, in the format
     of OUT's extension. OUT appears only when the whole render succeeded, and then
     replaces a file of that name (never one of the inputs: exit 2). On a terminal,

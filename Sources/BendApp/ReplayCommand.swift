@@ -12,7 +12,7 @@ import Glibc
 enum ReplayCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("output", "o", value: "OUT.wav", help: "render offline to this WAV (float32 stereo) instead of playing"),
-        OptionSpec("touches", value: "OUT.jsonl", help: "write the decoded touches as a touch script (see README)"),
+        OptionSpec("touches", value: "OUT.jsonl", help: "write the decoded touches as a touch script (the format render and play --script read)"),
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM when playing (default 'default')"),
         OptionSpec("period", value: "FRAMES", help: "period / render block in frames (16…8192, default 256)"),
         OptionSpec("latency", help: "measure: replay in real time through a pipe and the live read loop; print read → render latency"),

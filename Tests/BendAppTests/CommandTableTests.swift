@@ -154,29 +154,3 @@ final class CommandTableTests: XCTestCase {
         }
     }
 }
-
-extension CommandTableTests {
-    /// README.md's Options table is the one `ReadmeOptionTable` makes from the command
-    /// table, byte for byte. `make readme` (BENDSYNTH_UPDATE_README=1) rewrites it.
-    func testReadmeOptionsTableIsMadeFromTheCommandTable() throws {
-        let url = BinaryRunner.packageRoot.appendingPathComponent("README.md")
-        let readme = try String(contentsOf: url, encoding: .utf8)
-        guard let b = readme.range(of: ReadmeOptionTable.begin), let e = readme.range(of: ReadmeOptionTable.end),
-              b.upperBound <= e.lowerBound else {
-            return XCTFail("README.md lacks the markers \(ReadmeOptionTable.begin) … \(ReadmeOptionTable.end)")
-        }
-        let current = String(readme[b.lowerBound..<e.upperBound])
-        if ProcessInfo.processInfo.environment["BENDSYNTH_UPDATE_README"] == "1" {
-            try readme.replacingCharacters(in: b.lowerBound..<e.upperBound, with: ReadmeOptionTable.markdown)
-                .write(to: url, atomically: true, encoding: .utf8)
-            return
-        }
-        XCTAssertEqual(current, ReadmeOptionTable.markdown, "README.md's Options table is out of date: run 'make readme'")
-        // Every option of every command's --help is in it.
-        for c in CommandTable.all {
-            for spec in c.specs where spec.long != "help" {
-                XCTAssertTrue(current.contains("--\(spec.long)"), "\(c.name) --\(spec.long) missing from README")
-            }
-        }
-    }
-}
