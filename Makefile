@@ -8,16 +8,19 @@ ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, FFTW 3, libevdev, libsodium, BlueZ libbluetooth,
 # liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
-# TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them).
+# TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them), lv2-dev
+# (the LV2 plugin's headers; its lv2_validate checks the bundle).
 # Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses),
 # lintian (the .deb), python3-dbusmock (a mock RealtimeKit1 on a private bus), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
 # chromium (the web controller's page, driven headless over its DevTools pipe by
-# Tests/BendAppTests/web).
+# Tests/BendAppTests/web), sordi (sord_validate, which lv2_validate runs), lilv-utils (lv2ls,
+# lv2info: the plugin as hosts see it).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
-            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev
-DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium
+            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev
+DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
+            sordi lilv-utils
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -36,7 +39,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint docs bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz
+.PHONY: all deps build run test lint docs bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz lv2
 
 # Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
 # release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
@@ -49,6 +52,10 @@ MANDIR      = $(PREFIX)/share/man/man1
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  = $(PREFIX)/share/zsh/vendor-completions
 USERUNITDIR = $(PREFIX)/lib/systemd/user
+# The LV2 bundle (`make lv2`), installed as LV2DIR; LV2_BUNDLE=path installs another.
+LV2DIR      = $(PREFIX)/lib/lv2/bendsynth.lv2
+DEFAULT_LV2_BUNDLE = $(BUILD_DIR)/lv2/bendsynth.lv2
+LV2_BUNDLE ?= $(DEFAULT_LV2_BUNDLE)
 ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
 WEB_ASSETS  = $(wildcard Assets/web/*)
 # VERSION, plus the commit (`git describe`) when built from a git checkout.
@@ -92,7 +99,7 @@ run: build
 	$(RELEASE) play $(ARGS)
 
 # The release build (`build`) compiles the @_noLocks render path with the checks on.
-test: deps lint $(PYOSC) build
+test: deps lint $(PYOSC) build lv2
 	$(SWIFT) test
 
 # docs/OPTIONS.md's table is made from the command table (the same list as --help, the man
@@ -121,7 +128,7 @@ generated: $(if $(filter $(RELEASE),$(BIN)),build)
 	$(BIN) --completion zsh > $(GEN)/_bendsynth
 	sed 's|@BINDIR@|$(BINDIR)|g' dist/bendsynth.service.in > $(GEN)/bendsynth.service
 
-install: generated
+install: generated $(if $(filter $(DEFAULT_LV2_BUNDLE),$(LV2_BUNDLE)),lv2)
 	install -Dm755 $(BIN) $(DESTDIR)$(BINDIR)/bendsynth
 	install -d $(DESTDIR)$(DATADIR)
 	install -m644 $(ASSETS) $(DESTDIR)$(DATADIR)/
@@ -133,6 +140,10 @@ install: generated
 	install -Dm644 $(GEN)/bendsynth.bash $(DESTDIR)$(BASHCOMPDIR)/bendsynth
 	install -Dm644 $(GEN)/_bendsynth $(DESTDIR)$(ZSHCOMPDIR)/_bendsynth
 	install -Dm644 $(GEN)/bendsynth.service $(DESTDIR)$(USERUNITDIR)/bendsynth.service
+	install -d $(DESTDIR)$(LV2DIR)/web
+	install -m755 $(LV2_BUNDLE)/bendsynth.so $(DESTDIR)$(LV2DIR)/
+	install -m644 $(LV2_BUNDLE)/manifest.ttl $(LV2_BUNDLE)/bendsynth.ttl $(LV2_BUNDLE)/synth_tone_mono.caf $(DESTDIR)$(LV2DIR)/
+	install -m644 $(LV2_BUNDLE)/web/* $(DESTDIR)$(LV2DIR)/web/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/bendsynth $(DESTDIR)$(MANDIR)/bendsynth.1.gz \
@@ -140,6 +151,8 @@ uninstall:
 	  $(DESTDIR)$(USERUNITDIR)/bendsynth.service
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION) $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_ASSETS)))
 	-rmdir $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(DATADIR)
+	rm -f $(addprefix $(DESTDIR)$(LV2DIR)/,bendsynth.so manifest.ttl bendsynth.ttl synth_tone_mono.caf) $(addprefix $(DESTDIR)$(LV2DIR)/web/,$(notdir $(WEB_ASSETS)))
+	-rmdir $(DESTDIR)$(LV2DIR)/web $(DESTDIR)$(LV2DIR)
 
 # The .deb: the release build for any x86-64 (CPU=baseline) with the Swift runtime linked
 # statically (--static-swift-stdlib: it runs where Swift is not installed), installed with
@@ -157,17 +170,36 @@ DEB_MAINTAINER ?= bendsynth maintainers <maintainers@users.noreply.a-seed-78f53a
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD)
 
-deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static)
+# The LV2 plugin bundle: BendLV2 and everything below it built as `make static` builds
+# (release, any x86-64, the static Swift runtime; the same scratch path), linked by swiftc
+# into one shared object that carries the Swift runtime (-static-stdlib: a host needs
+# nothing but the bundle) and exports lv2_descriptor only (dist/lv2/exports.map);
+# -z nodelete keeps it mapped after the host's dlclose (the Swift runtime it carries
+# registers thread-exit and exit handlers that must not outlive its code).
+SWIFTC     ?= swiftc
+LV2_OBJECTS = $(STATIC_BUILD)/release/BendLV2.product/Objects.LinkFileList
+lv2: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product BendLV2
+	rm -rf $(LV2_BUNDLE) && mkdir -p $(LV2_BUNDLE)/web
+	$(SWIFTC) -emit-library -static-stdlib -o $(LV2_BUNDLE)/bendsynth.so @$(LV2_OBJECTS) \
+	  -Xlinker --version-script=dist/lv2/exports.map -Xlinker --gc-sections -Xlinker -z -Xlinker nodelete \
+	  2>&1 | grep -v "the use of .mktemp. is dangerous" || true
+	test -f $(LV2_BUNDLE)/bendsynth.so
+	install -m644 dist/lv2/manifest.ttl dist/lv2/bendsynth.ttl Assets/synth_tone_mono.caf $(LV2_BUNDLE)/
+	install -m644 $(WEB_ASSETS) $(LV2_BUNDLE)/web/
+	@echo "built $(LV2_BUNDLE)"
+
+deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static) $(if $(filter $(DEFAULT_LV2_BUNDLE),$(LV2_BUNDLE)),lv2)
 	rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN
-	$(MAKE) -s install PREFIX=/usr DESTDIR=$(abspath $(DEB_ROOT)) BIN=$(DEB_BIN) GEN=$(DEB_ROOT).gen
-	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/bendsynth
+	$(MAKE) -s install PREFIX=/usr DESTDIR=$(abspath $(DEB_ROOT)) BIN=$(DEB_BIN) GEN=$(DEB_ROOT).gen LV2_BUNDLE=$(abspath $(LV2_BUNDLE))
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(DEB_ROOT)/usr/bin/bendsynth $(DEB_ROOT)/usr/lib/lv2/bendsynth.lv2/bendsynth.so
 	install -Dm644 dist/copyright $(DEB_ROOT)/usr/share/doc/bendsynth/copyright
 	printf 'bendsynth (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n' \
 	  "$(DEB_VERSION)" "$$(git describe --always --dirty 2>/dev/null || echo 'a source tree')" "$(DEB_MAINTAINER)" \
 	  "$$(date -R -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)})" \
 	  | gzip -9n > $(DEB_ROOT)/usr/share/doc/bendsynth/changelog.gz
 	chmod -R u+rwX,go+rX,go-w $(DEB_ROOT)
-	depends=$$(dist/deb-depends.sh $(DEB_ROOT)/usr/bin/bendsynth); \
+	depends=$$(dist/deb-depends.sh $(DEB_ROOT)/usr/bin/bendsynth $(DEB_ROOT)/usr/lib/lv2/bendsynth.lv2/bendsynth.so); \
 	{ echo "Package: bendsynth"; echo "Version: $(DEB_VERSION)"; echo "Architecture: $(DEB_ARCH)"; \
 	  echo "Maintainer: $(DEB_MAINTAINER)"; echo "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)"; \
 	  echo "Depends: $$depends"; echo "Section: sound"; echo "Priority: optional"; \
@@ -176,7 +208,8 @@ deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static)
 	  echo " terminal, a touchscreen through evdev, OSC/TUIO, MIDI/MPE, a remote player or a"; \
 	  echo " touch script) bends one voice in pitch, gain and pan. Sound goes to ALSA or"; \
 	  echo " JACK, or is rendered offline to WAV, FLAC, Ogg Vorbis, AIFF or CAF. A systemd"; \
-	  echo " user unit runs it as a headless instrument."; } > $(DEB_ROOT)/DEBIAN/control
+	  echo " user unit runs it as a headless instrument. The LV2 plugin bendsynth.lv2 plays"; \
+	  echo " it in a DAW, from MIDI/MPE or a phone's browser."; } > $(DEB_ROOT)/DEBIAN/control
 	cd $(DEB_ROOT) && find usr -type f -exec md5sum {} + | sort -k2 > DEBIAN/md5sums
 	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB_FILE)
 	@echo "built $(DEB_FILE)"

@@ -4,6 +4,7 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
+//   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
 //   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
@@ -29,6 +30,11 @@ let package = Package(
     name: "bendsynth",
     products: [
         .executable(name: "bendsynth", targets: ["bendsynth"]),
+        // The LV2 plugin's objects (BendLV2 and everything below it): `make lv2` links them
+        // into bendsynth.lv2/bendsynth.so with the Swift runtime inside (swiftc
+        // -emit-library -static-stdlib; SwiftPM's dynamic library links the runtime's
+        // shared libraries even with --static-swift-stdlib).
+        .library(name: "BendLV2", type: .static, targets: ["BendLV2"]),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -69,6 +75,9 @@ let package = Package(
         // OpenSSL: the web controller's self-signed certificate and its TLS context.
         .systemLibrary(name: "CSSL", path: "Sources/CSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
+        // LV2 (header-only): the plugin API of bendsynth.lv2.
+        .systemLibrary(name: "CLV2", path: "Sources/CLV2", pkgConfig: "lv2",
+                       providers: [.apt(["lv2-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
@@ -116,6 +125,9 @@ let package = Package(
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
+        // The LV2 instrument plugin (bendsynth.lv2): a front end over the instrument, as
+        // the command line is.
+        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendAudio", "CLV2"], path: "Sources/BendLV2"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).
@@ -139,6 +151,7 @@ let package = Package(
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
+        .testTarget(name: "BendLV2Tests", path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

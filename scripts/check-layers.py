@@ -38,6 +38,8 @@ LAYERS = {
     # the fuzz targets: they feed every input source's decoder.
     "BendFuzz": 4,
     "BendApp": 5,
+    # the LV2 plugin: a front end over the instrument, beside the command line.
+    "BendLV2": 5,
     "bendsynth": 6,
 }
 # Toolchain modules each layer may use besides its declared dependencies.
@@ -94,7 +96,7 @@ def layer_comment(package):
     """{target: [dependencies]} from the `//   Name → A, B` lines at the top of Package.swift."""
     declared = {}
     for line in package.splitlines():
-        m = re.match(r'^//\s+([A-Za-z_]+)(?:\s+\([^)]*\))?\s+→\s*(.*)$', line)
+        m = re.match(r'^//\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+\([^)]*\))?\s+→\s*(.*)$', line)
         if m:
             rest = m.group(2).strip()
             declared[m.group(1)] = [] if rest in ("", "—", "-") else [d.strip() for d in rest.split(",")]

@@ -3,7 +3,8 @@ import Foundation
 import BendTestSupport
 
 /// `make install` into a temporary DESTDIR: the installed binary runs from another
-/// folder and uses the files installed beside it, not the checkout's.
+/// folder and uses the files installed beside it, not the checkout's; the LV2 bundle
+/// (`make lv2`, which install builds) goes to PREFIX/lib/lv2/bendsynth.lv2.
 final class InstallTests: XCTestCase {
     func make(_ target: String, destdir: URL) throws {
         let r = try BinaryRunner.spawn(["make", "-s", "-C", BinaryRunner.packageRoot.path, target,
@@ -36,7 +37,9 @@ final class InstallTests: XCTestCase {
         let bin = prefix.appendingPathComponent("bin/bendsynth")
         let share = prefix.appendingPathComponent("share/bendsynth")
         for path in ["bin/bendsynth", "share/bendsynth/synth_tone_mono.caf", "share/bendsynth/demo.jsonl", "share/bendsynth/VERSION", "share/bendsynth/web/index.html",
-                     "share/man/man1/bendsynth.1.gz", "share/bash-completion/completions/bendsynth", "share/zsh/vendor-completions/_bendsynth", "lib/systemd/user/bendsynth.service"] {
+                     "share/man/man1/bendsynth.1.gz", "share/bash-completion/completions/bendsynth", "share/zsh/vendor-completions/_bendsynth", "lib/systemd/user/bendsynth.service",
+                     "lib/lv2/bendsynth.lv2/bendsynth.so", "lib/lv2/bendsynth.lv2/manifest.ttl", "lib/lv2/bendsynth.lv2/bendsynth.ttl",
+                     "lib/lv2/bendsynth.lv2/synth_tone_mono.caf", "lib/lv2/bendsynth.lv2/web/index.html"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(path).path), path)
         }
         // The installed demo renders with the installed tone, run from another folder.

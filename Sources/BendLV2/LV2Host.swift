@@ -1,0 +1,92 @@
+import CLV2
+
+/// What the host passed to `instantiate` (its `LV2_Feature` list, lv2.h): the URID map
+/// (required, urid.h), the log (log.h), the worker's schedule (worker.h) and the options
+/// (options.h) with the buffer sizes the host promises (buf-size.h).
+/// - Thread: setup (instantiate); the pointers stay valid for the instance's life.
+struct LV2Host {
+    let map: UnsafeMutablePointer<LV2_URID_Map>
+    let log: UnsafeMutablePointer<LV2_Log_Log>?
+    let schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+    /// `bufsz:maxBlockLength` (frames), when the host gave it in its options.
+    let maxBlockLength: Int?
+
+    /// Reads the feature list; nil without `urid:map` (the one required feature).
+    init?(_ features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) {
+        var map: UnsafeMutablePointer<LV2_URID_Map>?
+        var log: UnsafeMutablePointer<LV2_Log_Log>?
+        var schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+        var options: UnsafeMutablePointer<LV2_Options_Option>?
+        var i = 0
+        while let features, let f = features[i] {
+            let uri = String(cString: f.pointee.URI)
+            switch uri {
+            case LV2URI.uridMap: map = f.pointee.data?.assumingMemoryBound(to: LV2_URID_Map.self)
+            case LV2URI.log: log = f.pointee.data?.assumingMemoryBound(to: LV2_Log_Log.self)
+            case LV2URI.workerSchedule: schedule = f.pointee.data?.assumingMemoryBound(to: LV2_Worker_Schedule.self)
+            case LV2URI.options: options = f.pointee.data?.assumingMemoryBound(to: LV2_Options_Option.self)
+            default: break
+            }
+            i += 1
+        }
+        guard let map else { return nil }
+        self.map = map
+        self.log = log
+        self.schedule = schedule
+        var maxBlock: Int?
+        // The options array ends with an option whose key is 0 (options.h).
+        if let options {
+            let maxKey = LV2Host.urid(map, LV2URI.maxBlockLength), intType = LV2Host.urid(map, LV2URI.atomInt)
+            var o = options
+            while o.pointee.key != 0 {
+                if o.pointee.key == maxKey, o.pointee.type == intType, let v = o.pointee.value {
+                    maxBlock = Int(v.assumingMemoryBound(to: Int32.self).pointee)
+                }
+                o += 1
+            }
+        }
+        maxBlockLength = maxBlock
+    }
+
+    /// The URID of `uri` (urid.h: the same URI always maps to the same id).
+    func urid(_ uri: String) -> LV2_URID { LV2Host.urid(map, uri) }
+
+    static func urid(_ map: UnsafeMutablePointer<LV2_URID_Map>, _ uri: String) -> LV2_URID {
+        map.pointee.map(map.pointee.handle, uri)
+    }
+}
+
+/// The URIs the plugin uses, spelled out (the headers' URI macros are concatenated
+/// string literals, which Swift does not import).
+enum LV2URI {
+    static let uridMap = "http://lv2plug.in/ns/ext/urid#map"
+    static let log = "http://lv2plug.in/ns/ext/log#log"
+    static let logError = "http://lv2plug.in/ns/ext/log#Error"
+    static let logWarning = "http://lv2plug.in/ns/ext/log#Warning"
+    static let logNote = "http://lv2plug.in/ns/ext/log#Note"
+    static let workerSchedule = "http://lv2plug.in/ns/ext/worker#schedule"
+    static let workerInterface = "http://lv2plug.in/ns/ext/worker#interface"
+    static let stateInterface = "http://lv2plug.in/ns/ext/state#interface"
+    static let stateMapPath = "http://lv2plug.in/ns/ext/state#mapPath"
+    static let stateMakePath = "http://lv2plug.in/ns/ext/state#makePath"
+    static let stateFreePath = "http://lv2plug.in/ns/ext/state#freePath"
+    static let options = "http://lv2plug.in/ns/ext/options#options"
+    static let maxBlockLength = "http://lv2plug.in/ns/ext/buf-size#maxBlockLength"
+    static let atomInt = "http://lv2plug.in/ns/ext/atom#Int"
+    static let atomFloat = "http://lv2plug.in/ns/ext/atom#Float"
+    static let atomBool = "http://lv2plug.in/ns/ext/atom#Bool"
+    static let atomPath = "http://lv2plug.in/ns/ext/atom#Path"
+    static let atomURID = "http://lv2plug.in/ns/ext/atom#URID"
+    static let atomObject = "http://lv2plug.in/ns/ext/atom#Object"
+    static let atomBlank = "http://lv2plug.in/ns/ext/atom#Blank"
+    static let atomSequence = "http://lv2plug.in/ns/ext/atom#Sequence"
+    static let atomChunk = "http://lv2plug.in/ns/ext/atom#Chunk"
+    static let midiEvent = "http://lv2plug.in/ns/ext/midi#MidiEvent"
+    static let patchSet = "http://lv2plug.in/ns/ext/patch#Set"
+    static let patchGet = "http://lv2plug.in/ns/ext/patch#Get"
+    static let patchProperty = "http://lv2plug.in/ns/ext/patch#property"
+    static let patchValue = "http://lv2plug.in/ns/ext/patch#value"
+    /// The plugin's own parameters (patch:writable in bendsynth.ttl).
+    static let toneParameter = "urn:bendsynth:lv2:tone"
+    static let scaleParameter = "urn:bendsynth:lv2:scale"
+}

@@ -1,0 +1,91 @@
+import BendAudio
+import BendEngine
+import CLV2
+
+/// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and
+/// the setup half (everything else).
+struct LV2Instance {
+    let render: UnsafeMutablePointer<PluginRender>
+    let plugin: Unmanaged<LV2Plugin>
+}
+
+/// One instance of the plugin, the setup half: the host's features, the instrument, and
+/// the calls of LV2's Instantiation class (instantiate, activate, deactivate, cleanup).
+/// - Thread: setup (never the render thread; `run` sees only `PluginRender`).
+final class LV2Plugin {
+    let host: LV2Host
+    let log: LV2Log
+    /// The bundle's folder (the default tone and the web pad's page are in it).
+    let bundle: String
+    let rate: Double
+    let instrument: InstrumentStandIn
+    let render: UnsafeMutablePointer<PluginRender>
+
+    /// Block length when the host promises none, frames (the largest, 8192).
+    static let defaultMaxBlock = 8192
+    /// The default tone's file in the bundle (Assets/synth_tone_mono.caf).
+    static let toneFile = "synth_tone_mono.caf"
+
+    private init(host: LV2Host, log: LV2Log, bundle: String, rate: Double, instrument: InstrumentStandIn, bound: Int) {
+        self.host = host
+        self.log = log
+        self.bundle = bundle
+        self.rate = rate
+        self.instrument = instrument
+        render = .allocate(capacity: 1)
+        render.initialize(to: PluginRender(driver: instrument.instrument.driver(), bound: bound))
+    }
+
+    /// `instantiate`: nil (the host reports a failure) without `urid:map`, at a rate
+    /// outside 8000…768000 Hz, or when the default tone does not load; each logged.
+    static func instantiate(rate: Double, bundle: String, features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) -> LV2_Handle? {
+        guard let host = LV2Host(features) else {
+            LV2Log.standardError("bendsynth: the host gave no urid:map; cannot instantiate\n")
+            return nil
+        }
+        let log = LV2Log(host)
+        guard rate >= 8000 && rate <= 768_000 else {
+            log.error("sample rate \(rate) Hz: 8000…768000 Hz expected")
+            return nil
+        }
+        let folder = bundle.hasSuffix("/") ? bundle : bundle + "/"
+        // Blocks up to the host's promise (buf-size.h), else 8192; longer ones in steps.
+        let bound = min(max(host.maxBlockLength ?? defaultMaxBlock, 1), defaultMaxBlock)
+        let instrument: InstrumentStandIn
+        do {
+            instrument = try InstrumentStandIn(tonePath: folder + toneFile, rate: rate, maxBlock: bound, log: log)
+        } catch {
+            log.error("\(error)")
+            return nil
+        }
+        let plugin = LV2Plugin(host: host, log: log, bundle: folder, rate: rate, instrument: instrument, bound: bound)
+        let instance = UnsafeMutablePointer<LV2Instance>.allocate(capacity: 1)
+        instance.initialize(to: LV2Instance(render: plugin.render, plugin: Unmanaged.passRetained(plugin)))
+        return LV2_Handle(instance)
+    }
+
+    /// The render half of `handle`. - Thread: render.
+    @_noLocks @inline(__always)
+    static func render(_ handle: LV2_Handle?) -> UnsafeMutablePointer<PluginRender> {
+        handle.unsafelyUnwrapped.assumingMemoryBound(to: LV2Instance.self).pointee.render
+    }
+
+    /// The setup half of `handle`. - Thread: setup.
+    static func from(_ handle: LV2_Handle?) -> LV2Plugin {
+        handle.unsafelyUnwrapped.assumingMemoryBound(to: LV2Instance.self).pointee.plugin.takeUnretainedValue()
+    }
+
+    func activate() {}
+    func deactivate() {}
+
+    /// `cleanup`: frees everything the instance made.
+    static func cleanup(_ handle: LV2_Handle?) {
+        guard let handle else { return }
+        let instance = handle.assumingMemoryBound(to: LV2Instance.self)
+        let plugin = instance.pointee.plugin.takeRetainedValue()
+        plugin.render.pointee.deallocate()
+        plugin.render.deallocate()
+        plugin.instrument.deallocate()
+        instance.deallocate()
+    }
+}

@@ -1,0 +1,42 @@
+/// The plugin's ports, by `lv2:index`: bendsynth.ttl lists the same indices, symbols and
+/// ranges (LV2PluginTests reads them back through lilv and compares). Computed, so the
+/// render thread reads them without a global's lazy initialisation.
+enum PluginPort {
+    /// atom:Sequence in: MIDI/MPE (midi:MidiEvent) and patch:Set of the tone and scale
+    /// files (lv2:designation lv2:control).
+    static var eventsIn: Int { @_noLocks @inline(__always) get { 0 } }
+    /// atom:Sequence out: MIDI/MPE of every touch the plugin plays, and patch:Set of the
+    /// files it uses now.
+    static var eventsOut: Int { @_noLocks @inline(__always) get { 1 } }
+    /// Audio out, left and right.
+    static var left: Int { @_noLocks @inline(__always) get { 2 } }
+    static var right: Int { @_noLocks @inline(__always) get { 3 } }
+    /// Control out: the output's lag behind the input, frames (the limiter's look-ahead;
+    /// lv2:reportsLatency).
+    static var latency: Int { @_noLocks @inline(__always) get { 4 } }
+    /// Control in: master gain, dB (−60…+24; −60 is silence), before the limiter.
+    static var gain: Int { @_noLocks @inline(__always) get { 5 } }
+    /// Control in: the mix bus limiter, 0 off / 1 on.
+    static var limiter: Int { @_noLocks @inline(__always) get { 6 } }
+    /// Control in: interpolation, 0 band-limited, 1 cubic, 2 linear.
+    static var interpolation: Int { @_noLocks @inline(__always) get { 7 } }
+    /// Control in: pitch bend range of a channel outside an MPE zone, semitones (0…96).
+    static var bendRange: Int { @_noLocks @inline(__always) get { 8 } }
+    /// Control in: MIDI note of the tone's pitch (0…127; 69 = A4).
+    static var toneNote: Int { @_noLocks @inline(__always) get { 9 } }
+    /// Control in: the pad's x → pitch, 0 linear / 1 exponential.
+    static var pitchMap: Int { @_noLocks @inline(__always) get { 10 } }
+    /// Control in: octaves across the pad of the exponential map (0.1…8).
+    static var octaves: Int { @_noLocks @inline(__always) get { 11 } }
+    /// Control in: the scale's root, Hz; 0: the tone's pitch.
+    static var scaleRoot: Int { @_noLocks @inline(__always) get { 12 } }
+    /// Control in: rounding of pad touches, 0 off / 1 initial / 2 hold.
+    static var round: Int { @_noLocks @inline(__always) get { 13 } }
+    /// Control in: the time `hold` takes to draw a resting touch onto its step, ms (1…2000).
+    static var roundRate: Int { @_noLocks @inline(__always) get { 14 } }
+    /// Control in: the phone pad's web server, 0 off / 1 on.
+    static var web: Int { @_noLocks @inline(__always) get { 15 } }
+
+    /// Ports in all.
+    static var count: Int { @_noLocks get { 16 } }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// The bundle as hosts and Debian see it: lv2_validate passes, lilv lists the plugin with
+/// its ports, the shared object exports lv2_descriptor only and needs only libraries of
+/// Debian packages (the Swift runtime is inside it).
+final class LV2BundleTests: XCTestCase {
+    func testLV2ValidatePassesOnTheBundle() throws {
+        let bundle = try LV2Bundle.build()
+        let r = try LV2Bundle.run(["lv2_validate", bundle.appendingPathComponent("manifest.ttl").path, bundle.appendingPathComponent("bendsynth.ttl").path])
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.output.contains("Found 0 errors"), r.output)
+        XCTAssertFalse(r.output.contains("warning"), r.output)
+    }
+
+    func testLilvListsThePluginWithItsPorts() throws {
+        _ = try LV2Bundle.build()
+        let env = ["LV2_PATH": LV2Bundle.path]
+        let ls = try LV2Bundle.run(["lv2ls"], environment: env)
+        XCTAssertEqual(ls.output.split(separator: "\n").filter { $0.contains("bendsynth") }, [Substring(LV2Bundle.uri)], ls.output)
+        let info = try LV2Bundle.run(["lv2info", LV2Bundle.uri], environment: env)
+        XCTAssertEqual(info.status, 0, info.output)
+        let symbols = info.output.split(separator: "\n").compactMap { line -> String? in
+            let t = line.trimmingCharacters(in: .whitespaces)
+            return t.hasPrefix("Symbol:") ? t.dropFirst("Symbol:".count).trimmingCharacters(in: .whitespaces) : nil
+        }
+        XCTAssertEqual(symbols, ["events_in", "events_out", "out_l", "out_r", "latency", "gain", "limiter", "interpolation",
+                                 "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web"])
+        XCTAssertTrue(info.output.contains("Class:             Instrument"), info.output)
+        XCTAssertTrue(info.output.contains("Has latency:       yes, reported by port 4"), info.output)
+    }
+
+    func testSharedObjectExportsTheDescriptorAndNeedsOnlyDebianLibraries() throws {
+        _ = try LV2Bundle.build()
+        let so = LV2Bundle.sharedObject.path
+        // Global definitions in the dynamic symbol table: lv2_descriptor alone.
+        let nm = try LV2Bundle.run(["nm", "-D", "--defined-only", so])
+        XCTAssertEqual(nm.status, 0, nm.output)
+        let globals = nm.output.split(separator: "\n").compactMap { line -> Substring? in
+            let f = line.split(separator: " ")
+            return f.count == 3 && f[1].first!.isUppercase ? f[2] : nil
+        }
+        XCTAssertEqual(globals, ["lv2_descriptor"], nm.output)
+        // Every library ldd resolves belongs to a Debian package; none is the toolchain's.
+        let ldd = try LV2Bundle.run(["ldd", so])
+        XCTAssertEqual(ldd.status, 0, ldd.output)
+        XCTAssertFalse(ldd.output.contains("swift"), ldd.output)
+        XCTAssertFalse(ldd.output.contains("not found"), ldd.output)
+        let paths = ldd.output.split(separator: "\n").compactMap { line -> String? in
+            let f = line.split(separator: " ")
+            return f.count >= 3 && f[1] == "=>" ? String(f[2]) : nil
+        }
+        XCTAssertGreaterThan(paths.count, 3, ldd.output)
+        for path in paths {
+            let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            let owned = try [path, real, String(path.dropFirst("/usr".count * (path.hasPrefix("/usr") ? 1 : 0)))].contains {
+                try LV2Bundle.run(["dpkg", "-S", $0]).status == 0
+            } || LV2Bundle.run(["dpkg", "-S", real.hasPrefix("/usr") ? String(real.dropFirst(4)) : "/usr" + real]).status == 0
+            XCTAssertTrue(owned, "\(path) is in no Debian package")
+        }
+        // A C host dlopens it and finds the descriptor's URI (nothing else needed).
+        let dlopen = try LV2Bundle.run(["python3", "-c", """
+            from ctypes import CDLL, POINTER, c_char_p
+            lib = CDLL('\(so)')
+            f = lib.lv2_descriptor
+            f.restype = POINTER(c_char_p)
+            d = f(0)
+            print(d[0].decode())
+            print(bool(f(1)))
+            """])
+        XCTAssertEqual(dlopen.output, "\(LV2Bundle.uri)\nFalse\n")
+    }
+}
