@@ -95,3 +95,44 @@ for i, k in enumerate(steps):
     expected.append({"start": 0.4 * i, "end": 0.4 * (i + 1), "hz": A4 * 2 ** (k / 17) * (2 ** (1 / 12) if master else 1),
                      "step": k})
 save(mid, "mido-mpe-17edo.mid", expected)
+
+# 4–6. Files that end by their End-of-Track after their last sound (issue 28): a render
+#    lasts until the file's end ("length", seconds: the latest End-of-Track through the
+#    tempo map), not only until the last release.
+def save_length(mid, name, expected, length):
+    path = os.path.join(out, name)
+    mid.save(path)
+    with open(path + ".expected.json", "w") as f:
+        json.dump({"notes": expected, "length": length}, f, indent=1)
+        f.write("\n")
+
+# 4. Format 0: one note 0–0.5 s, End-of-Track at 1.5 s (as test-track-length.mid).
+mid = mido.MidiFile(type=0, ticks_per_beat=480)
+t = mido.MidiTrack(); mid.tracks.append(t)
+t.append(mido.Message("note_on", channel=0, note=69, velocity=100, time=0))
+t.append(mido.Message("note_off", channel=0, note=69, velocity=0, time=480))  # 0.5 s
+t.append(mido.MetaMessage("end_of_track", time=960))                          # 1.5 s
+save_length(mid, "mido-eot-after-note.mid", [{"start": 0.0, "end": 0.5, "hz": hz(0)}], 1.5)
+
+# 5. Format 0: silence that ends by End-of-Track at 5 s (no note at all).
+mid = mido.MidiFile(type=0, ticks_per_beat=96)
+t = mido.MidiTrack(); mid.tracks.append(t)
+t.append(mido.MetaMessage("set_tempo", tempo=500000, time=0))
+t.append(mido.MetaMessage("end_of_track", time=960))                          # 5 s
+save_length(mid, "mido-silence-eot.mid", [], 5.0)
+
+# 6. Format 1: the notes in track 1 end at 1.0 s; track 2 holds all-notes-off and a text
+#    event, and ends by its End-of-Track at 2.75 s, after a tempo change (120 → 60 bpm at
+#    1.0 s) in track 0: the latest End-of-Track of any track, through the tempo map.
+mid = mido.MidiFile(type=1, ticks_per_beat=240)
+t0 = mido.MidiTrack(); mid.tracks.append(t0)
+t0.append(mido.MetaMessage("set_tempo", tempo=500000, time=0))
+t0.append(mido.MetaMessage("set_tempo", tempo=1000000, time=480))             # tick 480 = 1.0 s
+t1 = mido.MidiTrack(); mid.tracks.append(t1)
+t1.append(mido.Message("note_on", channel=0, note=57, velocity=100, time=0))
+t1.append(mido.Message("note_off", channel=0, note=57, time=480))             # 1.0 s
+t2 = mido.MidiTrack(); mid.tracks.append(t2)
+t2.append(mido.Message("control_change", channel=0, control=123, value=0, time=600))  # 1.5 s
+t2.append(mido.MetaMessage("text", text="the end", time=120))                 # 2.0 s
+t2.append(mido.MetaMessage("end_of_track", time=180))                         # 2.75 s
+save_length(mid, "mido-format1-late-eot.mid", [{"start": 0.0, "end": 1.0, "hz": hz(-12)}], 2.75)

@@ -25,10 +25,13 @@ public struct RenderSummary: Sendable, Equatable {
 /// script with more events in one period (never a real one) has the rest applied at the
 /// next period's first frame.
 ///
-/// The output ends after the first period that leaves no voice sounding once every
+/// The sound ends after the first period that leaves no voice sounding once every
 /// event is applied (the last release fade done, so within one period plus the release
 /// time of the last `up`), at most 1 s after the last event (a touch never lifted).
-/// It is at least one period long.
+/// The output lasts until the sound's end or the script's end (`TouchScript.end`: a MIDI
+/// file's last end of track, a script's `end` line), whichever is later; one that runs
+/// to the script's end stops on its frame, `round(end · rate)` (the last period cut
+/// short). It is at least one period long.
 public enum OfflineRenderer {
     /// Longest render after the last event, seconds.
     public static let tailLimitSeconds = 1.0
@@ -60,7 +63,7 @@ public enum OfflineRenderer {
                               to path: String, format: SoundFileFormat = .wavFloat,
                               progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
         let rate = Int(tone.rate.rounded())
-        var meter = RenderProgress.Meter(scriptFrames: Int(((script.entries.last?.time ?? 0) * tone.rate).rounded()), rate: tone.rate, report: progress)
+        var meter = RenderProgress.Meter(scriptFrames: Int((script.duration * tone.rate).rounded()), rate: tone.rate, report: progress)
         if path == "-" {
             // libsndfile writes no WAV to a pipe (its header is finished by seeking back):
             // render to a temporary file, then copy it to standard output.
@@ -194,6 +197,8 @@ public enum OfflineRenderer {
         let eventFrames = entries.map { UInt64(max(0, ($0.time * tone.rate).rounded())) }
         let lastEvent = eventFrames.last ?? 0
         let limit = lastEvent + UInt64((tailLimitSeconds * tone.rate).rounded())
+        // The script's own end (a MIDI file's end of track): the output runs at least to it.
+        let endFrame = UInt64(max(0, (script.duration * tone.rate).rounded()))
         let perPeriod = configuration.eventsPerSource
         var next = 0
         var position: UInt64 = 0
@@ -201,6 +206,8 @@ public enum OfflineRenderer {
         // Periods still to render once the voices are silent: the limiter's look-ahead
         // holds the mix's last frames.
         var flush = (mixer.latencyFrames + periodFrames - 1) / periodFrames
+        // The sound has ended (the rule above); what follows is silence up to `endFrame`.
+        var soundDone = false
         while true {
             let end = position + UInt64(periodFrames)
             // The ring is empty here: everything sent before was due in an earlier period.
@@ -220,13 +227,15 @@ public enum OfflineRenderer {
             }
             _ = driver.period(frames: periodFrames, into: .float(buffer))
             peak = max(peak, mixer.peak)
-            try sink(UnsafeBufferPointer(start: buffer, count: 2 * periodFrames))
-            position = end
-            if next == entries.count && mixer.activeVoices == 0 {
-                if flush == 0 { break }
-                flush -= 1
+            // Silence after the sound's end stops on the script's end frame.
+            let frames = soundDone ? Int(min(UInt64(periodFrames), endFrame - position)) : periodFrames
+            try sink(UnsafeBufferPointer(start: buffer, count: 2 * frames))
+            position += UInt64(frames)
+            if !soundDone && next == entries.count && mixer.activeVoices == 0 {
+                if flush == 0 { soundDone = true } else { flush -= 1 }
             }
-            if next == entries.count && position >= limit { break }
+            if next == entries.count && position >= limit { soundDone = true }
+            if soundDone && position >= endFrame { break }
         }
         return (Int(position), peak)
     }

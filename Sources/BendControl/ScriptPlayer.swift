@@ -52,9 +52,10 @@ public final class ScriptPlayer: @unchecked Sendable {
     public enum Progress: Sendable, Equatable {
         /// Events are left and the ring is full: try again once the render thread made room.
         case ringFull
-        /// Every event is queued; the stream is this many frames short of the last one.
+        /// Every event is queued; the stream is this many frames short of the last one
+        /// (or of the script's end, when that is later).
         case waiting(frames: UInt64)
-        /// Every event is queued and the stream has passed the last one.
+        /// Every event is queued and the stream has passed the last one and the script's end.
         case done
     }
 
@@ -70,8 +71,10 @@ public final class ScriptPlayer: @unchecked Sendable {
             lastFrame = frame
             next += 1
         }
+        // The script lasts to its end (`TouchScript.end`) when that is after its last event.
+        let endFrame = max(lastFrame, startFrame + UInt64((script.duration * rate).rounded()))
         let now = position()
-        return now > lastFrame ? .done : .waiting(frames: lastFrame - now + 1)
+        return now > endFrame ? .done : .waiting(frames: endFrame - now + 1)
     }
 
     /// `hold` rounding's ticks before stream frame `frame`; false when the ring is full

@@ -4,7 +4,8 @@ import BendSystem
 /// `replay RECORDING` (a decoded evdev recording) to ALSA. A `ScriptPlayer` on its own
 /// event loop ("bendsynth script"): its events are queued ahead at setup; what does not
 /// fit in the ring is queued by a timer as the render thread makes room, and play is
-/// told the script ended once the stream has passed its last event.
+/// told the script ended once the stream has passed its last event (and its end, when
+/// the script lasts longer: a MIDI file's End-of-Track, an `end` line).
 public final class ScriptSource: InputSource, @unchecked Sendable {
     public let name: String
     public let endsPlay = false

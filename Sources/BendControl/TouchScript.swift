@@ -10,9 +10,15 @@ import Foundation
 ///     {"t": 0.0, "type": "tilt", "value": -1.0}
 ///     {"t": 1.5, "type": "sustain", "on": true}
 ///
-/// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt; `id` integer 0…4294967295 (down,
+/// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt|sustain|end; `id` integer 0…4294967295 (down,
 /// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt); `on` true|false (sustain:
 /// the control goes down or is let go; ups while it is down sound on until it is let go).
+///
+/// An `end` line, the last of the script, gives its length when it lasts beyond its last
+/// event (a take's silence after the last release, a MIDI file's end of track): a render
+/// lasts at least until then. `--record-touches` writes one (the take's length).
+///
+///     {"t": 2.0, "type": "end"}
 ///
 /// A down or move may give its pitch as a ratio instead of x (a MIDI source's touches,
 /// written by `--record-touches`): `ratio` 0…8 (`EngineLimits.maximumRatio`), `gain`
@@ -45,14 +51,23 @@ public struct TouchScript: Sendable, Equatable {
     }
 
     public var entries: [Entry]
+    /// The script's end, seconds (its `end` line; a MIDI file's last end of track), at or
+    /// after the last entry; nil: it ends with its last event.
+    public var end: Double?
 
     /// Latest time a script may use, seconds (24 h): a render of it is a 33 GB WAV.
     public static let maximumTime = 86_400.0
 
-    public init(entries: [Entry]) { self.entries = entries }
+    public init(entries: [Entry], end: Double? = nil) {
+        self.entries = entries
+        self.end = end
+    }
 
-    /// Seconds of the last event (0 when empty).
-    public var duration: Double { entries.last?.time ?? 0 }
+    /// Seconds the script lasts: its end, or its last event (0 when empty).
+    public var duration: Double { max(entries.last?.time ?? 0, end ?? 0) }
+
+    /// True when the script has nothing to play: no event and no length.
+    public var isEmpty: Bool { entries.isEmpty && duration == 0 }
 
     /// Reads and checks a script file.
     /// - Throws: `ParseError` for bad content; `SystemError`-like `ParseError` (line 0)
@@ -88,9 +103,11 @@ public struct TouchScript: Sendable, Equatable {
     /// Parses and checks script text.
     /// - Throws: `ParseError` naming the first bad line and field: not a JSON object,
     ///   unknown type, missing or out-of-range field, time going backwards, a move or up
-    ///   of an id that is not down, a down of an id that is already down.
+    ///   of an id that is not down, a down of an id that is already down, a line after
+    ///   the `end` line.
     public static func parse(_ text: String, file: String = "<script>") throws -> TouchScript {
         var entries: [Entry] = []
+        var end: (time: Double, line: Int)?
         var down: Set<UInt32> = []
         var lastTime = 0.0
         var lineNumber = 0
@@ -122,13 +139,20 @@ public struct TouchScript: Sendable, Equatable {
                 }
                 return v
             }
+            if let end {
+                throw fail(nil, "a line after the script's end (line \(end.line), t = \(end.time)); the end line is the last")
+            }
             let t = try number("t", 0...TouchScript.maximumTime)
             guard t >= lastTime else {
                 throw fail("t", "time goes backwards (\(t) after \(lastTime)); times must not decrease")
             }
             lastTime = t
             guard case let .string(type)? = object["type"] else {
-                throw fail("type", "missing; expected \"down\", \"move\", \"up\", \"tilt\" or \"sustain\"")
+                throw fail("type", "missing; expected \"down\", \"move\", \"up\", \"tilt\", \"sustain\" or \"end\"")
+            }
+            if type == "end" {
+                end = (t, lineNumber)
+                continue
             }
             func touchID() throws -> UInt32 {
                 let v = try number("id", 0...Double(UInt32.max))
@@ -165,11 +189,16 @@ public struct TouchScript: Sendable, Equatable {
                 guard case let .bool(on) = any else { throw fail("on", "expected true or false") }
                 event = .sustain(on)
             default:
-                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\" or \"sustain\"")
+                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\", \"sustain\" or \"end\"")
             }
             entries.append(Entry(time: t, event: event))
         }
-        return TouchScript(entries: entries)
+        return TouchScript(entries: entries, end: end?.time)
+    }
+
+    /// The `end` line at `time` seconds (no newline).
+    public static func endLine(time: Double) -> String {
+        "{\"t\": \(String(format: "%.6f", time)), \"type\": \"end\"}"
     }
 
     /// One script line for `event` at `time` seconds (no newline).
@@ -190,9 +219,10 @@ public struct TouchScript: Sendable, Equatable {
         }
     }
 
-    /// The whole script as text, one line per entry.
+    /// The whole script as text, one line per entry, and the end line when it has an end.
     public var text: String {
         entries.map { TouchScript.line(time: $0.time, event: $0.event) + "\n" }.joined()
+            + (end.map { TouchScript.endLine(time: $0) + "\n" } ?? "")
     }
 }
 

@@ -16,7 +16,8 @@ import Synchronization
 /// early) are never written, and its touches end at the stop. Each (source, touch) gets
 /// its own script id, so touches of different sources never collide; a move or up of a
 /// touch whose down was not written is not written either. What is written is flushed
-/// line by line, so a killed process leaves a valid script up to its last written line.
+/// line by line, so a killed process leaves a valid script up to its last written line
+/// (without its `end` line: `close()` writes that).
 public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendable {
     private struct Pending {
         var frame: UInt64
@@ -110,13 +111,18 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
         timer.resume()
     }
 
-    /// Writes what is left (in frame order) and closes the file. Further events are ignored.
+    /// Writes what is left (in frame order), then the script's `end` line at the stream
+    /// position (the take's length: the frames `--record`'s WAV holds, silence after the
+    /// last release included), and closes the file. Further events are ignored.
     public func close() {
         flusher?.cancel()
         flusher = nil
+        let now = position()
         state.withLock { s in
             guard s != nil else { return }
             Self.write(&s!, upTo: .max, rate: rate)
+            let end = Double(max(s!.lastFrame, now)) / rate
+            s!.handle.write(Data((TouchScript.endLine(time: end) + "\n").utf8))
             try? s!.handle.close()
             s = nil
         }

@@ -2,7 +2,8 @@ import BendControl
 
 extension FuzzTarget {
     /// A touch script (JSON Lines) parsed: what it accepts is consistent (times never go
-    /// back, no touch starts twice or moves while up) and writes back as a script that
+    /// back, the end is not before the last event, no touch starts twice or moves while
+    /// up) and writes back as a script that
     /// parses to the same events. Seeds: Assets/demo.jsonl, recorded takes.
     /// Inputs up to 4 KiB (about 60 lines; each line goes through Foundation's JSONDecoder).
     static let touchScript = FuzzTarget(name: "touch-script", maxLength: 4096) { bytes in
@@ -15,6 +16,7 @@ extension FuzzTarget {
             last = entry.time
             ledger.apply(entry.event)
         }
+        if let end = script.end, !(end >= last) { violated("touch-script", "end \(end) before the last event at \(last)") }
         let written = script.entries.map { TouchScript.line(time: $0.time, event: $0.event) }.joined(separator: "\n")
         guard let again = try? TouchScript.parse(written) else {
             violated("touch-script", "the script written back does not parse:\n\(written.prefix(400))")

@@ -6,7 +6,8 @@ import Glibc
 /// the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
 /// touches it makes become the script's entries (`ControlEvent.pitched`). Notes still
 /// held at the end are released at the file's end (its last end-of-track), so every
-/// touch the file starts ends.
+/// touch the file starts ends; the script's `end` is the file's end, so a render lasts
+/// until then even when the last notes end sooner.
 public enum MIDIFileScript {
     /// Converts a parsed file.
     /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
@@ -21,7 +22,9 @@ public enum MIDIFileScript {
         }
         let end = min(max(file.duration, entries.last?.time ?? 0), TouchScript.maximumTime)
         interpreter.releaseAll { entries.append(TouchScript.Entry(time: end, event: $0)) }
-        return TouchScript(entries: entries)
+        // The script lasts as long as the file: a render runs to the last end of track
+        // (a take lines up with the rest of a song), not only to the last release.
+        return TouchScript(entries: entries, end: end)
     }
 
     /// True when the file at `path` starts with `MThd` (a MIDI file, whatever its name);

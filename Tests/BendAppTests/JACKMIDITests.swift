@@ -65,7 +65,7 @@ final class JACKMIDITests: JACKTestCase {
         XCTAssertFalse(text(play.log).contains("late"), "no event came after its period was rendered: \(text(play.log))")
 
         let l = try lines(touches)
-        XCTAssertEqual(l.map { $0["type"] as? String }, ["down", "move", "up"])
+        XCTAssertEqual(l.map { $0["type"] as? String }, ["down", "move", "up", "end"])
         XCTAssertEqual(l[0]["ratio"] as? Double ?? 0, 1, accuracy: 1e-6)
         XCTAssertEqual(l[0]["gain"] as? Double ?? 0, 1, accuracy: 1e-6)
         XCTAssertEqual(l[1]["ratio"] as? Double ?? 0, pow(2, 1.0 / 12), accuracy: 1e-5)

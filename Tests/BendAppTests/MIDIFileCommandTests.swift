@@ -67,6 +67,55 @@ final class MIDIFileCommandTests: XCTestCase {
         XCTAssertEqual(bad.status, 2, bad.stderr)
     }
 
+    /// `render` of a file whose End-of-Track comes after its last sound lasts until the
+    /// file's end (within 1 ms), not until the last release; silence included (issue 28).
+    func testRenderLastsUntilTheLastEndOfTrack() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, length) in [("mido-eot-after-note.mid", 1.5), ("mido-silence-eot.mid", 5.0), ("mido-format1-late-eot.mid", 2.75)] {
+            let wav = dir.appendingPathComponent(name + ".wav").path
+            let r = try BinaryRunner.run(["render", fixtures.appendingPathComponent(name).path, "-o", wav])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let frames = try WAVReader.read(wav).samples.count / 2
+            XCTAssertEqual(Double(frames) / 48_000, length, accuracy: 0.001, "\(name): \(frames) frames")
+        }
+    }
+
+    /// An empty file, a .mid that is not MIDI, a file that is neither MIDI nor JSON, a
+    /// script of blank lines and a MIDI file that holds nothing: exit 2, the file and
+    /// what it is not named, no output file (issue 28: a 0-byte .mid rendered an empty WAV).
+    func testEmptyAndNonMIDIFilesExitTwoWithNoOutput() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = Array(#"{"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 1}"#.utf8) + [0x0A]
+        let nothing = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, 4, 0, 0xFF, 0x2F, 0]
+        let cases: [(String, [UInt8], String)] = [
+            ("empty.mid", [], "empty file (0 bytes)"),
+            ("empty.jsonl", [], "empty file (0 bytes)"),
+            ("empty", [], "empty file (0 bytes)"),
+            ("text.mid", Array("hello\n".utf8), "not a MIDI file (no MThd header)"),
+            ("script.MIDI", script, "not a MIDI file (no MThd header)"),
+            ("sound.smf", Array("RIFF".utf8) + [0, 0, 0, 0], "not a MIDI file (no MThd header)"),
+            ("noise.bin", Array("RIFF".utf8) + [0, 0, 0, 0], "not a MIDI file (no MThd header), nor a touch script"),
+            ("hello", Array("hello\n".utf8), "not a MIDI file (no MThd header), nor a touch script"),
+            ("blank.jsonl", Array("\n \n".utf8), "no events"),
+            ("nothing.mid", nothing, "a MIDI file with no events that lasts 0 s"),
+        ]
+        for (name, bytes, message) in cases {
+            let path = dir.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let wav = dir.appendingPathComponent("out.wav").path
+            let r = try BinaryRunner.run(["render", path, "-o", wav])
+            XCTAssertEqual(r.status, 2, "\(name): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(path): \(message)"), "\(name): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: wav), "\(name): no output file")
+            let p = try BinaryRunner.run(["play", "--no-terminal", "--script", path, "-d", "null", "--record", wav])
+            XCTAssertEqual(p.status, 2, "\(name): \(p.stderr)")
+            XCTAssertTrue(p.stderr.contains(message), "\(name): \(p.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: wav), "\(name): no recording")
+        }
+    }
+
     /// A live take's touches (a touch script played on `-d null`) written as MPE by
     /// --record-midi: the MCM first, pitches within 1 cent of the touches'; the take
     /// played back as a MIDI file (`play --script take.mid --record`) sounds at them.

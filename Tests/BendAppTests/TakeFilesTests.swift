@@ -46,7 +46,9 @@ final class TakeFilesTests: XCTestCase {
                                            "--record", path("take.wav"), "--record-touches", path("take.jsonl")])
         XCTAssertEqual(played.status, 0, played.stderr)
         let take = try events(path("take.jsonl"))
-        XCTAssertEqual(take.map(\.type), ["down", "move", "up"])
+        XCTAssertEqual(take.map(\.type), ["down", "move", "up", "end"])
+        let takeFrames = try WAVReader.read(path("take.wav")).samples.count / 2
+        XCTAssertEqual(take.last!.t * 48_000, Double(takeFrames), accuracy: 0.5, "the end line is the take's length: the WAV's frames")
         let first = try XCTUnwrap(take.first).t
         let wav = try onset(path("take.wav"))
         let scriptFrame = Int((first * 48_000).rounded())
@@ -91,7 +93,7 @@ final class TakeFilesTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, stderr)
 
         let take = try events(path("take.jsonl"))
-        XCTAssertEqual(take.map(\.type), ["down", "down", "up", "up"], "nothing queued for later: \(take)")
+        XCTAssertEqual(take.map(\.type), ["down", "down", "up", "up", "end"], "nothing queued for later: \(take)")
         XCTAssertEqual(take.map(\.t).prefix(3), [0.2, 0.3, 0.6])
         let stop = take[3].t
         let wav = try onset(path("take.wav"))
@@ -135,7 +137,7 @@ final class TakeFilesTests: XCTestCase {
         try Data().write(to: URL(fileURLWithPath: path("old.jsonl")))
         r = try BinaryRunner.run(play + ["--record-touches", path("old.jsonl"), "--overwrite"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try events(path("old.jsonl")).map(\.type), ["down", "up"])
+        XCTAssertEqual(try events(path("old.jsonl")).map(\.type), ["down", "up", "end"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("old-1.jsonl")))
         // Fails before it starts (a tone that does not load): the names it claimed are gone.
         r = try BinaryRunner.run(play + ["--record", path("new.wav"), "--tone", path("no-such-tone.wav")])

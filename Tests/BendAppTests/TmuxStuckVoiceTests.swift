@@ -56,7 +56,7 @@ final class TmuxStuckVoiceTests: XCTestCase {
             try waitUntil("button \(button)'s voice to end at the release", seconds: 5) { try screen().contains("voices 0") }
         }
         let events = try finish(take)
-        XCTAssertEqual(events.map(\.type), ["down", "up", "down", "up"])
+        XCTAssertEqual(events.map(\.type), ["down", "up", "down", "up", "end"])
     }
 
     /// Keys and the mouse held while the player switches to another window (here: the
@@ -90,7 +90,7 @@ final class TmuxStuckVoiceTests: XCTestCase {
         try send(String(repeating: "a", count: 15))  // the repeats, in one read
         try waitUntil("the note to end after the repeats", seconds: 5) { try screen().contains("voices 0") }
         let events = try finish(take)
-        XCTAssertEqual(events.map(\.type), ["down", "up"], "repeats never toggle")
+        XCTAssertEqual(events.map(\.type), ["down", "up", "end"], "repeats never toggle")
         let held = events[1].t - events[0].t
         XCTAssertGreaterThan(held, 0.4 + 0.15, "held through the repeats, then 150 ms")
         XCTAssertLessThan(held, 2.0)

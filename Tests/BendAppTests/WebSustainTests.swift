@@ -14,6 +14,6 @@ final class WebSustainTests: XCTestCase {
             let type = line["type"] as? String ?? "?"
             return type == "sustain" ? "sustain \(line["on"] as? Bool ?? false)" : type
         }
-        XCTAssertEqual(lines, ["down", "sustain true", "sustain false", "up"], "\(play.touches)")
+        XCTAssertEqual(lines, ["down", "sustain true", "sustain false", "up", "end"], "\(play.touches)")
     }
 }

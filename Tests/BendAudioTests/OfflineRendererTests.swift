@@ -67,6 +67,30 @@ final class OfflineRendererTests: XCTestCase {
                        "x = 1: ratio 2")
     }
 
+    /// A script's end (a MIDI file's End-of-Track, a script's `end` line) later than its
+    /// sound: the render runs to exactly that frame, silence after the release; an end
+    /// before the sound's end changes nothing; silence alone lasts its length (issue 28).
+    func testRenderLastsUntilTheScriptsEnd() throws {
+        let tone = try defaultTone()
+        defer { tone.deallocate() }
+        var late = oneSecond
+        late.end = 1.5
+        let out = OfflineRenderer.renderToBuffer(script: late, tone: tone, voices: 8, pitchMap: .linear)
+        XCTAssertEqual(out.count / 2, 72_000, "ends on the end's frame, not on a period boundary")
+        let left = stride(from: 0, to: out.count, by: 2).map { out[$0] }
+        XCTAssertEqual(Spectrum.peakFrequency(Array(left[0..<48_000]), rate: rate), 440, accuracy: 440 * 0.005)
+        XCTAssertEqual(Array(left[49_000...]).map(abs).max()!, 0, "silence after the release")
+        var early = oneSecond
+        early.end = 0.5
+        XCTAssertEqual(OfflineRenderer.renderToBuffer(script: early, tone: tone, voices: 8, pitchMap: .linear),
+                       OfflineRenderer.renderToBuffer(script: oneSecond, tone: tone, voices: 8, pitchMap: .linear),
+                       "an end before the sound's: the sound's length")
+        let silence = OfflineRenderer.renderToBuffer(script: TouchScript(entries: [], end: 2.0001), tone: tone, voices: 8,
+                                                     pitchMap: .linear, periodFrames: 100)
+        XCTAssertEqual(silence.count / 2, 96_005)
+        XCTAssertEqual(silence.map(abs).max()!, 0)
+    }
+
     func testMissingDirectoryCreatesNothingAndNamesTheFile() throws {
         let tone = try defaultTone()
         defer { tone.deallocate() }

@@ -5,7 +5,7 @@ import XCTest
 
 /// `--record-touches`'s recorder: stream time from frame 0, written as the stream passes
 /// each event, in frame order across sources; a cut source's later events are not written
-/// and its touches end at the cut.
+/// and its touches end at the cut; the script ends with the take's length (an `end` line).
 final class TouchScriptRecorderTests: XCTestCase {
     func testFrameOrderTimeBaseAndCut() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("recorder-\(UUID().uuidString).jsonl").path
@@ -25,6 +25,7 @@ final class TouchScriptRecorderTests: XCTestCase {
         // The script stops at frame 60 000: its touch 2 (for 96 000) is dropped, touch 1 ends there.
         r.cut(source: 0, atFrame: 60_000)
         r.observe(.touch(id: 2, phase: .up, x: 0, y: 0), source: 0, streamFrame: 60_000)  // the port's releaseAll
+        position.store(72_000, ordering: .relaxed)  // play stops 0.25 s after the last release
         r.close()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines, [
@@ -32,6 +33,7 @@ final class TouchScriptRecorderTests: XCTestCase {
             #"{"t": 0.630333, "type": "down", "id": 2, "x": 0.750000, "y": 0.500000}"#,
             #"{"t": 0.833333, "type": "up", "id": 2}"#,
             #"{"t": 1.250000, "type": "up", "id": 1}"#,
+            #"{"t": 1.500000, "type": "end"}"#,  // the take's length: the stream position at close
         ])
     }
 }

@@ -34,6 +34,31 @@ final class TouchScriptTests: XCTestCase {
         XCTAssertEqual(try TouchScript.parse(script.text), script)
     }
 
+    /// An `end` line gives the script's length past its last event (issue 28): the
+    /// duration is the end's, the text round-trips it, and nothing may follow it.
+    func testEndLineGivesTheLength() throws {
+        let script = try TouchScript.parse("""
+        {"t": 0.25, "type": "down", "id": 7, "x": 0.125, "y": 1}
+        {"t": 0.75, "type": "up", "id": 7}
+        {"t": 2.5, "type": "end"}
+
+        """)
+        XCTAssertEqual(script.entries.count, 2)
+        XCTAssertEqual(script.end, 2.5)
+        XCTAssertEqual(script.duration, 2.5)
+        XCTAssertTrue(script.text.hasSuffix("{\"t\": 2.500000, \"type\": \"end\"}\n"), script.text)
+        XCTAssertEqual(try TouchScript.parse(script.text), script)
+        XCTAssertEqual(try TouchScript.parse("{\"t\": 3, \"type\": \"end\"}").duration, 3, "silence alone has a length")
+        XCTAssertTrue(try TouchScript.parse("\n\n").isEmpty)
+        XCTAssertFalse(try TouchScript.parse("{\"t\": 3, \"type\": \"end\"}").isEmpty)
+        XCTAssertThrowsError(try TouchScript.parse("{\"t\": 1, \"type\": \"end\"}\n{\"t\": 1, \"type\": \"tilt\", \"value\": 0}", file: "s.jsonl")) {
+            XCTAssertTrue("\($0)".hasPrefix("s.jsonl:2: a line after the script's end (line 1"), "\($0)")
+        }
+        XCTAssertThrowsError(try TouchScript.parse("{\"t\": 1, \"type\": \"tilt\", \"value\": 0}\n{\"t\": 0.5, \"type\": \"end\"}", file: "s.jsonl")) {
+            XCTAssertTrue("\($0)".hasPrefix("s.jsonl:2: field \"t\": time goes backwards"), "\($0)")
+        }
+    }
+
     /// Each bad line is reported with its line number and field.
     func testErrorsNameLineAndField() {
         let cases: [(String, Int, String?, String)] = [

@@ -17,11 +17,22 @@ enum Corpus {
 
     static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
 
-    static func expected(_ name: String) throws -> [ExpectedNote] {
-        struct File: Decodable { var notes: [ExpectedNote] }
-        let data = try Data(contentsOf: fixtures.appendingPathComponent(name + ".expected.json"))
-        return try JSONDecoder().decode(File.self, from: data).notes
+    static func expected(_ name: String) throws -> [ExpectedNote] { try expectedFile(name).notes }
+
+    /// A fixture's expectation: its notes and, for the files that end after their last
+    /// sound, its length (seconds, the latest End-of-Track).
+    struct ExpectedFile: Decodable {
+        var notes: [ExpectedNote]
+        var length: Double?
     }
+
+    static func expectedFile(_ name: String) throws -> ExpectedFile {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(name + ".expected.json"))
+        return try JSONDecoder().decode(ExpectedFile.self, from: data)
+    }
+
+    /// mido's files whose End-of-Track comes after their last sound (issue 28).
+    static let endOfTrackFiles = ["mido-eot-after-note.mid", "mido-silence-eot.mid", "mido-format1-late-eot.mid"]
 }
 
 /// Renders a script with the 440 Hz test tone (ratio 1 = A4) through the real engine.
@@ -71,6 +82,28 @@ final class MIDIFileRenderTests: XCTestCase {
                 let p = peak(near: note.hz, in: samples, from: note.start + 0.05, to: note.end - 0.01)
                 XCTAssertEqual(p.hz / note.hz, 1, accuracy: 0.001, "\(name): note at \(note.start) s")
                 XCTAssertGreaterThan(p.dB, -12, "\(name): note at \(note.start) s sounds")
+            }
+        }
+    }
+
+    /// A file lasts until its last End-of-Track, not until its last note-off: the script's
+    /// duration is the file's length (the latest track end through the tempo map, ±1 µs),
+    /// its notes sound at their pitches and every touch ends.
+    func testEndOfTrackAfterTheLastNoteIsTheScriptsEnd() throws {
+        for name in Corpus.endOfTrackFiles {
+            let file = try StandardMIDIFile.parse(try Corpus.bytes(Corpus.fixtures.appendingPathComponent(name)))
+            let expected = try Corpus.expectedFile(name)
+            let length = try XCTUnwrap(expected.length, name)
+            let script = try MIDIFileScript.script(file)
+            XCTAssertEqual(script.duration, length, accuracy: 1e-6, name)
+            XCTAssertFalse(script.isEmpty, name)
+            let downs = script.entries.filter { $0.event.touchPhase?.phase == .down }.count
+            XCTAssertEqual(downs, expected.notes.count, name)
+            XCTAssertEqual(script.entries.filter { $0.event.touchPhase?.phase == .up }.count, downs, name)
+            let samples = renderScript(script)
+            for note in expected.notes {
+                let p = peak(near: note.hz, in: samples, from: note.start + 0.05, to: note.end - 0.01)
+                XCTAssertEqual(1200 * log2(p.hz / note.hz), 0, accuracy: 1, "\(name): note at \(note.start) s, cents off")
             }
         }
     }
