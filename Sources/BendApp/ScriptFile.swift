@@ -1,5 +1,6 @@
 import BendControl
 import BendMIDI
+import BendSystem
 import Foundation
 
 /// The file `render` and `play --script` play: a Standard MIDI File when it starts with

@@ -24,7 +24,7 @@ enum ToneSource {
     static func load(_ sound: SoundOptions, rate: Double, levelsNow: Bool = true) throws -> Loaded {
         let path = try sound.tone ?? DefaultTone.path()
         do {
-            let loaded = try ToneLoader.load(path: path, outputRate: rate)
+            let loaded = try ToneLoader.load(path: path, outputRate: rate, findRoot: false)
             guard loaded.samples.count >= minimumFrames else {
                 throw AppError.input("tone file '\(path)': \(loaded.samples.count) frames at \(Int(rate)) Hz; at least \(minimumFrames) are needed (a shorter loop plays as a DC offset or a buzz at the Nyquist frequency, not a tone)")
             }

@@ -1,23 +1,6 @@
-import CSampleRate
+import BendSystem
 import CSndFile
-
-/// A tone file read and converted for the engine: mono float samples at the output
-/// rate, one loop long. Make the engine's table with
-/// `ToneTable(samples: loaded.samples, rate: outputRate)`.
-public struct LoadedTone: Sendable, Equatable {
-    /// One loop of the tone, mono, at the output rate; all finite; at least 1 frame.
-    /// Length `round(sourceFrames · outputRate / sourceRate)` (≥ 1).
-    public var samples: [Float]
-    /// The file's rate, frames per second.
-    public var sourceRate: Int
-    /// The file's channel count (≥ 1).
-    public var sourceChannels: Int
-    /// Frames actually read from the file (never the header's claim).
-    public var sourceFrames: Int
-    /// What the loader did to the audio, one sentence each (mix-down, resampling, …),
-    /// for the log.
-    public var notes: [String]
-}
+import Foundation
 
 /// A tone file that cannot be used: the file and the reason, e.g.
 /// `tone file 'x.wav': libsndfile: Channel count is zero.`
@@ -31,22 +14,29 @@ public struct ToneLoadError: Error, CustomStringConvertible, Equatable, Sendable
 }
 
 /// Reads a tone file with libsndfile (any format it knows: WAV, AIFF/AIFC, CAF, FLAC,
-/// Ogg, …) and converts it for the engine.
+/// Ogg, …) and converts it for the engine (`LoadedTone`).
 ///
 /// Rules:
 /// - Frames are read in chunks until `sf_readf_float` returns 0; nothing is sized from
 ///   the header's frame count (pipe-written WAVs claim 2 GB or 4 GB). At most
 ///   `maximumSamples` samples (frames × channels) are accepted.
 /// - Integer formats are scaled by libsndfile to −1…+1 (8-bit unsigned 0x80 → 0.0).
-/// - Several channels → their average. When the channels cancel (the average's RMS is
-///   more than 40 dB below the loudest channel's, e.g. a sine and its inverse), the
-///   loudest channel is taken instead (the lowest-numbered one on a tie).
-/// - A file with 0 frames, or with a NaN or infinite sample, is an error.
-/// - A different rate is converted once, here, with libsamplerate's
-///   `SRC_SINC_BEST_QUALITY`, treating the tone as a loop: the input is extended on both
-///   sides by wrap-around copies of itself, so the filter sees the loop's own
-///   continuation (no click at the seam), and exactly `round(frames · out / in)` frames
-///   are cut from the middle. The loop period is that integer frame count.
+/// - The sustain loop is the file's first loop (`SFC_GET_INSTRUMENT`: WAV `smpl`, AIFF
+///   `INST`/`MARK`), or the whole file when it has none (or one outside the file).
+/// - The root: the instrument's base note and fine tune, else ACID loop info's root key
+///   (`SFC_GET_LOOP_INFO`), else (with `findRoot`) the pitch `PitchDetector` finds in the
+///   loop.
+/// - DC: each channel's sustain-loop mean is subtracted when above −96 dBFS (for a
+///   looped tone this removes the DC exactly; a DC blocker filter would leave a
+///   transient at the start of every note).
+/// - Mono and stereo files keep their channels; 3 or more are mixed to one. The mono
+///   mix (`samples`, and `channels` for 3+): their average, but when the channels cancel
+///   (the average's RMS more than 40 dB below the loudest channel's, e.g. a sine and its
+///   inverse), the loudest channel (the lowest-numbered one on a tie).
+/// - A file with 0 frames, or with a NaN or infinite sample, is an error; so is a
+///   folder.
+/// - A different rate is converted once, here (`ToneRateConverter`: the loop stays
+///   seamless).
 /// - Any length ≥ 1 frame is accepted (a 9-frame µ-law file plays as a 54-frame loop
 ///   at 48 kHz).
 public enum ToneLoader {
@@ -57,23 +47,108 @@ public enum ToneLoader {
     /// Channel-cancellation threshold of the mix-down: 40 dB as an RMS ratio.
     static let cancellationRatio = 0.01
 
+    /// DC below this is left alone: −96 dBFS (half a 16-bit step), linear.
+    static let dcThreshold = 1.584_893e-5
+
     /// Frames read per `sf_readf_float` call.
     static let chunkFrames = 4096
 
-    /// Reads `path` and converts it to one mono loop at `outputRate`.
+    /// Reads `path` and converts it for the engine at `outputRate`.
     /// - Parameters:
     ///   - path: the tone file.
     ///   - outputRate: the engine's rate, frames per second (> 0).
-    /// - Throws: `ToneLoadError` naming `path`: libsndfile's `sf_strerror` text when it
-    ///   cannot open or read the file (missing, not audio, 0 channels, …); "holds no
-    ///   audio frames"; a non-finite sample; too many samples; libsamplerate's
-    ///   `src_strerror` text when the rate conversion fails (ratio beyond 1/256…256).
+    ///   - findRoot: when the file names no root, estimate it (`PitchDetector`); false
+    ///     leaves `root` nil (the default tone is A4 by definition).
+    /// - Throws: `ToneLoadError` naming `path`: "is a folder"; libsndfile's
+    ///   `sf_strerror` text when it cannot open or read the file (missing, not audio,
+    ///   0 channels, …); "holds no audio frames"; a non-finite sample; too many samples;
+    ///   libsamplerate's `src_strerror` text when the rate conversion fails (ratio beyond
+    ///   1/256…256).
     /// - Thread: any non-real-time thread (a file may take long to parse: never the
     ///   render thread).
-    public static func load(path: String, outputRate: Double) throws -> LoadedTone {
+    public static func load(path: String, outputRate: Double, findRoot: Bool = true) throws -> LoadedTone {
         func fail(_ reason: String) -> ToneLoadError { ToneLoadError(path: path, reason: reason) }
         precondition(outputRate > 0 && outputRate.isFinite, "outputRate must be > 0")
+        if InputFile.notARegularFile(path) == "is a folder" {
+            throw fail("is a folder; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
+        }
+        let file = try read(path: path, fail: fail)
+        let frames = file.frames, rate = file.rate, count = file.channels
+        var notes: [String] = []
 
+        let loop = sustainLoop(file.instrument, frames: frames, notes: &notes)
+        var sources: [[Float]]
+        if count <= 2 {
+            sources = (0..<count).map { c in (0..<frames).map { file.interleaved[$0 * count + c] } }
+        } else {
+            sources = [mixDown(deinterleave(file.interleaved, channels: count), notes: &notes)]
+        }
+        let removed = [Double](repeating: 0, count: sources.count)
+        let peak = sources.map { $0.reduce(Float(0)) { max($0, abs($1)) } }.max() ?? 0
+        if peak > 1 {
+            notes.append("samples exceed full scale (peak \(peak)); played as they are")
+        }
+
+        // The root before any conversion (the file's rate, the loop's mix).
+        var root = fileRoot(file, notes: &notes)
+        var loopMix: [Float]?
+        if root == nil && findRoot {
+            let mix = sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes, quiet: true)
+            loopMix = mix
+            if let hz = PitchDetector.pitch(Array(mix[loop.start..<loop.end]), rate: Double(rate)) {
+                root = ToneRoot(note: 69 + 12 * log2(hz / 440), origin: .detected)
+            }
+        }
+
+        var channels = sources
+        var converted = ToneLoop(start: loop.start, end: loop.end, mode: loop.mode, fromFile: loop.fromFile,
+                                 sourceStart: loop.start, sourceEnd: loop.end)
+        if Double(rate) != outputRate {
+            let ratio = outputRate / Double(rate)
+            let plan = ToneRateConverter.plan(frames: frames, loopStart: loop.start, loopEnd: loop.end,
+                                              alternating: loop.mode == .alternating, ratio: ratio)
+            channels = try sources.map { try ToneRateConverter.convert($0, plan: plan, fail: fail) }
+            converted.start = plan.attackFrames
+            converted.end = plan.attackFrames + plan.loopFrames
+            converted.repetitions = plan.repetitions
+            converted.pitchErrorCents = plan.pitchErrorCents
+            notes.append("resampled \(rate) Hz → \(formatRate(outputRate)) Hz with the loop kept seamless (libsamplerate SINC_BEST_QUALITY): "
+                         + "\(frames) → \(plan.totalFrames) frames" + (plan.repetitions > 1 ? ", the loop repeated \(plan.repetitions) times to be a whole number of frames" : ""))
+            if abs(plan.pitchErrorCents) > ToneRateConverter.pitchTolerance {
+                notes.append("the loop's length at \(formatRate(outputRate)) Hz is rounded to whole frames: its pitch moves by \(format2(plan.pitchErrorCents)) cents")
+            }
+        }
+        // What the engine plays today: the whole file looped, mono.
+        var samples: [Float]
+        if !loop.fromFile {
+            samples = channels.count == 1 ? channels[0] : mixDown(channels, notes: &notes)
+        } else {
+            var mix = loopMix ?? (sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes))
+            if Double(rate) != outputRate {
+                let plan = ToneRateConverter.plan(frames: frames, loopStart: 0, loopEnd: frames, alternating: false,
+                                                  ratio: outputRate / Double(rate))
+                mix = try ToneRateConverter.convert(mix, plan: plan, fail: fail)
+            }
+            samples = mix
+            notes.append("the file's loop (\(loop.mode), frames \(loop.start)…\(loop.end - 1) of \(frames)) is kept for loop playback; today the whole file loops")
+        }
+        return LoadedTone(samples: samples, channels: channels, loop: converted, root: root, sourceRate: rate,
+                          sourceChannels: count, sourceFrames: frames, removedDC: removed, notes: notes)
+    }
+
+    /// A file's samples as libsndfile gives them, and its instrument data.
+    struct FileAudio {
+        var interleaved: [Float]
+        var channels: Int
+        var rate: Int
+        var frames: Int
+        var format: Int32
+        var instrument: SF_INSTRUMENT?
+        var loopInfo: SF_LOOP_INFO?
+    }
+
+    /// Opens and reads `path` whole (the rules in the type's doc).
+    static func read(path: String, fail: (String) -> ToneLoadError) throws -> FileAudio {
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw fail("libsndfile: " + String(cString: sf_strerror(nil)))
@@ -97,8 +172,7 @@ public enum ToneLoader {
             }
             interleaved.append(contentsOf: chunk[0..<(got * channels)])
         }
-        let readError = sf_error(file)
-        if readError != 0 {
+        if sf_error(file) != 0 {
             throw fail("libsndfile: " + String(cString: sf_strerror(file)))
         }
         let frames = interleaved.count / channels
@@ -106,126 +180,105 @@ public enum ToneLoader {
         if let bad = interleaved.firstIndex(where: { !$0.isFinite }) {
             throw fail("sample at frame \(bad / channels), channel \(bad % channels) is \(interleaved[bad]); expected finite samples")
         }
-
-        var notes: [String] = []
-        let mono = mixDown(interleaved, channels: channels, notes: &notes)
-        let peak = mono.reduce(Float(0)) { max($0, abs($1)) }
-        if peak > 1 {
-            notes.append("samples exceed full scale (peak \(peak)); played as they are")
-        }
-
-        var samples = mono
-        if Double(rate) != outputRate {
-            samples = try resampleLoop(mono, from: rate, to: outputRate, fail: fail)
-            notes.append("resampled \(rate) Hz → \(formatRate(outputRate)) Hz as a loop (libsamplerate SINC_BEST_QUALITY): \(frames) → \(samples.count) frames")
-        }
-        return LoadedTone(samples: samples, sourceRate: rate, sourceChannels: channels,
-                          sourceFrames: frames, notes: notes)
+        var instrument = SF_INSTRUMENT()
+        let hasInstrument = sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, Int32(MemoryLayout<SF_INSTRUMENT>.size)) == Int32(SF_TRUE)
+        var loopInfo = SF_LOOP_INFO()
+        let hasLoopInfo = sf_command(file, Int32(SFC_GET_LOOP_INFO), &loopInfo, Int32(MemoryLayout<SF_LOOP_INFO>.size)) == Int32(SF_TRUE)
+        return FileAudio(interleaved: interleaved, channels: channels, rate: rate, frames: frames, format: info.format,
+                         instrument: hasInstrument ? instrument : nil, loopInfo: hasLoopInfo ? loopInfo : nil)
     }
 
-    /// Interleaved `channels`-channel samples → mono by the rule in the type's doc.
-    static func mixDown(_ interleaved: [Float], channels: Int, notes: inout [String]) -> [Float] {
-        if channels == 1 { return interleaved }
+    /// The file's first loop, in source frames, or the whole file.
+    static func sustainLoop(_ instrument: SF_INSTRUMENT?, frames: Int, notes: inout [String]) -> (start: Int, end: Int, mode: ToneLoop.Mode, fromFile: Bool) {
+        let whole = (start: 0, end: frames, mode: ToneLoop.Mode.forward, fromFile: false)
+        guard let instrument, instrument.loop_count > 0 else { return whole }
+        var copy = instrument
+        let first = csndfile_instrument_loop(&copy, 0)
+        let mode: ToneLoop.Mode
+        switch Int(first.mode) {
+        case Int(SF_LOOP_FORWARD): mode = .forward
+        case Int(SF_LOOP_BACKWARD): mode = .backward
+        case Int(SF_LOOP_ALTERNATING): mode = .alternating
+        default: return whole
+        }
+        // libsndfile gives the end one past the loop's last frame (a WAV `smpl` end + 1).
+        var (start, end) = (Int(first.start), Int(first.end))
+        if end == frames + 1 { end = frames }  // a writer that counted the end inclusive of a last frame
+        guard start < end, end <= frames else {
+            notes.append("the file's loop (frames \(start)…\(end)) is not inside its \(frames) frames; the whole file loops")
+            return whole
+        }
+        if start == 0 && end == frames && mode == .forward { return (0, frames, .forward, false) }
+        return (start, end, mode, true)
+    }
+
+    /// The root the file names: the instrument's base note (1…127; 0, which some writers
+    /// leave when they mean none, is taken as none) and fine tune, or ACID loop info's
+    /// root key. WAV `smpl`'s pitch fraction is how far above the note the
+    /// sample sounds (0…100 cents, as libsndfile gives it); AIFF `INST`'s detune is how
+    /// far a player should raise it (−50…+50 cents), so the sample sounds that far below.
+    static func fileRoot(_ file: FileAudio, notes: inout [String]) -> ToneRoot? {
+        if let i = file.instrument, (1...127).contains(Int(i.basenote)) {
+            let aiff = file.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_AIFF)
+            let cents = Double(i.detune) * (aiff ? -1 : 1)
+            return ToneRoot(note: Double(i.basenote) + cents / 100, origin: .file)
+        }
+        if let l = file.loopInfo, (0...127).contains(Int(l.root_key)) {
+            return ToneRoot(note: Double(l.root_key), origin: .file)
+        }
+        return nil
+    }
+
+    static func deinterleave(_ interleaved: [Float], channels: Int) -> [[Float]] {
         let frames = interleaved.count / channels
+        return (0..<channels).map { c in (0..<frames).map { interleaved[$0 * channels + c] } }
+    }
+
+    /// Channels → mono by the rule in the type's doc (`quiet`: no note).
+    static func mixDown(_ channels: [[Float]], notes: inout [String], quiet: Bool = false) -> [Float] {
+        let count = channels.count
+        if count == 1 { return channels[0] }
+        let frames = channels[0].count
         var average = [Float](repeating: 0, count: frames)
-        var power = [Double](repeating: 0, count: channels)
-        let scale = 1 / Float(channels)
-        for f in 0..<frames {
-            var sum: Float = 0
-            for c in 0..<channels {
-                let s = interleaved[f * channels + c]
-                sum += s
+        var power = [Double](repeating: 0, count: count)
+        let scale = 1 / Float(count)
+        for (c, channel) in channels.enumerated() {
+            for f in 0..<frames {
+                let s = channel[f]
+                average[f] += s
                 power[c] += Double(s) * Double(s)
             }
-            average[f] = sum * scale
         }
+        for f in 0..<frames { average[f] *= scale }
         let averagePower = average.reduce(0.0) { $0 + Double($1) * Double($1) }
         var loudest = 0
-        for c in 1..<channels where power[c] > power[loudest] { loudest = c }
+        for c in 1..<count where power[c] > power[loudest] { loudest = c }
         // Compare powers: RMS ratio r ⇔ power ratio r².
         if power[loudest] > 0 && averagePower < power[loudest] * cancellationRatio * cancellationRatio {
-            notes.append("\(channels)-channel file: the channels cancel when averaged (more than 40 dB down), so channel \(loudest) (the loudest) is used")
-            return (0..<frames).map { interleaved[$0 * channels + loudest] }
+            if !quiet { notes.append("\(count)-channel file: the channels cancel when averaged (more than 40 dB down), so channel \(loudest) (the loudest) is used") }
+            return channels[loudest]
         }
-        notes.append("\(channels)-channel file mixed down to mono (average of \(channels) channels)")
+        if !quiet { notes.append("\(count)-channel file mixed down to mono (average of \(count) channels)") }
         return average
     }
-
-    /// Resamples one loop from `inRate` to `outRate` as a periodic signal and returns
-    /// exactly `round(count · outRate / inRate)` frames (at least 1).
-    ///
-    /// With libsamplerate, still (the band-limited levels are made by FFT,
-    /// `ToneLevelMaker`): it keeps a file at another rate flat to 94 % of the lower
-    /// rate's Nyquist frequency, so a 44.1 kHz file loses its content above 20.7 kHz
-    /// (which ratios below 0.87 bring under 18 kHz). The FFT would keep it all (the loop is
-    /// periodic); not done yet.
-    static func resampleLoop(_ loop: [Float], from inRate: Int, to outRate: Double,
-                             fail: (String) -> ToneLoadError) throws -> [Float] {
-        let n = loop.count
-        let ratio = outRate / Double(inRate)
-        let outCount = max(1, Int((Double(n) * ratio).rounded()))
-        // Wrap-around context on each side: more than the sinc filter reaches
-        // (SINC_BEST reaches ~150 input frames at ratio ≥ 1, ~150/ratio below).
-        var context = max(8192, Int(2048 / min(ratio, 1)))
-        // When both rates are integers, make the context a multiple of inRate/gcd so that
-        // it lasts a whole number of output frames: the loop's first output frame then
-        // falls exactly on its first input frame (no fractional time shift).
-        if outRate == outRate.rounded(), outRate < 1e9 {
-            let step = inRate / gcd(inRate, Int(outRate))
-            if step <= 65_536 { context = (context + step - 1) / step * step }
-        }
-        return try convertLoop(mono: loop, context: context, ratio: ratio, quality: Int32(SRC_SINC_BEST_QUALITY),
-                               start: Int((Double(context) * ratio).rounded()), frames: outCount, fail: fail)
-    }
-
-    /// `loop` converted by `ratio` with libsamplerate (`quality`) as a periodic signal:
-    /// extended on each side by `context` frames of its own wrap-around continuation,
-    /// converted whole, and the output's frames `start ..< start + frames` returned (all
-    /// finite). The one libsamplerate call (`resampleLoop`).
-    static func convertLoop(mono loop: [Float], context: Int, ratio: Double, quality: Int32, start: Int, frames: Int,
-                            fail: (String) -> ToneLoadError) throws -> [Float] {
-        let n = loop.count
-        var extended = [Float](repeating: 0, count: n + 2 * context)
-        extended.withUnsafeMutableBufferPointer { e in
-            loop.withUnsafeBufferPointer { l in
-                var j = (n - context % n) % n  // frame (i − context) mod n
-                for i in 0..<e.count {
-                    e[i] = l[j]
-                    j = j + 1 == n ? 0 : j + 1
-                }
-            }
-        }
-        let capacity = Int((Double(extended.count) * ratio).rounded(.up)) + 16
-        var output = [Float](repeating: 0, count: capacity)
-        var generated = 0
-        let status = extended.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                var data = SRC_DATA()
-                data.data_in = input.baseAddress
-                data.input_frames = input.count
-                data.data_out = out.baseAddress
-                data.output_frames = out.count
-                data.src_ratio = ratio
-                data.end_of_input = 1
-                let status = src_simple(&data, quality, 1)
-                generated = data.output_frames_gen
-                return status
-            }
-        }
-        if status != 0 { throw fail("libsamplerate: " + String(cString: src_strerror(status))) }
-        guard generated >= start + frames else {
-            throw fail("libsamplerate produced \(generated) frames; expected at least \(start + frames)")
-        }
-        let result = Array(output[start..<(start + frames)])
-        if result.contains(where: { !$0.isFinite }) {
-            throw fail("libsamplerate produced a non-finite sample")
-        }
-        return result
-    }
-
-    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 
     static func formatRate(_ rate: Double) -> String {
         rate == rate.rounded() ? String(Int(rate)) : String(rate)
     }
+
+    /// 20·log10(x) with one decimal.
+    static func formatDB(_ x: Double) -> String { format1(20 * log10(x)) }
+}
+
+/// `x` with one decimal, "−" for negatives.
+func format1(_ x: Double) -> String {
+    let tenths = Int((x * 10).rounded())
+    return (tenths < 0 ? "−" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
+}
+
+/// `x` with two decimals, "−" for negatives.
+func format2(_ x: Double) -> String {
+    let hundredths = Int((x * 100).rounded())
+    let frac = abs(hundredths) % 100
+    return (hundredths < 0 ? "−" : "+") + "\(abs(hundredths) / 100)." + (frac < 10 ? "0" : "") + "\(frac)"
 }
