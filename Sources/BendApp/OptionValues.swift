@@ -84,6 +84,12 @@ struct SoundOptions {
     var roundRateGiven = false
     /// MIDI note of the tone's pitch (ratio 1) for MIDI files and MIDI in/out, 0…127.
     var toneNote = 69
+    /// The envelope (`--attack`, `--decay`, `--sustain`, `--release`): seconds, and the
+    /// sustain level in dB (0: no decay).
+    var attackSeconds = 0.004
+    var decaySeconds = 0.0
+    var sustainDB = 0.0
+    var releaseSeconds = 0.008
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
@@ -99,6 +105,10 @@ struct SoundOptions {
         OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files and MIDI in/out (0…127, default 69 = A4, the default tone)"),
+        OptionSpec("attack", value: "MS", help: "envelope attack: fade-in time of a touch (1…10000 ms, default 4)"),
+        OptionSpec("decay", value: "MS", help: "envelope decay from full level to the --sustain level (0…60000 ms, default 0)"),
+        OptionSpec("sustain", value: "DB", help: "envelope sustain level while a touch is held (−100…0 dB, default 0)"),
+        OptionSpec("release", value: "MS", help: "envelope release: fade-out time after a touch ends (1…60000 ms, default 8)"),
     ]
 
     /// Applies one parsed option; returns false when it is not a sound option.
@@ -134,6 +144,10 @@ struct SoundOptions {
             limiter = value == "on"
         case "gain": gainDB = try OptionValues.number(value, option: name, in: -60...24)
         case "tone-note": toneNote = try OptionValues.integer(value, option: name, in: 0...127)
+        case "attack": attackSeconds = try OptionValues.number(value, option: name, in: 1...10_000) / 1000
+        case "decay": decaySeconds = try OptionValues.number(value, option: name, in: 0...60_000) / 1000
+        case "sustain": sustainDB = try OptionValues.number(value, option: name, in: -100...0)
+        case "release": releaseSeconds = try OptionValues.number(value, option: name, in: 1...60_000) / 1000
         default: return false
         }
         return true
@@ -184,5 +198,9 @@ struct SoundOptions {
         configuration.interpolation = interpolation
         configuration.limiter = limiter
         configuration.gain = Float(pow(10, gainDB / 20))
+        configuration.attackSeconds = attackSeconds
+        configuration.decaySeconds = decaySeconds
+        configuration.sustainLevel = pow(10, sustainDB / 20)
+        configuration.releaseSeconds = releaseSeconds
     }
 }

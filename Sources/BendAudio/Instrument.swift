@@ -61,15 +61,16 @@ public final class Instrument: @unchecked Sendable {
 
     /// Ends play gently while a real-time sink still renders: every port's touches end
     /// (voices fade with the normal release), then this waits until no voice sounds
-    /// (200 ms at most) and one more period has been rendered, so the last fade is
-    /// played whole. Returns early when `rendering` turns false (the sink failed).
+    /// (200 ms, or the release time and 10 % when longer, at most 10 s) and one more
+    /// period has been rendered, so the last fade is played whole. Returns early when `rendering` turns false (the sink failed).
     /// Call it after the sources stopped (the ports' threads are done).
     /// - Thread: setup (the thread that started the sink).
     public func fadeOut(rendering: () -> Bool) {
         ports.forEach { $0.releaseAll() }
-        let fadeDeadline = MonotonicClock.nanos() + 200_000_000
+        let fadeSeconds = min(max(0.2, 1.1 * mixer.configuration.releaseSeconds), 10)
+        let fadeDeadline = MonotonicClock.nanos() + UInt64(fadeSeconds * 1e9)
         while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && rendering() {
-            usleep(2_000)  // a few periods: the release is 8 ms
+            usleep(2_000)  // a few periods: the default release is 8 ms
         }
         // One more period so the last fade is written out whole.
         let settle = mixer.position + UInt64(periodFrames)

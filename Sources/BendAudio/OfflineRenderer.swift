@@ -27,7 +27,8 @@ public struct RenderSummary: Sendable, Equatable {
 ///
 /// The sound ends after the first period that leaves no voice sounding once every
 /// event is applied (the last release fade done, so within one period plus the release
-/// time of the last `up`), at most 1 s after the last event (a touch never lifted).
+/// time of the last `up`), at most 1 s (or 1.1 × the release time, when longer) after
+/// the last event (a touch never lifted).
 /// The output lasts until the sound's end or the script's end (`TouchScript.end`: a MIDI
 /// file's last end of track, a script's `end` line), whichever is later; one that runs
 /// to the script's end stops on its frame, `round(end · rate)` (the last period cut
@@ -196,7 +197,7 @@ public enum OfflineRenderer {
         let entries = script.entries
         let eventFrames = entries.map { UInt64(max(0, ($0.time * tone.rate).rounded())) }
         let lastEvent = eventFrames.last ?? 0
-        let limit = lastEvent + UInt64((tailLimitSeconds * tone.rate).rounded())
+        let limit = lastEvent + UInt64((max(tailLimitSeconds, 1.1 * configuration.releaseSeconds) * tone.rate).rounded())
         // The script's own end (a MIDI file's end of track): the output runs at least to it.
         let endFrame = UInt64(max(0, (script.duration * tone.rate).rounded()))
         let perPeriod = configuration.eventsPerSource

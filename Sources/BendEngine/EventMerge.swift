@@ -145,9 +145,26 @@ extension Mixer {
         if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
             voices.hasPending[v] = false  // the waiting touch ended before it sounded
         } else {
-            voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
+            beginFade(v, step: voices.releaseStep[v])
         }
         index.remove(key, voice: v)
+    }
+
+    /// Voice `v`'s envelope starts falling to 0 at ramp step `step` (< 0; a fade already
+    /// faster is kept) from the level it has now: a voice in its decay or sustain
+    /// (floor 1) first takes floor 0, span = that level, ramp 1 (`Envelope`); an attack
+    /// that would go on into a decay no longer does.
+    @_noLocks @inline(__always)
+    func beginFade(_ v: Int, step: Float) {
+        if voices.envFloor[v] != 0 {
+            let r = voices.ramp[v]
+            voices.envSpan[v] = voices.envFloor[v] + voices.envSpan[v] * (r * r * (3 - 2 * r))
+            voices.envFloor[v] = 0
+            voices.ramp[v] = 1
+        }
+        voices.rampStep[v] = min(voices.rampStep[v], step)
+        voices.stageLeft[v] = 0
+        voices.watch[v] = voices.hasPending[v]
     }
 
     /// Releases every voice (`all`) or every voice of input source `source`, and drops
@@ -163,7 +180,7 @@ extension Mixer {
             }
             if all || voices.key[v].source == source {
                 if voices.rampStep[v] > 0 { index.remove(voices.key[v], voice: v) }
-                voices.rampStep[v] = min(voices.rampStep[v], state.pointee.releaseStep)
+                beginFade(v, step: voices.releaseStep[v])
             }
             a += 1
         }

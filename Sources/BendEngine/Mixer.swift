@@ -103,11 +103,8 @@ public struct Mixer: @unchecked Sendable {
         /// Length of a pan glide, frames (1…`EngineLimits.maximumGlideFrames`).
         /// Owner: setup.
         var panGlideFrames: Int32 = 1
-        /// Envelope ramp change per frame of an attack (> 0; the ramp runs 0…1).
-        /// Owner: setup.
-        var attackStep: Float = 0
-        /// Envelope ramp change per frame of a release (< 0). Owner: setup.
-        var releaseStep: Float = 0
+        /// The voices' envelope (`configuration.envelope`). Owner: setup.
+        var envelope = Envelope(rate: 48_000, attackSeconds: 0, releaseSeconds: 0)
         /// Envelope ramp change per frame of a steal fade (< 0). Owner: setup.
         var stealStep: Float = 0
         /// Frames of the current period already panned into the output (0…period).
@@ -136,8 +133,7 @@ public struct Mixer: @unchecked Sendable {
         s.interpolation = configuration.interpolation
         s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), longest))
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), longest))
-        s.attackStep = Float(1 / max(1, configuration.attackSeconds * rate))
-        s.releaseStep = -Float(1 / max(1, configuration.releaseSeconds * rate))
+        s.envelope = configuration.envelope
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
         state.initialize(to: s)
         rings = .allocate(capacity: configuration.maxSources)

@@ -6,9 +6,14 @@ public struct MixerConfiguration: Sendable {
     public var maxPeriodFrames: Int
     /// Polyphony: voices that can sound at once (1…65536).
     public var voices: Int
-    /// Attack fade-in, seconds (≤ 0.005).
+    /// Attack fade-in, seconds (at least one frame; `Envelope`).
     public var attackSeconds: Double = 0.004
-    /// Release fade-out, seconds (≤ 0.010).
+    /// Decay from full level to `sustainLevel`, seconds (0: none; the attack then rises
+    /// to the sustain level).
+    public var decaySeconds: Double = 0
+    /// Sustain level, linear gain 0…1 (1: no decay).
+    public var sustainLevel: Double = 1
+    /// Release fade-out, seconds (at least one frame).
     public var releaseSeconds: Double = 0.008
     /// Fade of a voice stolen for a new touch, seconds.
     public var stealSeconds: Double = 0.001
@@ -31,6 +36,11 @@ public struct MixerConfiguration: Sendable {
     public var limiter = false
     /// Master gain, linear (≥ 0), applied to the mix before the limiter.
     public var gain: Float = 1
+
+    /// The envelope of a plain tone's voices, at `rate`.
+    public var envelope: Envelope {
+        Envelope(rate: rate, attackSeconds: attackSeconds, decaySeconds: decaySeconds, sustain: sustainLevel, releaseSeconds: releaseSeconds)
+    }
 
     public init(rate: Double = 48_000, maxPeriodFrames: Int = 4096, voices: Int = 64) {
         self.rate = rate

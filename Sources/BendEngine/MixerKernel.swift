@@ -8,7 +8,7 @@
 /// - phase(n) = phase(0) + Σ_{i<n} increment(i) = phase(0) + n·incTarget − incStep·G(n),
 ///   G(n) = Σ_{i<n} max(glideLeft − i, 0) = m·glideLeft − m(m−1)/2 with m = min(n, glideLeft)
 ///   (exact integers; the read position is phase(n) mod the loop)
-/// - envelope(n) = smoothstep(clamp(ramp + rampStep·(n+1), 0, 1))
+/// - envelope(n) = floor + span·smoothstep(clamp(ramp + rampStep·(n+1), 0, 1)) (`Envelope`)
 /// - fade(n) = min(ratio(n)/silenceRatio, 1), ratio(n) = increment(n)·2^−fractionBits
 /// - sample(n) = the cubic piece at phase(n) (4-point Hermite of the 4 tone frames around it, or a
 ///   band-limited level's row), times gain·envelope·fade.
@@ -212,6 +212,7 @@ extension Mixer {
         let ramp0 = voices.ramp[v], rampStep = voices.rampStep[v]
         return VoiceBlock(tone: tone, rows: Read.rows(tone, levels, levelIndex), levels: levels, firstZone: levelIndex, lastZone: lastZone,
                           sustained: ramp0 >= 1 && rampStep >= 0, mix: mix, rampStep: rampStep, ramp0: ramp0,
+                          envFloor: voices.envFloor[v], envSpan: voices.envSpan[v],
                           loop: Int64(tone.loopFrames) << Int64(Mixer.fractionBits))
     }
 
@@ -377,8 +378,9 @@ extension VoiceBlock {
     func mix<Read: TableRead>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
                               inc: SIMD8<Int32>, read: Read.Type) {
         let y = Read.sample(self, base: base, offset: offset, inc: inc)
-        // envelope(n) = smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1)); exactly 1 for
-        // a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it.
+        // envelope(n) = floor + span·smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1));
+        // constant for a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it (its
+        // floor + span rides on the gain, `levelScale`).
         if sustained {
             let slot = UnsafeMutableRawPointer(mix + Int(n0))
             slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
@@ -386,7 +388,7 @@ extension VoiceBlock {
         }
         let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
         let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
-        let envelope = ramp * ramp * (3 - 2 * ramp)
+        let envelope = multiplyAdd(SIMD8(repeating: envSpan), ramp * ramp * (3 - 2 * ramp), SIMD8(repeating: envFloor))
         let slot = UnsafeMutableRawPointer(mix + Int(n0))
         let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
         slot.storeBytes(of: sum, as: SIMD8<Float>.self)

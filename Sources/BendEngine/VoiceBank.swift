@@ -7,8 +7,8 @@
 /// to each new target over `glideLeft` frames: at frame n of a span (see `Mixer.render`), with
 /// g = max(glideLeft − n, 0), increment = incTarget − incStep·g and gain = gainTarget −
 /// gainStep·g, so both land exactly on their targets. Its envelope is a linear ramp 0…1
-/// shaped by smoothstep (3r² − 2r³), rising for the attack and falling for the release
-/// or steal.
+/// shaped by smoothstep (3r² − 2r³) between a floor and floor + span, rising for the
+/// attack (and the decay), falling for the release or steal (`Envelope`).
 /// A voice being stolen may hold a pending touch that starts when its fade ends.
 ///
 /// Owner of every array: the render thread (`Mixer`); allocated and filled at setup.
@@ -33,8 +33,24 @@ struct VoiceBank {
     let glideLeft: UnsafeMutablePointer<Int32>
     /// Envelope ramp, 0…1 (the envelope is its smoothstep).
     let ramp: UnsafeMutablePointer<Float>
-    /// Change of the ramp per frame (> 0 attack/sustain, < 0 release or steal fade).
+    /// Change of the ramp per frame (> 0 held: attack, decay, sustain; < 0 release or
+    /// steal fade).
     let rampStep: UnsafeMutablePointer<Float>
+    /// The envelope's floor and span, linear gain: envelope = floor + span ·
+    /// smoothstep(ramp) (`Envelope`). Attack 0 and 1; decay and sustain 1 and sustain − 1.
+    let envFloor: UnsafeMutablePointer<Float>
+    let envSpan: UnsafeMutablePointer<Float>
+    /// Frames until the attack ends and the decay starts (> 0 only while an attack with a
+    /// decay after it runs).
+    let stageLeft: UnsafeMutablePointer<Int32>
+    /// The voice's decay ramp step (> 0, 0 for none), sustain level (linear) and release
+    /// ramp step (< 0): its `Envelope`'s.
+    let decayStep: UnsafeMutablePointer<Float>
+    let sustain: UnsafeMutablePointer<Float>
+    let releaseStep: UnsafeMutablePointer<Float>
+    /// A span of this voice must stop where a stage ends: its attack (`stageLeft` > 0) or
+    /// the steal fade a touch waits on (`hasPending`). Checked once per span.
+    let watch: UnsafeMutablePointer<Bool>
     /// A touch waiting for this voice's steal fade to end.
     let hasPending: UnsafeMutablePointer<Bool>
     /// The waiting touch.
@@ -66,6 +82,13 @@ struct VoiceBank {
         glideLeft = .allocate(capacity: capacity); glideLeft.initialize(repeating: 0, count: capacity)
         ramp = .allocate(capacity: capacity); ramp.initialize(repeating: 0, count: capacity)
         rampStep = .allocate(capacity: capacity); rampStep.initialize(repeating: 0, count: capacity)
+        envFloor = .allocate(capacity: capacity); envFloor.initialize(repeating: 0, count: capacity)
+        envSpan = .allocate(capacity: capacity); envSpan.initialize(repeating: 1, count: capacity)
+        stageLeft = .allocate(capacity: capacity); stageLeft.initialize(repeating: 0, count: capacity)
+        decayStep = .allocate(capacity: capacity); decayStep.initialize(repeating: 0, count: capacity)
+        sustain = .allocate(capacity: capacity); sustain.initialize(repeating: 1, count: capacity)
+        releaseStep = .allocate(capacity: capacity); releaseStep.initialize(repeating: -1, count: capacity)
+        watch = .allocate(capacity: capacity); watch.initialize(repeating: false, count: capacity)
         hasPending = .allocate(capacity: capacity); hasPending.initialize(repeating: false, count: capacity)
         pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
@@ -80,22 +103,28 @@ struct VoiceBank {
     func deallocate() {
         key.deallocate(); age.deallocate(); phase.deallocate()
         incTarget.deallocate(); incStep.deallocate(); gainTarget.deallocate(); gainStep.deallocate(); glideLeft.deallocate()
-        ramp.deallocate(); rampStep.deallocate()
+        ramp.deallocate(); rampStep.deallocate(); envFloor.deallocate(); envSpan.deallocate(); stageLeft.deallocate()
+        decayStep.deallocate(); sustain.deallocate(); releaseStep.deallocate(); watch.deallocate()
         hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
         mixedTo.deallocate(); activeIndex.deallocate(); active.deallocate(); free.deallocate()
     }
 
     /// (Re)starts voice `v` for a touch: phase 0, parameters at their targets at once,
-    /// attack ramp from silence.
+    /// the attack of `envelope` from silence.
     @_noLocks @inline(__always)
-    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, attackStep: Float) {
+    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, envelope: Envelope) {
         key[v] = k
         age[v] = a
         phase[v] = 0
         incTarget[v] = Mixer.increment(ratio: r); incStep[v] = 0
         gainTarget[v] = g; gainStep[v] = 0
         glideLeft[v] = 0
-        ramp[v] = 0; rampStep[v] = attackStep
+        ramp[v] = 0; rampStep[v] = envelope.attackStep
+        envFloor[v] = 0; envSpan[v] = envelope.attackSpan
+        decayStep[v] = envelope.decayStep; sustain[v] = envelope.sustain; releaseStep[v] = envelope.releaseStep
+        let decays = envelope.decayStep > 0
+        stageLeft[v] = decays ? envelope.attackFrames : 0
+        watch[v] = decays
         hasPending[v] = false
     }
 }

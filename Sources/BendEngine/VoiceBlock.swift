@@ -11,13 +11,18 @@ struct VoiceBlock {
     let zoneStart: Int32
     let zoneWidth: Int32
     let zoneInverse: Float
-    /// The band-limited levels' `LevelTable.scale` (1 without levels): `Mixer.mixVoice`
-    /// multiplies the voice's gain by it once per span.
+    /// What `Mixer.mixVoice` multiplies the voice's gain by once per span: the
+    /// band-limited levels' `LevelTable.scale` (1 without levels), times the envelope
+    /// when it is constant over the span (`sustained`: floor + span, the sustain level).
     let levelScale: Float
     let linearPairs: UnsafePointer<Double>
     let mix: UnsafeMutablePointer<Float>
     let rampStep: SIMD8<Float>
     let ramp0: SIMD8<Float>
+    /// The envelope's floor and span (`Envelope`), read when it is not `sustained`.
+    /// (Scalars: held as vectors they cost the sustained loop registers it never uses.)
+    let envFloor: Float
+    let envSpan: Float
     let loop: Int64
     /// The envelope is 1 over the whole span (ramp ≥ 1 and not falling): skipped.
     let sustained: Bool
@@ -35,7 +40,7 @@ struct VoiceBlock {
     /// one loop per mode.)
     @_noLocks @inline(__always)
     init(tone: ToneTable, rows: UnsafeRawPointer, levels: LevelTable?, firstZone: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
-         rampStep: Float, ramp0: Float, loop: Int64) {
+         rampStep: Float, ramp0: Float, envFloor: Float, envSpan: Float, loop: Int64) {
         linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
         self.rows = rows
         if let levels {
@@ -43,17 +48,19 @@ struct VoiceBlock {
             zoneStart = levels.zoneStart[firstZone]
             zoneWidth = levels.zoneEnd[firstZone] &- levels.zoneStart[firstZone]
             zoneInverse = levels.zoneInverse[firstZone]
-            levelScale = levels.scale
+            levelScale = levels.scale * (sustained ? envFloor + envSpan : 1)
         } else {
             upperRows = rows
             zoneStart = 0
             zoneWidth = 0
             zoneInverse = 0
-            levelScale = 1
+            levelScale = sustained ? envFloor + envSpan : 1
         }
         self.mix = mix
         self.rampStep = SIMD8(repeating: rampStep)
         self.ramp0 = SIMD8(repeating: ramp0)
+        self.envFloor = envFloor
+        self.envSpan = envSpan
         self.loop = loop
         self.sustained = sustained
         self.firstZone = firstZone

@@ -25,15 +25,11 @@ extension Mixer {
         var from = voices.mixedTo[v]
         while frame > from {
             // A voice being stolen stops at the frame its fade ends, so the touch
-            // waiting for it starts there (its attack from silence).
+            // waiting for it starts there (its attack from silence); an attack stops
+            // where it ends, so the decay starts on the next frame (`Envelope`).
             var stop = frame
-            if voices.hasPending[v] && voices.rampStep[v] < 0 {
-                let q = voices.ramp[v] / -voices.rampStep[v]  // frames to the fade's end, ≥ 0
-                if q < Float(frame &- from) {
-                    let whole = Int32(q)
-                    stop = from &+ max(Float(whole) < q ? whole &+ 1 : whole, 1)
-                }
-            }
+            let watched = voices.watch[v]
+            if watched { stop = stageStop(v, from: from, to: frame) }
             switch state.pointee.interpolation {
             case .cubic: mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
             case .bandLimited:
@@ -47,11 +43,12 @@ extension Mixer {
             case .linear: mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
             }
             voices.mixedTo[v] = stop
+            if watched && voices.stageLeft[v] > 0 { endStage(v, frames: stop &- from) }
             from = stop
             if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
                 if !voices.hasPending[v] { break }
                 voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
-                             gain: voices.pendingGain[v], age: voices.age[v], attackStep: state.pointee.attackStep)
+                             gain: voices.pendingGain[v], age: voices.age[v], envelope: state.pointee.envelope)
             }
         }
         if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 && !voices.hasPending[v] {
@@ -59,6 +56,38 @@ extension Mixer {
             return true
         }
         return false
+    }
+
+    /// Where a span of watched voice `v` from `from` must stop, at most `frame`: where its
+    /// attack ends (`VoiceBank.stageLeft`), or where the steal fade a touch waits on
+    /// reaches 0. Out of line: only attacks with a decay after them and steals come here.
+    @_noLocks @inline(never)
+    func stageStop(_ v: Int, from: Int32, to frame: Int32) -> Int32 {
+        var stop = frame
+        let left = voices.stageLeft[v]
+        if left > 0 && left < frame &- from { stop = from &+ left }
+        if voices.hasPending[v] && voices.rampStep[v] < 0 {
+            let q = voices.ramp[v] / -voices.rampStep[v]  // frames to the fade's end, ≥ 0
+            if q < Float(stop &- from) {
+                let whole = Int32(q)
+                stop = from &+ max(Float(whole) < q ? whole &+ 1 : whole, 1)
+            }
+        }
+        return stop
+    }
+
+    /// Counts `frames` mixed frames off voice `v`'s attack; where it ends, the decay
+    /// starts (`Envelope`: floor 1, span sustain − 1, the ramp rising again from 0).
+    @_noLocks @inline(never)
+    func endStage(_ v: Int, frames: Int32) {
+        let left = voices.stageLeft[v] &- frames
+        voices.stageLeft[v] = max(left, 0)
+        guard left <= 0 else { return }
+        voices.envFloor[v] = 1
+        voices.envSpan[v] = voices.sustain[v] - 1
+        voices.ramp[v] = 0
+        voices.rampStep[v] = voices.decayStep[v]
+        voices.watch[v] = voices.hasPending[v]
     }
 
     /// `catchUp` of every sounding voice.

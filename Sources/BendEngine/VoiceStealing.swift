@@ -18,7 +18,7 @@ extension Mixer {
         if state.pointee.freeCount > 0 {
             state.pointee.freeCount -= 1
             let v = Int(voices.free[state.pointee.freeCount])
-            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, attackStep: state.pointee.attackStep)
+            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope)
             voices.active[state.pointee.activeCount] = Int32(v)
             voices.activeIndex[v] = Int32(state.pointee.activeCount)
             voices.mixedTo[v] = offset
@@ -70,8 +70,8 @@ extension Mixer {
             index.remove(voices.key[victim], voice: victim)
         }
         index.insert(key, voice: victim)
-        voices.rampStep[victim] = min(voices.rampStep[victim], state.pointee.stealStep)
         voices.hasPending[victim] = true
+        beginFade(victim, step: state.pointee.stealStep)
         voices.pendingKey[victim] = key
         voices.pendingRatio[victim] = ratio
         voices.pendingGain[victim] = gain

@@ -153,4 +153,29 @@ final class MixerReferenceTests: XCTestCase {
             }
         }
     }
+
+    /// Envelopes with a decay and sustain against the reference: random voice sets whose
+    /// voices are released in their attack, decay or sustain (attack 3…20 ms, decay 40
+    /// ms, sustain −9 dB, release 30 ms), cubic and band-limited.
+    func testEnvelopeStagesMatchReference() {
+        var rng = SplitMix(seed: 0xADE5_0027)
+        let samples = Measure.harmonicTone(frames: 4800, cycles: 44)
+        for (trial, (period, attack)) in [(64, 0.003), (256, 0.020), (100, 0.011), (61, 0.007)].enumerated() {
+            let interpolation: Interpolation = trial % 2 == 0 ? .cubic : .bandLimited
+            let voices = Int.random(in: 4...24, using: &rng)
+            let events = randomEvents(voices: voices, frames: 24_000, using: &rng)
+            let (worst, worstAt, peak) = compareWithReference(tone: samples, levels: interpolation == .bandLimited ? Self.testLevels(samples) : nil,
+                                                              voices: voices, period: period, frames: 24_000, events: events) {
+                $0.interpolation = interpolation
+                $0.attackSeconds = attack
+                $0.decaySeconds = 0.040
+                $0.sustainLevel = pow(10, -9.0 / 20)
+                $0.releaseSeconds = 0.030
+            }
+            print(String(format: "envelope trial %d (%@, period %d, attack %.0f ms): peak %.3f, largest difference %.1f dBFS",
+                         trial, "\(interpolation)", period, attack * 1000, peak, Measure.dB(worst)))
+            XCTAssertGreaterThan(peak, 0.001, "trial \(trial): the voices sounded")
+            XCTAssertLessThan(Measure.dB(worst), -100, "trial \(trial): largest difference \(worst) at frame \(worstAt / 2)")
+        }
+    }
 }

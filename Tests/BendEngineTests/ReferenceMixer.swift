@@ -18,6 +18,11 @@ struct ReferenceMixer {
         var ramp: Double = 0
         var rampStep: Double
         var releasing = false
+        /// The envelope: floor + span · smoothstep(ramp); the attack's frames left
+        /// before the decay starts (0: none).
+        var floor: Double = 0
+        var span: Double = 1
+        var attackLeft: Int32 = 0
     }
 
     let tone: [Float]
@@ -32,6 +37,9 @@ struct ReferenceMixer {
     var panTarget: Double = 0, panStep: Double = 0, panLeft: Int32 = 0
     let glide: Int32, panGlide: Int32
     let attackStep: Double, releaseStep: Double
+    /// The envelope's decay (0: none), sustain level and attack length, as `Envelope`
+    /// computes them.
+    let decayStep: Double, sustain: Double, attackFrames: Int32
     static let bits = 24
 
     init(tone: [Float], configuration: MixerConfiguration, levels toneLevels: ToneLevels? = nil) {
@@ -45,8 +53,12 @@ struct ReferenceMixer {
         }
         glide = Int32(max(1, (configuration.smoothingSeconds * configuration.rate).rounded()))
         panGlide = Int32(max(1, (configuration.panSmoothingSeconds * configuration.rate).rounded()))
-        attackStep = Double(Float(1 / max(1, configuration.attackSeconds * configuration.rate)))
-        releaseStep = -Double(Float(1 / max(1, configuration.releaseSeconds * configuration.rate)))
+        let rate = configuration.rate
+        attackStep = Double(Float(1 / max(1, configuration.attackSeconds * rate)))
+        releaseStep = -Double(Float(1 / max(1, configuration.releaseSeconds * rate)))
+        sustain = Double(Float(min(max(configuration.sustainLevel, 0), 1)))
+        decayStep = sustain < 1 && configuration.decaySeconds > 0 ? Double(Float(1 / max(1, configuration.decaySeconds * rate))) : 0
+        attackFrames = Int32(max(1, configuration.attackSeconds * rate).rounded(.up))
     }
 
     /// The mixer's fixed-point increment: ratio clamped to 0…8, rounded to 2^−24.
@@ -67,14 +79,23 @@ struct ReferenceMixer {
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) {
                 retarget(i, e.value, gain)
             } else {
-                voices.append(Voice(key: e.key, incTarget: Self.increment(e.value), gainTarget: Double(gain), rampStep: attackStep))
+                voices.append(Voice(key: e.key, incTarget: Self.increment(e.value), gainTarget: Double(gain), rampStep: attackStep,
+                                    span: decayStep > 0 ? 1 : sustain, attackLeft: decayStep > 0 ? attackFrames : 0))
             }
         case .move:
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) { retarget(i, e.value, Self.edgeFaded(e.gain, e.value)) }
         case .up:
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) {
-                voices[i].releasing = true
-                voices[i].rampStep = min(voices[i].rampStep, releaseStep)
+                var v = voices[i]
+                v.releasing = true
+                if v.floor != 0 {  // from the decay or sustain: the fall starts at the level now
+                    v.span = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
+                    v.floor = 0
+                    v.ramp = 1
+                }
+                v.attackLeft = 0
+                v.rampStep = min(v.rampStep, releaseStep)
+                voices[i] = v
             }
         case .pan:
             if voices.isEmpty {
@@ -114,7 +135,11 @@ struct ReferenceMixer {
             let inc = v.incTarget - v.incStep * g
             let gain = v.gainTarget - v.gainStep * Double(g)
             v.ramp = min(max(v.ramp + v.rampStep, 0), 1)
-            let envelope = v.ramp * v.ramp * (3 - 2 * v.ramp)
+            let envelope = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
+            if v.attackLeft > 0 {  // the attack's last frame: the decay starts on the next
+                v.attackLeft -= 1
+                if v.attackLeft == 0 { v.floor = 1; v.span = sustain - 1; v.ramp = 0; v.rampStep = decayStep }
+            }
             let fade = min(Double(inc) * unit / 0.05, 1)
             let index = Int(v.phase >> Int64(Self.bits))
             let t = Double(v.phase & ((1 << Int64(Self.bits)) - 1)) * unit
