@@ -136,3 +136,96 @@ t2.append(mido.Message("control_change", channel=0, control=123, value=0, time=6
 t2.append(mido.MetaMessage("text", text="the end", time=120))                 # 2.0 s
 t2.append(mido.MetaMessage("end_of_track", time=180))                         # 2.75 s
 save_length(mid, "mido-format1-late-eot.mid", [{"start": 0.0, "end": 1.0, "hz": hz(-12)}], 2.75)
+
+# 7–8. Tuning messages (issue 28): each note's window of constant pitch and its frequency
+#    ("notes": start, end, hz; a note retuned while it sounds is two windows). In 12-TET
+#    every note would be 12 cents or more off these.
+def save_windows(mid, name, windows):
+    path = os.path.join(out, name)
+    mid.save(path)
+    with open(path + ".expected.json", "w") as f:
+        json.dump({"notes": windows}, f, indent=1)
+        f.write("\n")
+
+def rpn(track, channel, lsb, msb_value, lsb_value=None):
+    track.append(mido.Message("control_change", channel=channel, control=101, value=0, time=0))
+    track.append(mido.Message("control_change", channel=channel, control=100, value=lsb, time=0))
+    track.append(mido.Message("control_change", channel=channel, control=6, value=msb_value, time=0))
+    if lsb_value is not None:
+        track.append(mido.Message("control_change", channel=channel, control=38, value=lsb_value, time=0))
+
+def note(track, channel, key, ticks, velocity=100):
+    track.append(mido.Message("note_on", channel=channel, note=key, velocity=velocity, time=0))
+    track.append(mido.Message("note_off", channel=channel, note=key, time=ticks))
+
+def cents_hz(key, cents):
+    return hz(key - 69 + cents / 100)
+
+# 7. RPN 1 (channel fine tuning) and RPN 2 (channel coarse tuning), 480 ticks = 0.5 s.
+mid = mido.MidiFile(type=0, ticks_per_beat=480)
+t = mido.MidiTrack(); mid.tracks.append(t)
+rpn(t, 0, 1, 80, 0)                  # ch 1: fine 10240 = +25 cents
+note(t, 0, 69, 480)                  # 0.0–0.5
+rpn(t, 1, 2, 67)                     # ch 2: coarse +3 semitones
+rpn(t, 1, 1, 32, 0)                  # and fine 4096 = −50 cents
+note(t, 1, 60, 480)                  # 0.5–1.0
+rpn(t, 2, 1, 71, 104)                # ch 3: fine 9192 = +12.207 cents (CC 38 the low bits)
+note(t, 2, 64, 480)                  # 1.0–1.5
+for cc in (101, 100):                # ch 1: RPN null, then a data entry that changes nothing
+    t.append(mido.Message("control_change", channel=0, control=cc, value=127, time=0))
+t.append(mido.Message("control_change", channel=0, control=6, value=0, time=0))
+note(t, 0, 69, 480)                  # 1.5–2.0, still +25 cents
+save_windows(mid, "mido-tuning-rpn.mid", [
+    {"start": 0.0, "end": 0.5, "hz": cents_hz(69, 25)},
+    {"start": 0.5, "end": 1.0, "hz": cents_hz(63, -50)},
+    {"start": 1.0, "end": 1.5, "hz": cents_hz(64, 1000 * 100 / 8192)},
+    {"start": 1.5, "end": 2.0, "hz": cents_hz(69, 25)},
+])
+
+# 8. SysEx: universal master coarse and fine tuning; MTS scale/octave tuning, 1-byte
+#    non-real-time and 2-byte real-time; Roland GS scale tuning (and one with a bad
+#    checksum, not taken).
+def sysex(track, data, ticks=0):
+    track.append(mido.Message("sysex", data=data, time=ticks))
+
+def gs_scale(block, cents, good=True):
+    body = [0x40, 0x10 | block, 0x40] + [64 + c for c in cents]
+    checksum = (128 - sum(body) % 128) % 128
+    return [0x41, 0x10, 0x42, 0x12] + body + [checksum if good else (checksum + 1) % 128]
+
+mid = mido.MidiFile(type=0, ticks_per_beat=480)
+t = mido.MidiTrack(); mid.tracks.append(t)
+sysex(t, [0x7F, 0x7F, 0x04, 0x04, 0x00, 66])           # master coarse +2 semitones
+sysex(t, [0x7F, 0x7F, 0x04, 0x03, 0x00, 48])           # master fine 6144 = −25 cents
+note(t, 0, 69, 480)                                     # 0.0–0.5: +175 cents
+sysex(t, [0x7F, 0x7F, 0x04, 0x04, 0x00, 64])           # master back to 0
+sysex(t, [0x7F, 0x7F, 0x04, 0x03, 0x00, 64])
+mts1 = [64] * 12; mts1[9] = 84; mts1[4] = 50            # A +20, E −14
+sysex(t, [0x7E, 0x7F, 0x08, 0x08, 0x00, 0x00, 0x02] + mts1)  # 1-byte, non-real-time, channel 2
+note(t, 1, 69, 480)                                     # 0.5–1.0: +20 cents
+note(t, 1, 64, 480)                                     # 1.0–1.5: −14 cents
+t.append(mido.Message("note_on", channel=2, note=60, velocity=100, time=0))  # 1.5, 12-TET
+mts2 = [0x40, 0x00] * 12; mts2[0:2] = [85, 40]          # C: 10920 = +33.301 cents
+sysex(t, [0x7F, 0x7F, 0x08, 0x09, 0x00, 0x00, 0x04] + mts2, 480)  # 2.0: 2-byte, real-time, channel 3
+t.append(mido.Message("note_off", channel=2, note=60, time=480))  # 2.5
+t.append(mido.Message("note_on", channel=2, note=60, velocity=100, time=0))  # 2.5: +33.301
+mts3 = [64] * 12; mts3[0] = 24                          # C −40, non-real-time
+sysex(t, [0x7E, 0x7F, 0x08, 0x08, 0x00, 0x00, 0x04] + mts3, 480)  # 3.0: the held note stays
+t.append(mido.Message("note_off", channel=2, note=60, time=480))  # 3.5
+note(t, 2, 60, 480)                                     # 3.5–4.0: −40 cents
+arabian = [-6, 45, -2, -12, -51, -8, 43, -4, 47, 0, -10, -49]  # Roland FP-30's example
+sysex(t, gs_scale(4, arabian))                          # GS block 4 = part 4, channel 4
+note(t, 3, 64, 480)                                     # 4.0–4.5: E −51 cents
+sysex(t, gs_scale(5, arabian, good=False))              # block 5, bad checksum: ignored
+note(t, 4, 64, 480)                                     # 4.5–5.0: 12-TET
+save_windows(mid, "mido-tuning-sysex.mid", [
+    {"start": 0.0, "end": 0.5, "hz": cents_hz(69, 175)},
+    {"start": 0.5, "end": 1.0, "hz": cents_hz(69, 20)},
+    {"start": 1.0, "end": 1.5, "hz": cents_hz(64, -14)},
+    {"start": 1.5, "end": 2.0, "hz": cents_hz(60, 0), "twelveTET": True},
+    {"start": 2.0, "end": 2.5, "hz": cents_hz(60, (10920 - 8192) * 100 / 8192)},
+    {"start": 2.5, "end": 3.5, "hz": cents_hz(60, (10920 - 8192) * 100 / 8192)},
+    {"start": 3.5, "end": 4.0, "hz": cents_hz(60, -40)},
+    {"start": 4.0, "end": 4.5, "hz": cents_hz(64, -51)},
+    {"start": 4.5, "end": 5.0, "hz": cents_hz(64, 0), "twelveTET": True},
+])

@@ -95,7 +95,9 @@ private final class SeqReader: @unchecked Sendable {
     /// Reads every pending event (non-blocking) and plays its bytes.
     func drain() {
         var event: UnsafeMutablePointer<snd_seq_event_t>?
-        var bytes = [UInt8](repeating: 0, count: 16)
+        // Room for a SysEx event's bytes (a tuning message is 8…33; the decoder refuses
+        // an event larger than the buffer, and the interpreter skips longer SysEx anyway).
+        var bytes = [UInt8](repeating: 0, count: 4096)
         while snd_seq_event_input(seq, &event) >= 0, let e = event {
             let n = bytes.withUnsafeMutableBufferPointer { snd_midi_event_decode(decoder, $0.baseAddress, $0.count, e) }
             guard n > 0 else { continue }

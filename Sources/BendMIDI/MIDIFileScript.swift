@@ -2,8 +2,8 @@ import BendControl
 import Foundation
 import Glibc
 
-/// A Standard MIDI File as a touch script: every channel message, in time order through
-/// the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
+/// A Standard MIDI File as a touch script: every channel message and SysEx, in time order
+/// through the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
 /// touches it makes become the script's entries (`ControlEvent.pitched`). Notes still
 /// held at the end are released at the file's end (its last end-of-track), so every
 /// touch the file starts ends; the script's `end` is the file's end, so a render lasts
@@ -14,11 +14,15 @@ public enum MIDIFileScript {
     public static func script(_ file: StandardMIDIFile, toneNote: Int = 69) throws(SMFError) -> TouchScript {
         var interpreter = MIDIInterpreter(toneNote: toneNote)
         var entries: [TouchScript.Entry] = []
-        for (seconds, message) in file.timedMessages() {
+        for (seconds, event) in file.timedEvents() {
             guard seconds <= TouchScript.maximumTime else {
                 throw SMFError(offset: 0, expected: "events up to \(Int(TouchScript.maximumTime)) s (24 h), found one at \(Int(seconds)) s")
             }
-            interpreter.interpret(message) { entries.append(TouchScript.Entry(time: seconds, event: $0)) }
+            let add = { entries.append(TouchScript.Entry(time: seconds, event: $0)) }
+            switch event {
+            case .message(let message): interpreter.interpret(message, emit: add)
+            case .sysEx(let bytes): interpreter.interpret(sysEx: bytes, emit: add)
+            }
         }
         let end = min(max(file.duration, entries.last?.time ?? 0), TouchScript.maximumTime)
         interpreter.releaseAll { entries.append(TouchScript.Entry(time: end, event: $0)) }

@@ -13,6 +13,14 @@ import Glibc
 /// - Bend ranges: RPN 0 (CC 101/100 = 0/0, CC 6 semitones, CC 38 cents) on any channel.
 ///   Without MPE every channel starts at ±2 semitones. An MCM sets the zone's members
 ///   to ±48 and its master to ±2 (MPE 1.0 defaults), each changeable by RPN 0 after it.
+/// - Tuning, added to the bend (in 12-TET semitones): per channel RPN 1 (channel fine
+///   tuning: CC 6/38 a 14-bit value, 8192 = 0, ±100 cents; CC 6 alone clears the low 7
+///   bits) and RPN 2 (channel coarse tuning: CC 6 − 64 semitones); for every channel the
+///   universal master fine and coarse tuning SysEx; per channel and pitch class the MIDI
+///   Tuning Standard's scale/octave tuning and Roland GS scale tuning (`TuningSysEx`).
+///   Sounding notes follow a retuning at once, except MTS's non-real-time form (7E),
+///   which tunes the notes started after it. Reset-all-controllers keeps the tunings; a
+///   system reset clears them.
 /// - MPE zones: the MCM (RPN 6 on channel 1 or 16, CC 6 = member count; 0 turns the
 ///   zone off). A reset (0xFF) forgets the zones.
 /// - Gain (linear, 0…1): velocity/127 at note-on — linear, like the pad's y → gain, so
@@ -35,8 +43,8 @@ import Glibc
 ///   channel's bend, pressure, CC 74 and sustain; system reset (0xFF) ends every note and
 ///   forgets all state.
 /// - CC 10 (pan), on any channel → the tilt, value/127·2 − 1 (every voice pans).
-/// - Ignored: program change, other controllers, clock and transport, SysEx; bytes
-///   that make no message are counted (`strayBytes`), never stall the stream.
+/// - Ignored: program change, other controllers, clock and transport, other SysEx;
+///   bytes that make no message are counted (`strayBytes`), never stall the stream.
 ///
 /// Touch ids come from a `TouchNamespace` keyed by (channel, note): every sounding
 /// note has an id no other held note has.
@@ -51,6 +59,9 @@ public struct MIDIInterpreter: Sendable {
 
     private var parser = MIDIStreamParser()
     private var channels = [ChannelState](repeating: ChannelState(), count: 16)
+    /// Master tuning (universal SysEx), semitones: coarse + fine.
+    private var masterSemitones = 0.0
+    private var masterCoarse = 0, masterFineCents = 0.0
     private var held: [HeldNote] = []
     private var ids: TouchNamespace<UInt16>
 
@@ -73,9 +84,40 @@ public struct MIDIInterpreter: Sendable {
     /// JACK event, or a stream frame), which the caller stamps them with.
     public mutating func receive<C: Collection>(_ bytes: C, frame: UInt64,
                                                 emit: (ControlEvent, UInt64) -> Void) where C.Element == UInt8 {
-        var messages: [MIDIMessage] = []
-        parser.parse(bytes) { messages.append($0) }
-        for m in messages { interpret(m) { emit($0, frame) } }
+        var items: [StandardMIDIFile.TimedEvent] = []
+        parser.parse(bytes, emit: { items.append(.message($0)) }, sysEx: { items.append(.sysEx(Array($0))) })
+        for item in items {
+            switch item {
+            case .message(let m): interpret(m) { emit($0, frame) }
+            case .sysEx(let bytes): interpret(sysEx: bytes) { emit($0, frame) }
+            }
+        }
+    }
+
+    /// Interprets one whole SysEx (F0 … F7): the tuning messages (`TuningSysEx`); any
+    /// other is counted in `unusedMessages`.
+    public mutating func interpret<C: RandomAccessCollection>(sysEx bytes: C, emit: (ControlEvent) -> Void)
+    where C.Element == UInt8, C.Index == Int {
+        guard let message = TuningSysEx.decode(bytes) else {
+            unusedMessages += 1
+            return
+        }
+        switch message {
+        case .masterFine(let cents):
+            masterFineCents = cents
+        case .masterCoarse(let semitones):
+            masterCoarse = semitones
+        case let .scaleOctave(mask, cents, realTime):
+            for c in 0..<16 where mask & (1 << c) != 0 {
+                channels[c].keyCents = cents
+                guard realTime else { continue }
+                for i in held.indices where held[i].channel == c { held[i].keyCents = cents[held[i].note % 12] }
+            }
+            for i in held.indices where realTime && mask & (1 << held[i].channel) != 0 { move(i, emit: emit) }
+            return
+        }
+        masterSemitones = Double(masterCoarse) + masterFineCents / 100
+        for i in held.indices { move(i, emit: emit) }
     }
 
     /// Interprets one complete message.
@@ -106,6 +148,7 @@ public struct MIDIInterpreter: Sendable {
             releaseAll(emit: emit)
             channels = [ChannelState](repeating: ChannelState(), count: 16)
             zones = MPEZones()
+            (masterSemitones, masterCoarse, masterFineCents) = (0, 0, 0)
         default:
             unusedMessages += 1
         }
@@ -130,9 +173,17 @@ public struct MIDIInterpreter: Sendable {
         if sustained != before { emit(.sustain(sustained)) }
     }
 
-    /// The pitch ratio a note `note` on `channel` would sound at now.
+    /// The pitch ratio a note `note` on `channel` would sound at now (a note begun now:
+    /// its pitch class's scale/octave tuning as the channel has it).
     public func ratio(channel: Int, note: Int) -> Double {
-        var semitones = Double(note) + channels[channel].bendSemitones
+        ratio(channel: channel, note: note, keyCents: channels[channel].keyCents[note % 12])
+    }
+
+    /// The pitch ratio of `note` on `channel` with `keyCents` of scale/octave tuning:
+    /// the key, the bend (and the zone master's), the channel's and the master tuning.
+    private func ratio(channel: Int, note: Int, keyCents: Double) -> Double {
+        var semitones = Double(note) + channels[channel].bendSemitones + channels[channel].tuningSemitones
+            + masterSemitones + keyCents / 100
         if zones.isMember(channel), let master = zones.master(of: channel) {
             semitones += channels[master].bendSemitones
         }
@@ -149,9 +200,9 @@ public struct MIDIInterpreter: Sendable {
         }
         let (id, _) = ids.begin(owner)
         let v = Double(velocity) / 127
-        let h = HeldNote(channel: ch, note: note, id: id, velocity: v)
+        let h = HeldNote(channel: ch, note: note, id: id, velocity: v, keyCents: channels[ch].keyCents[note % 12])
         held.append(h)
-        emit(.pitched(id: id, phase: .down, ratio: ratio(channel: ch, note: note), gain: v,
+        emit(.pitched(id: id, phase: .down, ratio: ratio(channel: ch, note: note, keyCents: h.keyCents), gain: v,
                       y: channels[ch].timbre ?? v))
     }
 
@@ -189,8 +240,7 @@ public struct MIDIInterpreter: Sendable {
                 if held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) { end(i, emit: emit) } else { i += 1 }
             }
         case 121:
-            let keepRange = channels[ch].bendRange
-            setPedal({ $0[ch] = ChannelState(); $0[ch].bendRange = keepRange }, emit: emit)  // the pedal is up now
+            setPedal({ $0[ch] = $0[ch].afterResetAllControllers }, emit: emit)  // the pedal is up now
             for i in held.indices where held[i].channel == ch {
                 held[i].pressure = nil
             }
@@ -207,6 +257,14 @@ public struct MIDIInterpreter: Sendable {
             range = msb ? Double(value) : range.rounded(.down) + Double(value) / 100
             channels[ch].bendRange = range
             moveAffected(by: ch, emit: emit)
+        case (0, 1):
+            // Channel fine tuning: CC 6 the high 7 bits (the low ones cleared), CC 38 the low.
+            let raw = channels[ch].fineTuning
+            channels[ch].fineTuning = msb ? value << 7 : raw & ~0x7F | value
+            moveNotes(on: ch, emit: emit)
+        case (0, 2) where msb:
+            channels[ch].coarseSemitones = value - 64  // channel coarse tuning; CC 38 ignored
+            moveNotes(on: ch, emit: emit)
         case (0, 6) where msb && (ch == 0 || ch == 15):
             zones.configure(master: ch, members: value)
             // MPE defaults: members ±48, master ±2.
@@ -227,37 +285,14 @@ public struct MIDIInterpreter: Sendable {
         }
     }
 
+    /// Sends a move for every held note of channel `ch`.
+    private func moveNotes(on ch: Int, emit: (ControlEvent) -> Void) {
+        for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
+    }
+
     private func move(_ i: Int, emit: (ControlEvent) -> Void) {
         let h = held[i]
-        emit(.pitched(id: h.id, phase: .move, ratio: ratio(channel: h.channel, note: h.note),
+        emit(.pitched(id: h.id, phase: .move, ratio: ratio(channel: h.channel, note: h.note, keyCents: h.keyCents),
                       gain: h.pressure ?? h.velocity, y: channels[h.channel].timbre ?? h.velocity))
     }
-}
-
-/// What the interpreter keeps of one channel.
-struct ChannelState: Sendable {
-    /// Pitch bend, −8192…+8191.
-    var bend = 0
-    /// Bend range, semitones (RPN 0).
-    var bendRange = 2.0
-    /// The selected RPN (CC 101, CC 100); (127, 127) = none.
-    var rpn: (msb: Int, lsb: Int) = (127, 127)
-    /// The latest CC 74, 0…1; nil before the first.
-    var timbre: Double?
-    /// CC 64 ≥ 64: the pedal is down.
-    var sustain = false
-
-    /// Bend in semitones.
-    var bendSemitones: Double { Double(bend) / 8192 * bendRange }
-}
-
-/// A note that sounds.
-struct HeldNote: Sendable {
-    var channel: Int
-    var note: Int
-    var id: UInt32
-    /// velocity/127.
-    var velocity: Double
-    /// pressure/127 of the latest pressure message since the note-on.
-    var pressure: Double?
 }

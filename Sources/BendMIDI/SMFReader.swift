@@ -69,6 +69,8 @@ struct SMFReader {
         var at = start
         var tick: UInt64 = 0
         var running: UInt8 = 0
+        /// A SysEx begun by an F0 event whose bytes did not end in F7 (continued by F7 packets).
+        var pendingSysEx: [UInt8]?
         func byte(_ what: String) throws(SMFError) -> UInt8 {
             guard at < end else { throw SMFError(offset: at, expected: "expected \(what), found the end of the track chunk") }
             defer { at += 1 }
@@ -110,7 +112,19 @@ struct SMFReader {
                 guard length <= end - at else {
                     throw SMFError(offset: lengthAt, expected: "SysEx length \(length) reaches past the end of the track chunk (\(end - at) bytes left)")
                 }
+                let body = bytes[at..<at + length]
                 at += length
+                var whole: [UInt8]?
+                if status == 0xF0 {
+                    let message = [0xF0] + body
+                    if body.last == 0xF7 { whole = message } else { pendingSysEx = message }
+                } else if var begun = pendingSysEx {
+                    begun += body
+                    if body.last == 0xF7 { whole = begun; pendingSysEx = nil } else { pendingSysEx = begun }
+                } else if body.first == 0xF0 && body.last == 0xF7 {
+                    whole = Array(body)  // an escape holding a whole SysEx
+                }
+                if let whole { events.append(.init(tick: tick, kind: .sysEx(whole))) }
             default:
                 if status < 0x80 {
                     guard running != 0 else {

@@ -5,8 +5,11 @@
 /// Read: `MThd` (length ≥ 6: format, track count, division), then chunks; `MTrk`
 /// chunks hold the tracks, other chunk types are skipped (SMF 1.0). Events: channel
 /// messages with running status, meta events (tempo kept, the rest skipped; running
-/// status survives them, as most readers allow), SysEx (`F0`/`F7` with a length,
-/// skipped). Every length is checked against its chunk and the file.
+/// status survives them and SysEx, as most readers allow), SysEx: `F0 <length> <bytes>` is a
+/// SysEx (F0 and the bytes), whole when its bytes end in F7, otherwise continued by
+/// `F7 <length> <bytes>` packets until one ends in F7; an `F7` event outside a SysEx (an
+/// "escape") is kept when it holds a whole SysEx (F0 … F7), otherwise skipped. Every
+/// length is checked against its chunk and the file.
 public struct StandardMIDIFile: Sendable, Equatable {
     /// Ticks and what they measure.
     public enum Division: Sendable, Equatable {
@@ -32,6 +35,14 @@ public struct StandardMIDIFile: Sendable, Equatable {
         case message(MIDIMessage)
         /// Set tempo (meta 0x51): microseconds per quarter note.
         case tempo(microsecondsPerQuarter: Int)
+        /// A whole System Exclusive message, F0 … F7.
+        case sysEx([UInt8])
+    }
+
+    /// An event of the merged, timed stream: a channel message or a SysEx.
+    public enum TimedEvent: Sendable, Equatable {
+        case message(MIDIMessage)
+        case sysEx([UInt8])
     }
 
     /// 0 (one track) or 1 (tracks played together; the first usually holds the tempo map).
@@ -67,19 +78,26 @@ public struct StandardMIDIFile: Sendable, Equatable {
     /// then file order), with its time in seconds through the tempo map (the tempo events
     /// of all tracks).
     public func timedMessages() -> [(seconds: Double, message: MIDIMessage)] {
-        timed().messages
+        timed().events.compactMap { e in
+            if case .message(let m) = e.event { return (e.seconds, m) }
+            return nil
+        }
     }
+
+    /// Every channel message and SysEx of every track, merged as `timedMessages()`.
+    public func timedEvents() -> [(seconds: Double, event: TimedEvent)] { timed().events }
 
     /// The file's length, seconds: the latest track end through the tempo map.
     public var duration: Double { timed().end }
 
-    private func timed() -> (messages: [(seconds: Double, message: MIDIMessage)], end: Double) {
-        var merged: [(tick: UInt64, track: Int, index: Int, message: MIDIMessage)] = []
+    private func timed() -> (events: [(seconds: Double, event: TimedEvent)], end: Double) {
+        var merged: [(tick: UInt64, track: Int, index: Int, event: TimedEvent)] = []
         var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []
         for (t, track) in tracks.enumerated() {
             for (i, e) in track.enumerated() {
                 switch e.kind {
-                case .message(let m): merged.append((e.tick, t, i, m))
+                case .message(let m): merged.append((e.tick, t, i, .message(m)))
+                case .sysEx(let bytes): merged.append((e.tick, t, i, .sysEx(bytes)))
                 case .tempo(let us): tempos.append((e.tick, t, i, us))
                 }
             }
@@ -88,7 +106,7 @@ public struct StandardMIDIFile: Sendable, Equatable {
         tempos.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
         let map = TempoMap(division: division, tempos: tempos.map { ($0.tick, $0.micros) })
         let lastTick = max(endTicks.max() ?? 0, merged.last?.tick ?? 0)
-        return (merged.map { (map.seconds(tick: $0.tick), $0.message) }, map.seconds(tick: lastTick))
+        return (merged.map { (map.seconds(tick: $0.tick), $0.event) }, map.seconds(tick: lastTick))
     }
 
     /// Writes a format-0 file: one track of `events` (ticks from the start, non-decreasing)

@@ -108,6 +108,22 @@ final class MIDIFileRenderTests: XCTestCase {
         }
     }
 
+    /// Tuning messages in files made by mido (issue 28): RPN 1 and 2, the universal master
+    /// fine and coarse tuning, MTS scale/octave tuning (1-byte non-real-time: later notes
+    /// only; 2-byte real-time: a sounding note follows), GS scale tuning (a bad checksum
+    /// ignored). Every window sounds at its frequency within ±1 cent (FFT peak).
+    func testTuningMessagesRetuneTheNotesTheySay() throws {
+        for name in ["mido-tuning-rpn.mid", "mido-tuning-sysex.mid"] {
+            let file = try StandardMIDIFile.parse(try Corpus.bytes(Corpus.fixtures.appendingPathComponent(name)))
+            let samples = renderScript(try MIDIFileScript.script(file))
+            for w in try Corpus.expected(name) {
+                let p = peak(near: w.hz, in: samples, from: w.start + 0.05, to: w.end - 0.01)
+                XCTAssertEqual(1200 * log2(p.hz / w.hz), 0, accuracy: 1, "\(name): \(w.start)–\(w.end) s at \(w.hz) Hz, cents off")
+                XCTAssertGreaterThan(p.dB, -12, "\(name): \(w.start) s sounds")
+            }
+        }
+    }
+
     /// RW-49: syntoniq's MPE files (MCM and RPN 0 = 48 by CC 101/100/6/38, one member
     /// channel per note): every note at 440·2^((note − 69 + bend·48/8192)/12) within ±0.15 %.
     func testRealWorldSyntoniqFilesSoundAtTheirPitches() throws {

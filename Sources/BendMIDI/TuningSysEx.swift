@@ -1,0 +1,67 @@
+/// The System Exclusive messages that retune notes, decoded from a whole SysEx (F0 … F7).
+/// Any device ID is taken (bendsynth has none of its own; 7F is "all devices").
+///
+/// - Master fine tuning, universal real time (MIDI 1.0 CA-025):
+///   `F0 7F dev 04 03 lsb msb F7`, 14 bits, 0x2000 = 0, ±100 cents (100/8192 a step).
+/// - Master coarse tuning: `F0 7F dev 04 04 lsb msb F7`, msb − 64 semitones (lsb ignored).
+/// - MIDI Tuning Standard scale/octave tuning (MTS, CA-020/CA-021), non-real-time `7E` or
+///   real-time `7F`: `F0 7E|7F dev 08 08 ff gg hh ss×12 F7` (1-byte form: ss − 64 cents,
+///   −64…+63) or `F0 7E|7F dev 08 09 ff gg hh [ss tt]×12 F7` (2-byte form: 14 bits,
+///   0x2000 = 0, ±100 cents). The 12 values are C, C#, …, B, offsets from 12-TET; ff gg hh
+///   pick the channels: ff bits 0–1 = channels 15–16, gg bits 0–6 = channels 8–14, hh bits
+///   0–6 = channels 1–7 (as Roland's SC-8850 and XV-5080 manuals and Kawai's CP205 manual
+///   give the 1-byte form; Casio's AT-3 manual the 2-byte one).
+/// - Roland GS scale tuning: `F0 41 dev 42 12 40 1x 40 ss×12 sum F7` (DT1, model 42 = GS,
+///   address 40 1x 40 with 12 bytes: "Scale Tune", C…B, ss − 64 cents, −64…+63; Roland's
+///   FP-30 MIDI implementation, p. 19, gives `F0 41 10 42 12 40 11 40 3A 6D 3E 34 0D 38 6B
+///   3C 6F 40 36 0F 76 F7`, its Arabian scale on part 1). x is the part's block: 0 is part
+///   10, 1–9 parts 1–9, A–F parts 11–16, each on the MIDI channel of its number (the GS
+///   default). `sum` is Roland's checksum: address + data + sum ≡ 0 (mod 128) (SC-88 Pro
+///   owner's manual, "How to calculate the checksum"); a message that fails it is not
+///   taken.
+public enum TuningSysEx: Sendable, Equatable {
+    /// Cents, −100…+99.99 (master fine tuning).
+    case masterFine(cents: Double)
+    /// Semitones, −64…+63 (master coarse tuning).
+    case masterCoarse(semitones: Int)
+    /// Per pitch class C…B, cents from 12-TET, for the channels whose bits are set in
+    /// `channels` (bit 0 = channel 1); `realTime`: sounding notes follow at once (7F),
+    /// otherwise only notes started after it (7E).
+    case scaleOctave(channels: UInt16, cents: [Double], realTime: Bool)
+
+    /// GS part block (the x of address 40 1x 40) → MIDI channel, 0-based.
+    static let gsChannelOfBlock = [9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15]
+
+    /// The tuning message in `m`, or nil for any other SysEx, a truncated one, or a GS
+    /// message whose checksum fails.
+    public static func decode<C: RandomAccessCollection>(_ m: C) -> TuningSysEx? where C.Element == UInt8, C.Index == Int {
+        let b = Array(m)
+        guard b.count >= 6, b.first == 0xF0, b.last == 0xF7 else { return nil }
+        let body = b[1..<(b.count - 1)]
+        guard body.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func fourteen(_ msb: UInt8, _ lsb: UInt8) -> Double { (Double(Int(msb) << 7 | Int(lsb)) - 8192) * 100 / 8192 }
+        switch (b[1], b[3], b[4]) {
+        case (0x7F, 0x04, 0x03) where b.count == 8:
+            return .masterFine(cents: fourteen(b[6], b[5]))
+        case (0x7F, 0x04, 0x04) where b.count == 8:
+            return .masterCoarse(semitones: Int(b[6]) - 64)
+        case (0x7E, 0x08, 0x08) where b.count == 21, (0x7F, 0x08, 0x08) where b.count == 21:
+            return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: (0..<12).map { Double(b[8 + $0]) - 64 },
+                                realTime: b[1] == 0x7F)
+        case (0x7E, 0x08, 0x09) where b.count == 33, (0x7F, 0x08, 0x09) where b.count == 33:
+            return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: (0..<12).map { fourteen(b[8 + 2 * $0], b[9 + 2 * $0]) },
+                                realTime: b[1] == 0x7F)
+        case (0x41, 0x42, 0x12) where b.count == 22 && b[5] == 0x40 && b[6] & 0xF0 == 0x10 && b[7] == 0x40:
+            guard body[5..<(b.count - 1)].reduce(0, { ($0 + Int($1)) & 0x7F }) == 0 else { return nil }  // address + data + sum
+            let channel = gsChannelOfBlock[Int(b[6] & 0x0F)]
+            return .scaleOctave(channels: 1 << channel, cents: (0..<12).map { Double(b[8 + $0]) - 64 }, realTime: true)
+        default:
+            return nil
+        }
+    }
+
+    /// MTS channel bytes → a mask, bit 0 = channel 1.
+    static func channelMask(_ ff: UInt8, _ gg: UInt8, _ hh: UInt8) -> UInt16 {
+        UInt16(hh & 0x7F) | UInt16(gg & 0x7F) << 7 | UInt16(ff & 0x03) << 14
+    }
+}
