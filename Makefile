@@ -4,6 +4,9 @@
 SWIFT      ?= swift
 BUILD_DIR  ?= .build
 RELEASE     = $(BUILD_DIR)/release/bendsynth
+# The benches' own executable (`make bench`; the release build makes it, the shipped
+# bendsynth does not hold it).
+BENCH_BIN   = $(BUILD_DIR)/release/bendsynth-bench
 ARGS       ?=
 
 # Build and link: alsa-lib, libsndfile, libsamplerate, FFTW 3, libevdev, libsodium, BlueZ libbluetooth,
@@ -228,18 +231,18 @@ clean:
 # 8 peers, an OSC flood and 8 web pads on jackd's dummy driver for SOAK_SECONDS (xruns,
 # limits, memory growth, touches ended after the sources go).
 bench: build $(OPENAL_BASELINE)
-	@Benchmarks/bench.sh $(RELEASE) $(OPENAL_BASELINE) $(BENCH_SECONDS)
+	@Benchmarks/bench.sh $(BENCH_BIN) $(OPENAL_BASELINE) $(BENCH_SECONDS)
 	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
-	$(RELEASE) replay Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --latency --period 64
-	$(RELEASE) bench --peers 1,8 --seconds 4
-	$(RELEASE) bench --osc --period 64
-	@if chrt -f 10 true 2>/dev/null; then chrt -f 10 $(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py; \
-	else $(RELEASE) bench --web Tests/BendAppTests/web/pad_driver.py; fi
-	@Benchmarks/soak.sh $(RELEASE) $(SOAK_SECONDS)
+	$(BENCH_BIN) --evdev Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --period 64
+	$(BENCH_BIN) --peers 1,8 --seconds 4
+	$(BENCH_BIN) --osc --period 64
+	@if chrt -f 10 true 2>/dev/null; then chrt -f 10 $(BENCH_BIN) --web Tests/BendAppTests/web/pad_driver.py; \
+	else $(BENCH_BIN) --web Tests/BendAppTests/web/pad_driver.py; fi
+	@Benchmarks/soak.sh $(BENCH_BIN) $(SOAK_SECONDS)
 
 # Instructions per voice-frame under callgrind: the noise-free figure.
 bench-icount: build $(OPENAL_BASELINE)
-	@Benchmarks/icount.sh $(RELEASE) $(OPENAL_BASELINE)
+	@Benchmarks/icount.sh $(BENCH_BIN) $(OPENAL_BASELINE)
 
 bench-deps:
 	$(call apt_install,$(DEB_BENCH))

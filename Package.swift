@@ -4,8 +4,9 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
+//   bendsynth-bench (main) → BendApp, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
 //   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
-//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendBench, CGetopt, CALSA, CSystemd, BendRTKit
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   audio out and the input sources (one layer; none sees another):
@@ -20,7 +21,6 @@
 //   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
-//   BendRTKit → BendDBus
 import PackageDescription
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
@@ -35,6 +35,8 @@ let package = Package(
         // -emit-library -static-stdlib; SwiftPM's dynamic library links the runtime's
         // shared libraries even with --static-swift-stdlib).
         .library(name: "BendLV2", type: .static, targets: ["BendLV2"]),
+        // The benches (`make bench`): not linked into the shipped bendsynth.
+        .executable(name: "bendsynth-bench", targets: ["bendsynth-bench"]),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -112,16 +114,17 @@ let package = Package(
         // The web controller (`play --web`): a phone's browser is the pad. The page's
         // messages → control events; libwebsockets serves the page and the WebSocket.
         .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
-        // The benches: the mixer's cost; evdev, OSC, peer and web latency. `bench` runs them.
+        // The benches: the mixer's cost; evdev, OSC, peer and web latency; the soak.
+        // The bendsynth-bench executable runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
                 path: "Sources/BendBench"),
-        // D-Bus through sd-bus (libsystemd): calls, our own objects, signal matches, run by
-        // an EventLoop. BlueZ (BendPeers' Bluetooth*) talks through it.
+        // libsystemd's services (the system layer beside BendSystem, which links no
+        // libsystemd): D-Bus through sd-bus (calls, our own objects, signal matches, run by
+        // an EventLoop; BlueZ, BendPeers' Bluetooth*, talks through it), RealtimeKit (real-time
+        // priority when SCHED_FIFO is refused) and sd_notify (a Type=notify service's READY=1).
         .target(name: "BendDBus", dependencies: ["BendSystem", "CSystemd"], path: "Sources/BendDBus"),
         // Command line: options, commands, wiring.
-        // RealtimeKit over D-Bus (sd-bus): real-time priority when SCHED_FIFO is refused.
-        .target(name: "BendRTKit", dependencies: ["BendDBus"], path: "Sources/BendRTKit"),
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendBench", "CGetopt", "CALSA", "CSystemd", "BendRTKit"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
@@ -129,6 +132,9 @@ let package = Package(
         // the command line is.
         .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendAudio", "CLV2"], path: "Sources/BendLV2"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
+        // `bendsynth-bench`: the benches' command line (the app's option parser and messages).
+        .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
+                          path: "Sources/bendsynth-bench"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).
         .executableTarget(name: "BendFuzz", dependencies: ["BendControl", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI"],
@@ -150,7 +156,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendDBus", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
         .testTarget(name: "BendLV2Tests", path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]

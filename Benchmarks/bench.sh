@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make bench`: bendsynth's mixer and OpenAL Soft's (loopback device) on the same voice
 # set, one run, printed as a Markdown table. Figures are printed, never asserted.
-# usage: Benchmarks/bench.sh BENDSYNTH OPENAL_BASELINE [SECONDS]
+# usage: Benchmarks/bench.sh BENDSYNTH_BENCH OPENAL_BASELINE [SECONDS]
 set -eu
 BIN=$1; OAL=$2; SECONDS_PER=${3:-2}
 CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
@@ -17,10 +17,10 @@ ours() {  # ours VOICES PERIOD INTERP (bandlimited|cubic|linear) → ns per voic
   for run in 1 2 3; do
     # bench exits 1 (after printing its figures) when the render was silent or a voice
     # was missing: that stops the table too.
-    json=$("$BIN" bench --voices "$1" --period "$2" --interp "$3" --seconds "$s" --json) ||
-      { echo "bendsynth bench failed: $1 voices, period $2, $3" >&2; exit 1; }
+    json=$("$BIN" --voices "$1" --period "$2" --interp "$3" --seconds "$s" --json) ||
+      { echo "bendsynth-bench failed: $1 voices, period $2, $3" >&2; exit 1; }
     ns=$(echo "$json" | awk -F': *' '/"nsPerVoiceFrame"/ { gsub(/[ ,]/, "", $2); print $2 }')
-    [ -n "$ns" ] || { echo "bendsynth bench printed no figure: $1 voices, period $2, $3" >&2; exit 1; }
+    [ -n "$ns" ] || { echo "bendsynth-bench printed no figure: $1 voices, period $2, $3" >&2; exit 1; }
     runs="$runs $ns"
   done
   printf '%s\n' $runs | median3
@@ -52,7 +52,7 @@ for period in 64 256; do
   done
 done
 echo
-"$BIN" bench --voices 16 --period 64 --seconds 0.01 --json | awk -F': *' '/"tableBytes"/ { gsub(/[ ,]/, "", $2); mb = $2 / 1e6 }
+"$BIN" --voices 16 --period 64 --seconds 0.01 --json | awk -F': *' '/"tableBytes"/ { gsub(/[ ,]/, "", $2); mb = $2 / 1e6 }
   /"levelSeconds"/ { gsub(/[ ,]/, "", $2); s = $2 }
   END { printf "bandlimited tables of the bench tone (1 s, 48 000 frames): %.1f MB, made in %.0f ms\n", mb, s * 1000 }'
 
@@ -60,4 +60,4 @@ echo
 # take effect. Live input comes spread over the period, and bendsynth applies each event
 # at its own frame (one more span of mixing for that voice):
 echo
-"$BIN" bench --voices 1024 --period 64 --seconds "$SECONDS_PER" --spread
+"$BIN" --voices 1024 --period 64 --seconds "$SECONDS_PER" --spread

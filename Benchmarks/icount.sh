@@ -4,7 +4,7 @@
 # two totals over the difference of voice-frames cancels start-up and tone building, and
 # keeps what each period costs: the pitch/gain updates plus the render. (bandlimited builds
 # its tables by FFT in both runs: seconds under valgrind.)
-# usage: Benchmarks/icount.sh BENDSYNTH OPENAL_BASELINE
+# usage: Benchmarks/icount.sh BENDSYNTH_BENCH OPENAL_BASELINE
 set -eu
 BIN=$1; OAL=$2; S1=0.05; S2=0.15; RATE=48000
 CONF_DIR=$(mktemp -d); trap 'rm -rf "$CONF_DIR"' EXIT
@@ -25,8 +25,8 @@ for period in 64 256; do
   for n in 64 1024; do
     row="| $n | $period |"
     for interp in bandlimited cubic linear; do
-      a=$(total "$BIN" bench --voices "$n" --period "$period" --interp "$interp" --seconds $S1)
-      b=$(total "$BIN" bench --voices "$n" --period "$period" --interp "$interp" --seconds $S2)
+      a=$(total "$BIN" --voices "$n" --period "$period" --interp "$interp" --seconds $S1)
+      b=$(total "$BIN" --voices "$n" --period "$period" --interp "$interp" --seconds $S2)
       row="$row $(per_voice_frame "$n" "$period" "$a" "$b") |"
     done
     for resampler in cubic linear bsinc12 bsinc24; do

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `make bench`, soak part: `bendsynth bench --soak` on jackd's dummy driver (48 kHz,
+# `make bench`, soak part: `bendsynth-bench --soak` on jackd's dummy driver (48 kHz,
 # 256-frame periods, real-time where permitted: jackd-dummy.sh) under a private server name: the instrument
 # under 8 peer controllers, an OSC flood touching ten times the per-sender touch limit
 # and 8 web pads, for SECONDS; then every source goes. Prints xruns (the client's and
@@ -11,7 +11,7 @@
 # same seconds. Its xruns are what this machine does to any real-time JACK client, the
 # instrument or not (a virtual CPU that the host does not run, a timer that wakes late);
 # the soak's own xruns are to be read against them.
-# usage: Benchmarks/soak.sh BENDSYNTH [SECONDS]
+# usage: Benchmarks/soak.sh BENDSYNTH_BENCH [SECONDS]
 set -eu
 BIN=$1; SECS=${2:-60}
 DIR=$(mktemp -d)
@@ -36,7 +36,7 @@ lines_before=$(wc -l < "$DIR/jackd.log")
 control_before=$(grep -c XRun "$DIR/control.log" || true)
 echo "soak: load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 steal0=$(awk '/^cpu /{print $9}' /proc/stat)
-"$BIN" bench --soak --seconds "$SECS"
+"$BIN" --soak --seconds "$SECS"
 control_xruns=$(( $(grep -c XRun "$DIR/control.log" || true) - control_before ))
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  jackd's own dummy-driver xruns during the soak (jackd $JACK_RT): $(( $(grep -c XRun "$DIR/jackd.log" || true) - before ))"

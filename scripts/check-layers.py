@@ -25,11 +25,10 @@ MAX_LINES = 400
 LAYERS = {
     "BendEngine": 1, "BendSystem": 1,
     "BendControl": 2,
-    # D-Bus (sd-bus) run by BendSystem's EventLoop: BlueZ for BendPeers.
+    # libsystemd's services, the system layer's second target (BendSystem links no
+    # libsystemd): D-Bus (sd-bus) run by BendSystem's EventLoop (BlueZ for BendPeers),
+    # RealtimeKit (SystemThread's real-time fallback, installed by the app), sd_notify.
     "BendDBus": 2,
-    # RealtimeKit over D-Bus (BendDBus): the app installs it as SystemThread's real-time
-    # fallback; BendSystem itself links no D-Bus.
-    "BendRTKit": 3,
     # audio out, and the input sources: each decodes outside bytes into control events.
     "BendAudio": 3, "BendInput": 3, "BendEvdev": 3, "BendOSC": 3, "BendPeers": 3,
     "BendWeb": 3, "BendMIDI": 3, "BendJack": 3,
@@ -41,6 +40,8 @@ LAYERS = {
     # the LV2 plugin: a front end over the instrument, beside the command line.
     "BendLV2": 5,
     "bendsynth": 6,
+    # the benches' executable (`make bench`): the app's option parser over BendBench.
+    "bendsynth-bench": 6,
 }
 # Toolchain modules each layer may use besides its declared dependencies.
 TOOLCHAIN = {"Foundation", "FoundationEssentials", "Glibc", "Synchronization", "Dispatch"}
@@ -96,7 +97,7 @@ def layer_comment(package):
     """{target: [dependencies]} from the `//   Name → A, B` lines at the top of Package.swift."""
     declared = {}
     for line in package.splitlines():
-        m = re.match(r'^//\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+\([^)]*\))?\s+→\s*(.*)$', line)
+        m = re.match(r'^//\s+([A-Za-z_][A-Za-z0-9_-]*)(?:\s+\([^)]*\))?\s+→\s*(.*)$', line)
         if m:
             rest = m.group(2).strip()
             declared[m.group(1)] = [] if rest in ("", "—", "-") else [d.strip() for d in rest.split(",")]

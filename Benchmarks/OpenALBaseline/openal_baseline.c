@@ -1,4 +1,4 @@
-/* OpenAL Soft baseline for `make bench`: renders the bench voice set of `bendsynth bench`
+/* OpenAL Soft baseline for `make bench`: renders the bench voice set of `bendsynth-bench`
  * (Sources/BendBench/MixerBench.swift: same tone, same start and per-period pitch/gain
  * formulas) through OpenAL Soft's loopback device (ALC_SOFT_loopback), stereo float at
  * the given rate, and prints ns per voice-frame with the per-period property updates and

@@ -1,7 +1,8 @@
 import BendControl
+import BendDBus
 import Glibc
 
-/// The `bendsynth` command: `play`, `render`, `replay`, `devices`, `bench`.
+/// The `bendsynth` command: `play`, `render`, `replay`, `remote`, `peers`, `devices`.
 public enum BendApp {
     static var usage: String { CommandTable.topHelp }
 
@@ -15,7 +16,7 @@ public enum BendApp {
             return 2
         }
         var rest = Array(arguments.dropFirst())
-        RealtimeFallback.install()
+        RTKitClient.installAsRealtimeFallback()
         var configEntries: [ConfigFile.Entry] = []
         do {
             if let info = CommandTable.command(command) {
@@ -25,6 +26,8 @@ public enum BendApp {
                 print(usage)
             } else if command.hasPrefix("-") {
                 try runTopOptions(arguments)
+            } else if command == "bench" {
+                throw AppError.usage("unknown command 'bench': the benches are their own executable, bendsynth-bench ('make bench' builds and runs it; 'bendsynth-bench --help')")
             } else {
                 throw AppError.usage("unknown command '\(command)'")
             }

@@ -44,8 +44,6 @@ enum CommandTable {
                     usage: PeersCommand.usage, specs: PeersCommand.specs, run: PeersCommand.run),
         CommandInfo("devices", summary: "list ALSA playback cards and PCMs, and input devices (touch, tilt)",
                     usage: DevicesCommand.usage, specs: DevicesCommand.specs, run: DevicesCommand.run),
-        CommandInfo("bench", summary: "measure the mixer: ns per voice-frame and real-time factor",
-                    usage: BenchCommand.usage, specs: BenchCommand.specs, run: BenchCommand.run),
     ]
 
     /// Options of `bendsynth` itself, before any command.

@@ -4,7 +4,7 @@ import Glibc
 /// Writes a line to standard error (messages, notes; standard output is for results).
 /// Controls other than newline are written out (`UntrustedText`): a message that quotes
 /// a file, a device or a peer never drives the terminal, whoever forgot to escape it.
-func printErr(_ message: String) {
+public func printErr(_ message: String) {
     var line = UntrustedText.escaped(message, keepingNewlines: true)
     line += "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }

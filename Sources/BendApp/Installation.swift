@@ -2,12 +2,12 @@ import Foundation
 
 /// Where an installed or checked-out bendsynth keeps its assets (the default tone,
 /// demo.jsonl, VERSION).
-enum Installation {
+public enum Installation {
     /// Folders to look in, in order: `$BENDSYNTH_ASSETS`; `PREFIX/share/bendsynth` of
     /// the running executable (`PREFIX/bin/bendsynth`), so an installed binary uses its
     /// own files, never a checkout's; the Assets folder of the checkout the executable
     /// was built in (walking up from it); /usr/local/share/bendsynth; /usr/share/bendsynth.
-    static func assetDirectories() -> [String] {
+    public static func assetDirectories() -> [String] {
         var dirs: [String] = []
         if let dir = ProcessInfo.processInfo.environment["BENDSYNTH_ASSETS"], !dir.isEmpty { dirs.append(dir) }
         let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))

@@ -7,9 +7,9 @@ import Glibc
 
 /// Turns option values into typed settings, with errors naming the option and the
 /// expected form.
-enum OptionValues {
+public enum OptionValues {
     /// `--interp`: 'bandlimited' (the band-limited tables, default), 'cubic' or 'linear'.
-    static func interpolation(_ value: String?, option: String) throws -> Interpolation {
+    public static func interpolation(_ value: String?, option: String) throws -> Interpolation {
         switch value {
         case "bandlimited": return .bandLimited
         case "cubic": return .cubic
@@ -27,7 +27,7 @@ enum OptionValues {
         }
     }
 
-    static func integer(_ value: String?, option: String, in range: ClosedRange<Int>) throws -> Int {
+    public static func integer(_ value: String?, option: String, in range: ClosedRange<Int>) throws -> Int {
         guard let value, let n = Int(value), range.contains(n) else {
             throw AppError.usage("option '--\(option)': expected an integer in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
         }
@@ -47,7 +47,7 @@ enum OptionValues {
         return v
     }
 
-    static func number(_ value: String?, option: String, in range: ClosedRange<Double>) throws -> Double {
+    public static func number(_ value: String?, option: String, in range: ClosedRange<Double>) throws -> Double {
         guard let value, let n = Double(value), n.isFinite, range.contains(n) else {
             throw AppError.usage("option '--\(option)': expected a number in \(range.lowerBound)…\(range.upperBound), got '\(value ?? "")'")
         }

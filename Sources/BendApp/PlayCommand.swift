@@ -1,5 +1,6 @@
 import BendAudio
 import BendControl
+import BendDBus
 import BendEngine
 import BendEvdev
 import BendInput

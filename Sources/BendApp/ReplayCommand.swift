@@ -1,5 +1,4 @@
 import BendAudio
-import BendBench
 import BendControl
 import BendSystem
 import BendEvdev
@@ -15,7 +14,6 @@ enum ReplayCommand {
         OptionSpec("touches", value: "OUT.jsonl", help: "write the decoded touches as a touch script (the format render and play --script read)"),
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM when playing (default 'default')"),
         OptionSpec("period", value: "FRAMES", help: "period / render block in frames (16…8192, default 256)"),
-        OptionSpec("latency", help: "measure: replay in real time through a pipe and the live read loop; print read → render latency"),
     ] + EvdevOptions.mappingSpecs + SoundOptions.specs + [OptionSpec("help", "h", help: "show this help")]
 
     static let usage = """
@@ -40,7 +38,6 @@ enum ReplayCommand {
         var output: String?, touches: String?
         var device = "default"
         var period = 256
-        var latency = false
         for (name, value) in options {
             if try sound.apply(name, value) { continue }
             if try evdev.apply(name, value) { continue }
@@ -52,7 +49,6 @@ enum ReplayCommand {
             case "touches": touches = value
             case "device": device = value ?? ""
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
-            case "latency": latency = true
             default: break
             }
         }
@@ -84,15 +80,6 @@ enum ReplayCommand {
         let kind = EvdevDeviceKind.classify(recording.device)
         if case .skipped(let why) = kind {
             throw AppError.input("replay: \(operands[0]): device \"\(UntrustedText.escaped(recording.device.name))\" is no touch device or accelerometer: \(why)")
-        }
-        if latency {
-            let tone = try ToneSource.load(sound, rate: Double(sound.rate))
-            defer { tone.table.deallocate() }
-            try BenchCommand.bench {
-                try EvdevLatencyBench.run(recording, name: operands[0], mapping: evdev.mapping, tone: tone.table, rate: sound.rate,
-                                          voices: sound.voices, pitchMap: sound.pitchMap, period: period)
-            }
-            return
         }
         let frames = EvdevReplay.frames(device: recording.device, events: recording.events, mapping: evdev.mapping, releaseAtEnd: true)
         let script = EvdevReplay.script(frames)

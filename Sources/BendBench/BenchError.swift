@@ -1,4 +1,4 @@
-/// Why a bench could not measure. The app maps it to its exit codes: `.input` is bad
+/// Why a bench could not measure. bendsynth-bench maps it to its exit codes: `.input` is bad
 /// input (exit 2), `.setup` a runtime failure (exit 1).
 public enum BenchError: Error, CustomStringConvertible {
     /// The input gives nothing to measure, e.g. a recording with no events that change anything.

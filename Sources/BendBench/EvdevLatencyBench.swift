@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// `bendsynth replay RECORDING --latency`: how long an event takes from being read to
+/// `bendsynth-bench --evdev RECORDING`: how long an event takes from being read to
 /// taking effect on the render thread. The recording is written in real time into a
 /// pipe as `struct input_event`s, read by the live read loop (`EvdevPollLoop`),
 /// stamped by the stream clock and sent to the engine, which renders real-time-paced

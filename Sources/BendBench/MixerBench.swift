@@ -3,7 +3,7 @@ import BendEngine
 import BendSystem
 import Foundation
 
-/// `bendsynth bench`: renders offline with N moving voices through the instrument and
+/// `bendsynth-bench`: renders offline with N moving voices through the instrument and
 /// the render driver's period step, and measures the cost of the mixer: ns per
 /// voice-frame, the real-time factor, and the voices one core could mix in real time.
 /// Figures on a shared machine move by 25 % or more between runs.

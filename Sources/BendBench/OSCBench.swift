@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// `bendsynth bench --osc`: the time from an OSC datagram's arrival to the frame where
+/// `bendsynth-bench --osc`: the time from an OSC datagram's arrival to the frame where
 /// it takes effect. A paced render thread (`PacedOutput`: real-time pacing with
 /// absolute sleeps, no device) renders the mixer; a loopback UDP sender sends
 /// `/bendsynth/touch` at random phases of the period; the receive thread stamps each
@@ -84,7 +84,7 @@ public enum OSCBench {
         while log.frames.withLock({ $0.count }) < count && MonotonicClock.nanos() < deadline { usleep(1_000) }
         let frames = log.frames.withLock { $0 }
         guard frames.count == count, let (f0, n0) = clock.snapshot() else {
-            throw BenchError.setup("bench --osc: \(frames.count) of \(count) datagrams took effect")
+            throw BenchError.setup("--osc: \(frames.count) of \(count) datagrams took effect")
         }
         // The paced timeline: frame F plays at n0 + (F − f0)/rate.
         let latencies = zip(frames, sent).map { f, t -> Double in

@@ -9,7 +9,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// `bendsynth bench --soak`: the instrument under every network source at once, on the
+/// `bendsynth-bench --soak`: the instrument under every network source at once, on the
 /// JACK server it finds (Benchmarks/soak.sh starts jackd's dummy driver, 256-frame
 /// periods, on a private server name): 8 peer controllers (each holding more touches than
 /// a peer may), an OSC flood touching ten times a sender's touch limit at ten times its
@@ -62,7 +62,7 @@ public enum SoakBench {
         let oscTouches = 10 * OSCInterpreter.maxTouchesPerSender, oscRate = 10 * OSCInterpreter.maxEventsPerSecond
         let output: JACKOutput
         do { output = try JACKOutput(name: "bendsynth-soak", connect: true) } catch {
-            throw BenchError.setup("bench --soak: no JACK server (Benchmarks/soak.sh starts one): \(error)")
+            throw BenchError.setup("--soak: no JACK server (Benchmarks/soak.sh starts one): \(error)")
         }
         let rate = output.rate
         var samples = [Float](repeating: 0, count: 480)
@@ -96,13 +96,13 @@ public enum SoakBench {
         } catch {
             osc.stop(); peerSource.stop(); output.stop()
             instrument.deallocate(); tone.deallocate()
-            throw BenchError.setup("bench --soak: \(error)")
+            throw BenchError.setup("--soak: \(error)")
         }
         defer { instrument.deallocate(); tone.deallocate() }
         guard let oscPortNumber = oscBound.withLock({ $0 }).flatMap({ $0.split(separator: ":").last }).flatMap({ UInt16($0) }),
               let peerAddress = peerSource.boundAddress,
               let webPortNumber = web.url.split(separator: ":").last.flatMap({ UInt16($0.prefix { $0.isNumber }) }) else {
-            throw BenchError.setup("bench --soak: the sources did not say where they listen")
+            throw BenchError.setup("--soak: the sources did not say where they listen")
         }
         log("soak: JACK '\(output.serverName)' \(rate) Hz, \(output.periodFrames)-frame periods; \(peers) peers × \(peerTouches) touches (limit \(peerTouches - 2)), "
             + "\(phones) web pads × \(phoneTouches) touches (limit \(phoneTouches - 2)), OSC flood: \(oscTouches) touches at \(Int(oscRate)) datagrams/s (10 × a sender's limits, \(OSCInterpreter.maxTouchesPerSender) touches and \(Int(OSCInterpreter.maxEventsPerSecond)) events/s); \(Int(seconds)) s")

@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// `bendsynth bench --web DRIVER`: the time from a touch dispatched in headless Chromium
+/// `bendsynth-bench --web DRIVER`: the time from a touch dispatched in headless Chromium
 /// (by the pad driver script, over DevTools) to its event in the engine's queue (the
 /// source's port has pushed it on its ring). Both ends read CLOCK_MONOTONIC: the driver
 /// just before it writes the dispatch command, the port's observer just after the push.
@@ -118,7 +118,7 @@ public enum WebBench {
         } catch {
             output.stop()
             instrument.deallocate(); tone.deallocate()
-            throw BenchError.setup("bench --web: \(error)")
+            throw BenchError.setup("--web: \(error)")
         }
         defer {
             server.stop()
@@ -132,10 +132,10 @@ public enum WebBench {
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         let out = Pipe()
         p.standardOutput = out
-        do { try p.run() } catch { throw BenchError.setup("bench --web: cannot run python3 '\(driver)': \(error)") }
+        do { try p.run() } catch { throw BenchError.setup("--web: cannot run python3 '\(driver)': \(error)") }
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw BenchError.setup("bench --web: the driver '\(driver)' failed (status \(p.terminationStatus))") }
+        guard p.terminationStatus == 0 else { throw BenchError.setup("--web: the driver '\(driver)' failed (status \(p.terminationStatus))") }
         let rows = text.split(separator: "\n")
         let lines = rows.map { $0.split(separator: " ").compactMap { UInt64($0) } }
         let sent = zip(rows, lines).filter { $0.0.hasPrefix("down ") && $0.1.count == 2 }.map { ($0.1[0], $0.1[1]) }
@@ -143,7 +143,7 @@ public enum WebBench {
         func field(_ key: String) -> String { rows.first { $0.hasPrefix(key + " ") }.map { String($0.dropFirst(key.count + 1)) } ?? "?" }
         let arrived = log.times.withLock { $0 }
         guard sent.count == count, arrived.count == count, seen.count == count else {
-            throw BenchError.setup("bench --web: \(sent.count) touches dispatched, \(seen.count) seen by the page, \(arrived.count) arrived, of \(count)")
+            throw BenchError.setup("--web: \(sent.count) touches dispatched, \(seen.count) seen by the page, \(arrived.count) arrived, of \(count)")
         }
         func ms(_ later: UInt64, _ earlier: UInt64) -> Double { Double(Int64(bitPattern: later &- earlier)) * 1e-6 }
         return Result(input: input, count: count,

@@ -41,7 +41,7 @@ public final class SystemThread: @unchecked Sendable {
     }
 
     /// Asked when SCHED_FIFO is refused, with the new thread's kernel id and the priority
-    /// wanted: another way to make it real-time (the app installs RTKit's, BendRTKit, so
+    /// wanted: another way to make it real-time (the app installs BendDBus's RTKitClient, so
     /// this runtime links no D-Bus library). Called on the creating thread.
     private static let fallback = Mutex<(@Sendable (_ tid: Int32, _ priority: Int32) -> RealtimeFallbackResult)?>(nil)
 

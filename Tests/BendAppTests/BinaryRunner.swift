@@ -1,16 +1,19 @@
 import Foundation
 import XCTest
 
-/// Runs the built `bendsynth` executable (it sits beside the test bundle).
+/// Runs the built `bendsynth` executable (it sits beside the test bundle), or another
+/// of the package's (`bendsynth-bench`).
 enum BinaryRunner {
-    static var executable: URL {
+    static var executable: URL { executable("bendsynth") }
+
+    static func executable(_ name: String) -> URL {
         var dir = Bundle.main.bundleURL
         for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("bendsynth")
+            let candidate = dir.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir.deleteLastPathComponent()
         }
-        return packageRoot.appendingPathComponent(".build/debug/bendsynth")
+        return packageRoot.appendingPathComponent(".build/debug/" + name)
     }
 
     static var packageRoot: URL {
@@ -26,9 +29,10 @@ enum BinaryRunner {
     /// Runs bendsynth with `arguments`, stdin from /dev/null, and waits for it to exit;
     /// with `timeout`, it is sent SIGTERM after that many seconds (a command that should
     /// have refused to start but plays on must not hang the test).
-    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double? = nil) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double? = nil,
+                    tool: String = "bendsynth") throws -> Result {
         let p = Process()
-        p.executableURL = executable
+        p.executableURL = executable(tool)
         p.arguments = arguments
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()

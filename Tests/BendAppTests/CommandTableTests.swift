@@ -33,19 +33,6 @@ final class CommandTableTests: XCTestCase {
         }
     }
 
-    /// Every mode of `bench` (an option whose help starts "instead:") is in its usage, so
-    /// in the man page's synopsis and `bench --help`.
-    func testBenchUsageNamesEveryMode() throws {
-        let modes = BenchCommand.specs.filter { $0.help.hasPrefix("instead") }.map { "--" + $0.long }
-        XCTAssertGreaterThanOrEqual(modes.count, 4, "\(modes)")
-        let synopsis = try BinaryRunner.run(["--man-page"]).stdout.components(separatedBy: ".SH DESCRIPTION")[0]
-            .replacingOccurrences(of: "\\-", with: "-")
-        for mode in modes {
-            XCTAssertTrue(CommandTable.usageLine("bench").contains(mode + " "), "\(mode) not in: \(CommandTable.usageLine("bench"))")
-            XCTAssertTrue(synopsis.contains("bendsynth bench ") && synopsis.contains(mode + " "), "\(mode) not in the man page's synopsis")
-        }
-    }
-
     /// `man -l` of the page `--man-page` prints names every option every `--help` lists.
     func testManPageNamesEveryOptionOfEveryHelp() throws {
         let dir = try BinaryRunner.temporaryDirectory()

@@ -133,25 +133,27 @@ extension ConfigFileTests {
     }
 
     /// A flag the config file turns on is turned off again by `--no-FLAG` on the command
-    /// line (measured by bench printing JSON or not); `--X` takes back a `no-X` flag.
+    /// line (measured by `devices` printing only the PCM names, or its full listing whose
+    /// first line is "Playback cards"); `--X` takes back a `no-X` flag.
     func testCommandLineTurnsAConfigFlagOff() throws {
-        try writeUserConfig("[bench]\njson = true\n")
+        try writeUserConfig("[devices]\npcm-names = true\n")
         let env = ["XDG_CONFIG_HOME": dir.path]
-        let on = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01"], environment: env)
+        let on = try BinaryRunner.run(["devices"], environment: env)
         XCTAssertEqual(on.status, 0, on.stderr)
-        XCTAssertTrue(on.stdout.contains("\"nsPerVoiceFrame\""), "the config's json = true: \(on.stdout)")
-        let off = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01", "--no-json"], environment: env)
+        XCTAssertTrue(on.stdout.split(separator: "\n").contains("null"), "the config's pcm-names = true: \(on.stdout)")
+        XCTAssertFalse(on.stdout.contains("Playback cards"), "the config's pcm-names = true: \(on.stdout)")
+        let off = try BinaryRunner.run(["devices", "--no-pcm-names"], environment: env)
         XCTAssertEqual(off.status, 0, off.stderr)
-        XCTAssertFalse(off.stdout.contains("\"nsPerVoiceFrame\""), "--no-json turns it off: \(off.stdout)")
-        // Order counts: a later --json turns it on again.
-        let again = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01", "--no-json", "--json"], environment: env)
-        XCTAssertTrue(again.stdout.contains("\"nsPerVoiceFrame\""), again.stdout)
+        XCTAssertTrue(off.stdout.hasPrefix("Playback cards"), "--no-pcm-names turns it off: \(off.stdout)")
+        // Order counts: a later --pcm-names turns it on again.
+        let again = try BinaryRunner.run(["devices", "--no-pcm-names", "--pcm-names"], environment: env)
+        XCTAssertFalse(again.stdout.contains("Playback cards"), again.stdout)
         // A no-X flag's negation is --X.
         let parsed = try OptionParser.parse(["--no-terminal", "--terminal", "--load-stats", "--no-load-stats", "--no-terminal"], specs: PlayCommand.specs)
         XCTAssertEqual(parsed.options.map(\.0), ["no-terminal"])
         // Options with a value and --help have no negation.
         XCTAssertThrowsError(try OptionParser.parse(["--no-device"], specs: PlayCommand.specs))
-        XCTAssertTrue(try BinaryRunner.run(["bench", "--help"]).stdout.contains("--no-FLAG"))
+        XCTAssertTrue(try BinaryRunner.run(["devices", "--help"]).stdout.contains("--no-FLAG"))
     }
 }
 
@@ -161,10 +163,10 @@ extension ConfigFileTests {
     /// caused is not blamed on the config line it undid.
     func testLaterFalseUndoesTrueFolderAndBlame() throws {
         let env = ["XDG_CONFIG_HOME": dir.path]
-        try writeUserConfig("[bench]\njson = true\njson = false\n")
-        let r = try BinaryRunner.run(["bench", "--voices", "1", "--seconds", "0.01"], environment: env)
+        try writeUserConfig("[devices]\npcm-names = true\npcm-names = false\n")
+        let r = try BinaryRunner.run(["devices"], environment: env)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertFalse(r.stdout.contains("\"nsPerVoiceFrame\""), "json = false after json = true: \(r.stdout)")
+        XCTAssertTrue(r.stdout.hasPrefix("Playback cards"), "pcm-names = false after pcm-names = true: \(r.stdout)")
 
         let folder = try BinaryRunner.run(["render", script.path, "-o", dir.appendingPathComponent("f.wav").path, "--config", dir.path])
         XCTAssertEqual(folder.status, 2)

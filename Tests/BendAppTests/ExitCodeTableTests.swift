@@ -33,7 +33,7 @@ final class ExitCodeTableTests: XCTestCase {
             (["remote", "--bogus"], 2, "unknown option '--bogus'"),
             (["peers", "--bogus"], 2, "unknown option '--bogus'"),
             (["devices", "--bogus"], 2, "unknown option '--bogus'"),
-            (["bench", "--bogus"], 2, "unknown option '--bogus'"),
+            (["bench", "--voices", "1"], 2, "unknown command 'bench': the benches are their own executable, bendsynth-bench"),
             (["--bogus"], 2, "unknown option '--bogus'"),
             // Bad values and missing operands.
             (["render", script, "-o", path("x.wav"), "--rate", "5"], 2, "option '--rate': expected an integer in 8000…192000"),

@@ -1,6 +1,6 @@
 import XCTest
 import Foundation
-@testable import BendApp
+import BendDBus
 
 /// The systemd user unit: it verifies, and `play` sends READY=1 through sd_notify to a
 /// NOTIFY_SOCKET the test owns once the first period is out, then STOPPING=1 on SIGTERM.

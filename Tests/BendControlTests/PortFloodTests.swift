@@ -6,7 +6,7 @@ import XCTest
 /// A source floods its port while nothing renders (a render thread that fell behind, a
 /// sender far over its limits): the engine's ring fills. Moves and new touches are
 /// refused and counted; the ups of the touches that sound still reach the engine, so
-/// their voices end (found by the soak, `bendsynth bench --soak`: voices sounded on after
+/// their voices end (found by the soak, `bendsynth-bench --soak`: voices sounded on after
 /// every source had gone).
 final class PortFloodTests: XCTestCase {
     func testAFullRingNeverCostsAnUp() {

@@ -1,12 +1,17 @@
+import BendApp
 import BendBench
+import BendDBus
 import BendEngine
 import Foundation
 
-/// `bendsynth bench`: options → the benches (BendBench) → figures. By default the mixer
-/// (`MixerBench`): ns per voice-frame, the real-time factor, and the voices one core
-/// could mix in real time; `--peers`, `--osc` and `--web` measure latencies instead. Figures on
-/// a shared machine move by 25 % or more between runs.
-enum BenchCommand {
+/// `bendsynth-bench`: options → the benches (BendBench) → figures, printed on standard
+/// output. Its own executable (built by `make bench`), so the shipped `bendsynth` links
+/// no bench. By default the mixer (`MixerBench`): ns per voice-frame, the real-time
+/// factor, and the voices one core could mix in real time; `--evdev`, `--peers`, `--osc`,
+/// `--web` and `--soak` measure latencies or the soak instead. Figures on a shared
+/// machine move by 25 % or more between runs. Options and messages are the app's
+/// (`OptionParser`, `AppError`): exit 2 for bad usage or input, 1 for a runtime failure.
+enum BenchTool {
     static let specs: [OptionSpec] = [
         OptionSpec("voices", "n", value: "LIST", help: "comma-separated voice counts (default 16,64,256,1024)"),
         OptionSpec("period", value: "FRAMES", help: "period in frames (16…8192, default 256)"),
@@ -15,6 +20,7 @@ enum BenchCommand {
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("spread", help: "spread each period's moves over its frames (voice v at frame ⌊v·period/N⌋), as live input comes, instead of all at its first frame"),
         OptionSpec("json", help: "print the figures as JSON"),
+        OptionSpec("evdev", value: "RECORDING", help: "instead: an evemu recording replayed in real time through a pipe and the live read loop (EvdevPollLoop) at --period: event read → the period that renders it (64 voices, the default tone; a .desc takes its .events file as an operand)"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback by Chromium's touch emulation, then 600 by DevTools' Input.dispatchTouchEvent"),
@@ -23,18 +29,44 @@ enum BenchCommand {
     ]
 
     static let usage = """
-    usage: bendsynth bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
-           bendsynth bench --peers LIST | --osc [--period FRAMES] | --web DRIVER.py | --soak [--seconds S]
+    usage: bendsynth-bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
+           bendsynth-bench --evdev RECORDING [--period FRAMES] | --peers LIST | --osc [--period FRAMES] | --web DRIVER.py | --soak [--seconds S]
 
     Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
-    the voices one core could mix in real time. --peers, --osc and --web (a touch on
-    the web pad in headless Chromium → the engine) measure latencies instead. Figures on a shared machine move by 25 % or more between runs.
+    the voices one core could mix in real time. --evdev, --peers, --osc and --web (a
+    touch on the web pad in headless Chromium → the engine) measure latencies instead,
+    --soak the instrument under load. Figures on a shared machine move by 25 % or more
+    between runs. 'make bench' runs them all and writes docs/FIGURES.md.
 
     """
 
+    static var help: String { usage + OptionParser.help(specs) }
+
+    /// Runs with the process arguments and exits: 0, 2 for bad usage or input, 1 for a
+    /// runtime failure.
+    static func main() -> Never {
+        RTKitClient.installAsRealtimeFallback()  // as bendsynth does: the benches' real-time threads
+        do {
+            try run(Array(CommandLine.arguments.dropFirst()))
+            exit(0)
+        } catch let e as AppError {
+            printErr("bendsynth-bench: \(e)")
+            if case .usage = e {
+                printErr(usage.split(separator: "\n").prefix(2).joined(separator: "\n"))
+                printErr("Try 'bendsynth-bench --help' for the options.")
+            }
+            exit(e.exitCode)
+        } catch {
+            printErr("bendsynth-bench: \(error)")
+            exit(1)
+        }
+    }
+
     static func run(_ arguments: [String]) throws {
-        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
-        guard operands.isEmpty else { throw AppError.usage("bench: unexpected argument '\(operands[0])'") }
+        let options: [(String, String?)], operands: [String]
+        do { (options, operands) = try OptionParser.parse(arguments, specs: specs) } catch let e as UsageError {
+            throw AppError.usage(e.message)
+        }
         var counts = [16, 64, 256, 1024]
         var period = 256
         var seconds = 4.0
@@ -45,11 +77,12 @@ enum BenchCommand {
         var osc = false
         var spread = false
         var webDriver: String?
+        var recording: String?
         var soak = false, secondsGiven = false
         for (name, value) in options {
             switch name {
             case "help":
-                print(CommandTable.help("bench"))
+                print(help)
                 return
             case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536)
             case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
@@ -57,6 +90,7 @@ enum BenchCommand {
             case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
             case "interp": interpolation = try OptionValues.interpolation(value, option: name)
             case "json": json = true
+            case "evdev": recording = value
             case "peers": peerCounts = try countList(value, option: name, of: "peer counts", in: 1...8)
             case "spread": spread = true
             case "osc": osc = true
@@ -65,50 +99,17 @@ enum BenchCommand {
             default: break
             }
         }
+        if let recording {
+            return try EvdevLatencyMode.run(recording: [recording] + operands, period: period, rate: rate)
+        }
+        guard operands.isEmpty else { throw AppError.usage("unexpected argument '\(operands[0])'") }
         if soak {
-            let candidates = assetCandidates("web")
-            guard let assets = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }) else {
-                throw AppError.runtime("bench --soak: the web page (Assets/web) is not found (looked in: \(candidates.joined(separator: ", ")))")
-            }
-            return try bench { try SoakBench.run(seconds: secondsGiven ? seconds : 60, assets: assets, log: { printErr("bendsynth: \($0)") }) }
+            return try bench { try SoakBench.run(seconds: secondsGiven ? seconds : 60, assets: try webAssets("--soak"), log: { printErr("bendsynth-bench: \($0)") }) }
         }
         if let peerCounts { return try bench { try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) } }
-        if let webDriver {
-            let candidates = assetCandidates("web")
-            guard let assets = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }) else {
-                throw AppError.runtime("bench --web: the web page (Assets/web) is not found (looked in: \(candidates.joined(separator: ", ")))")
-            }
-            // The touch emulation first (the figure the goal is about), then DevTools'
-            // dispatchTouchEvent, whose frame wait a real touch does not have.
-            var flags = ""
-            for input in WebBench.Input.allCases {
-                let r = try bench { try WebBench.measure(driver: webDriver, assets: assets, count: 600, input: input) }
-                flags = r.flags
-                let how = input == .emulated
-                    ? "Chromium's touch emulation (DevTools' device mode: the browser makes the touch and routes it as a touchscreen's)"
-                    : "DevTools' Input.dispatchTouchEvent (waits for the page's next frame before routing the touch; a real touch does not)"
-                print(String(format: "web touch dispatched in Chromium → event in the engine's queue: median %.2f ms, p99 %.2f ms, max %.2f ms over %d touches made by %@ (headless %@, loopback WebSocket, CLOCK_MONOTONIC at both ends; %@ for the instrument, the driver and Chromium)",
-                             r.total.median, r.total.p99, r.total.max, r.count, how, r.chromium, r.scheduling))
-                print(String(format: "  dispatch → the page's pointerdown (Chromium): median %.2f ms, p99 %.2f ms, max %.2f ms", r.browser.median, r.browser.p99, r.browser.max))
-                print(String(format: "    dispatch → the touch event made in the browser (DevTools pipe): median %.2f ms, p99 %.2f ms", r.devtools.median, r.devtools.p99))
-                print(String(format: "    the touch event → pointerdown (%@): median %.2f ms, p99 %.2f ms",
-                             input == .emulated ? "Chromium routes the touch" : "DevTools waits for the page's next frame, then Chromium routes the touch",
-                             r.routing.median, r.routing.p99))
-                print(String(format: "  pointerdown → queue (page, WebSocket, server, decoder): median %.2f ms, p99 %.2f ms, max %.2f ms (page times: wall clocks, 0.1 ms)",
-                             r.instrument.median, r.instrument.p99, r.instrument.max))
-                if let stolen = r.stolen {
-                    print(String(format: "  CPU stolen by the host during the run: %.2f s (both virtual CPUs; /proc/stat's steal)", stolen))
-                }
-                if input == .emulated {
-                    let viewport = r.viewport.split(separator: " ")
-                    print("  viewport: \(viewport.first.map(String.init) ?? "?") CSS px at \(viewport.dropFirst().first.map(String.init) ?? "?") device pixels per px (a phone's, by DevTools' Emulation.setDeviceMetricsOverride)")
-                }
-            }
-            print("  Chromium flags: \(flags)")
-            return
-        }
+        if let webDriver { return try WebLatencyMode.run(driver: webDriver, assets: try webAssets("--web")) }
         if osc {
-            let r = try bench { try OSCBench.measure(period: period, rate: rate, count: 1_000, log: { printErr("bendsynth: \($0)") }) }
+            let r = try bench { try OSCBench.measure(period: period, rate: rate, count: 1_000, log: { printErr("bendsynth-bench: \($0)") }) }
             print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",
                          r.periodFrames, Double(r.periodFrames) * 1000 / Double(rate), r.median, r.p99, r.max, r.count))
             return
@@ -128,7 +129,7 @@ enum BenchCommand {
             print(String(decoding: try encoder.encode(results), as: UTF8.self))
         }
         if let bad = results.first(where: { $0.peak < 1e-4 || $0.activeVoices != $0.voices }) {
-            throw AppError.runtime("bench: \(bad.voices) voices rendered peak \(bad.peak) with \(bad.activeVoices) voices sounding; expected sound from all of them")
+            throw AppError.runtime("\(bad.voices) voices rendered peak \(bad.peak) with \(bad.activeVoices) voices sounding; expected sound from all of them")
         }
     }
 
@@ -140,6 +141,19 @@ enum BenchCommand {
         }
         return parts.map { $0! }
     }
+
+    /// The first of the app's asset folders (`Installation`) holding `name`.
+    /// - Throws: `AppError.runtime` naming every folder looked in.
+    static func asset(_ name: String, for option: String, probe: String = "") throws -> String {
+        let candidates = Installation.assetDirectories().map { $0 + "/" + name }
+        guard let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0 + probe) }) else {
+            throw AppError.runtime("\(option): \(name) is not found (looked in: \(candidates.joined(separator: ", ")))")
+        }
+        return found
+    }
+
+    /// The web page's folder (Assets/web), for the web pads of `--web` and `--soak`.
+    static func webAssets(_ option: String) throws -> String { try asset("web", for: option, probe: "/index.html") }
 
     /// Runs a bench, its `BenchError` as the app's: bad input exits 2, the rest 1.
     static func bench<T>(_ body: () throws -> T) throws -> T {

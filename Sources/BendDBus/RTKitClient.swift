@@ -1,8 +1,8 @@
-import BendDBus
+import BendSystem
 import Glibc
 
 /// Real-time priority through RealtimeKit (`org.freedesktop.RealtimeKit1` on the system
-/// bus, through BendDBus), as PipeWire and JACK clients ask for it: the desktop norm
+/// bus), as PipeWire and JACK clients ask for it: the desktop norm
 /// is no RLIMIT_RTPRIO, so SCHED_FIFO is refused, and rtkit-daemon grants it instead to
 /// a thread of a process that set RLIMIT_RTTIME.
 public enum RTKitClient {
@@ -38,6 +38,18 @@ public enum RTKitClient {
             return .refused(error.name.isEmpty ? error.message : error.message.isEmpty ? error.name : "\(error.name): \(error.message)")
         }
         return .granted(priority: max(granted, 1))
+    }
+
+    /// Makes RTKit SystemThread's way to real-time priority when SCHED_FIFO is refused
+    /// (SystemThread asks it with the new thread's kernel id; the thread's note says once
+    /// which priority it got). - Thread: setup.
+    public static func installAsRealtimeFallback() {
+        SystemThread.setRealtimeFallback { tid, priority in
+            switch makeThreadRealtime(tid: tid, priority: priority) {
+            case .granted(let p): return .granted(priority: p)
+            case .refused(let why): return .refused(why)
+            }
+        }
     }
 
     static let service = "org.freedesktop.RealtimeKit1"

@@ -3,15 +3,15 @@ import Glibc
 
 /// Tells systemd how a `Type=notify` service is doing (libsystemd's `sd_notify`, to the
 /// socket in `$NOTIFY_SOCKET`; nothing happens when it is not set).
-enum ServiceNotifier {
-    static var underSystemd: Bool { getenv("NOTIFY_SOCKET") != nil }
+public enum ServiceNotifier {
+    public static var underSystemd: Bool { getenv("NOTIFY_SOCKET") != nil }
 
     /// `READY=1` with a status line, once the first period has reached the device:
     /// waits (1 ms steps, at most `seconds`) until `firstPeriodDone` holds.
     /// - Thread: setup (never the render thread: a socket send).
     /// The status names the frames out when READY is sent (`frames`).
     @discardableResult
-    static func ready(status: String, seconds: Double = 10, firstPeriodDone: () -> Bool, frames: () -> UInt64) -> Bool {
+    public static func ready(status: String, seconds: Double = 10, firstPeriodDone: () -> Bool, frames: () -> UInt64) -> Bool {
         guard underSystemd else { return false }
         var waited = 0.0
         while !firstPeriodDone() && waited < seconds {
@@ -26,12 +26,12 @@ enum ServiceNotifier {
     }
 
     /// `STOPPING=1`: play is ending (SIGTERM, q, the script's end).
-    static func stopping() {
+    public static func stopping() {
         if underSystemd { notify("STOPPING=1") }
     }
 
     @discardableResult
-    static func notify(_ message: String) -> Bool {
+    public static func notify(_ message: String) -> Bool {
         sd_notify(0, message) > 0
     }
 }

@@ -1,0 +1,1 @@
+BenchTool.main()
