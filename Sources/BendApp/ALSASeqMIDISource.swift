@@ -14,7 +14,7 @@ import Glibc
 final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
     let name = "ALSA sequencer midi_in"
     let endsPlay = false
-    let toneNote: Int
+    let toneNote: Double
     private var seq: OpaquePointer?
     private var decoder: OpaquePointer?
     private var loop: EventLoop?
@@ -23,7 +23,7 @@ final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
 
     /// Opens the sequencer client and its port.
     /// - Throws: `AppError.runtime` when /dev/snd/seq is missing or the client cannot open.
-    init(toneNote: Int, clientName: String) throws {
+    init(toneNote: Double, clientName: String) throws {
         self.toneNote = toneNote
         guard access("/dev/snd/seq", F_OK) == 0 else {
             throw AppError.runtime("--midi-in: no ALSA sequencer (/dev/snd/seq is missing: load the snd-seq module, or play MIDI through JACK with -a jack)")

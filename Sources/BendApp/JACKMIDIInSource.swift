@@ -23,7 +23,7 @@ import Synchronization
 final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     let name = "JACK midi_in"
     let endsPlay = false
-    let toneNote: Int
+    let toneNote: Double
     /// Set by play once the JACK client has its MIDI ports, before `start`.
     var rings: JACKMIDIRings?
     private let stopFlag = Atomic<Bool>(false)
@@ -33,7 +33,7 @@ final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     /// Frames per second (set by `start`).
     private var rate = 48_000.0
 
-    init(toneNote: Int) {
+    init(toneNote: Double) {
         self.toneNote = toneNote
     }
 

@@ -48,7 +48,7 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
         var next: UInt64? { head < events.count ? events[head].frame : nil }
     }
 
-    init(rings: JACKMIDIRings, rate: Double, toneNote: Int, pitchMap: PitchMap) throws {
+    init(rings: JACKMIDIRings, rate: Double, toneNote: Double, pitchMap: PitchMap) throws {
         guard let ring = rings.outgoing else { throw AppError.runtime("--midi-out: the JACK client has no midi_out port") }
         self.ring = ring
         self.rings = rings

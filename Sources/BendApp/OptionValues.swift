@@ -82,8 +82,11 @@ struct SoundOptions {
     /// `--round-rate`, seconds.
     var roundRate = 0.08
     var roundRateGiven = false
-    /// MIDI note of the tone's pitch (ratio 1) for MIDI files and MIDI in/out, 0…127.
-    var toneNote = 69
+    /// MIDI note of the tone's pitch (ratio 1), fine tune included, for MIDI files, MIDI
+    /// in/out and the scale's note names, 0…127: `--tone-note`, else the tone's root
+    /// (`ToneSource.resolveRoot`, before anything reads it).
+    var toneNote = 69.0
+    var toneNoteGiven = false
     /// The envelope (`--attack`, `--decay`, `--sustain`, `--release`): seconds, and the
     /// sustain level in dB (0: no decay).
     var attackSeconds = 0.004
@@ -92,7 +95,7 @@ struct SoundOptions {
     var releaseSeconds = 0.008
 
     static let specs: [OptionSpec] = [
-        OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC; mono or mixed down); default Assets/synth_tone_mono.caf"),
+        OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed); default Assets/synth_tone_mono.caf"),
         OptionSpec("rate", "r", value: "HZ", help: "output rate in frames per second (8000…192000, default 48000)"),
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
@@ -104,7 +107,7 @@ struct SoundOptions {
         OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),
         OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
-        OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files and MIDI in/out (0…127, default 69 = A4, the default tone)"),
+        OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files, MIDI in/out and the scale (0…127, decimals for cents: 64.02); default the file's root note (smpl/INST), else the pitch found in it at load; 69 = A4 for the default tone"),
         OptionSpec("attack", value: "MS", help: "envelope attack: fade-in time of a touch (1…10000 ms, default 4)"),
         OptionSpec("decay", value: "MS", help: "envelope decay from full level to the --sustain level (0…60000 ms, default 0)"),
         OptionSpec("sustain", value: "DB", help: "envelope sustain level while a touch is held (−100…0 dB, default 0)"),
@@ -143,7 +146,9 @@ struct SoundOptions {
             }
             limiter = value == "on"
         case "gain": gainDB = try OptionValues.number(value, option: name, in: -60...24)
-        case "tone-note": toneNote = try OptionValues.integer(value, option: name, in: 0...127)
+        case "tone-note":
+            toneNote = try OptionValues.number(value, option: name, in: 0...127)
+            toneNoteGiven = true
         case "attack": attackSeconds = try OptionValues.number(value, option: name, in: 1...10_000) / 1000
         case "decay": decaySeconds = try OptionValues.number(value, option: name, in: 0...60_000) / 1000
         case "sustain": sustainDB = try OptionValues.number(value, option: name, in: -100...0)
@@ -169,14 +174,14 @@ struct SoundOptions {
     /// Exponential x: asked for, or a scale without '--pitch-map linear'.
     var exponential: Bool { pitchMapName == "exp" || (scale != nil && !pitchMapGiven) }
 
-    /// The tone's pitch in Hz (`--tone-note` in 12-TET, A4 = 440 Hz).
-    var toneHz: Double { 440 * pow(2, Double(toneNote - 69) / 12) }
+    /// The tone's pitch in Hz (`toneNote` in 12-TET, A4 = 440 Hz).
+    var toneHz: Double { 440 * pow(2, (toneNote - 69) / 12) }
 
     /// The scale at its root; nil without `--scale` and rounding.
     var tuning: Tuning? {
         guard scale != nil || roundMode != .off else { return nil }
         let ratio = scaleRootHz.map { $0 / toneHz } ?? 1
-        return Tuning(scale: scale ?? Scale.builtIn("chromatic")!, rootRatio: ratio, toneNote: Double(toneNote))
+        return Tuning(scale: scale ?? Scale.builtIn("chromatic")!, rootRatio: ratio, toneNote: toneNote)
     }
 
     /// Rounding of pad touches; nil when off.

@@ -114,6 +114,7 @@ enum PlayCommand {
         o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"],
                                      implicit: o.defaultFilesRead)
         try RecordingFiles.check(o)  // before a source reads its files (the key, the certificate)
+        try ToneSource.resolveRoot(&o.sound)  // before MIDI sources and scripts read toneNote
         var sources: [InputSource] = []
         if let path = o.script {
             sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))

@@ -63,6 +63,7 @@ enum RenderCommand {
         if output == "-" && isatty(1) != 0 {
             throw AppError.usage("render: -o - writes WAV to standard output, which is a terminal; pipe it (| sox -t wav - ...) or give a file")
         }
+        try ToneSource.resolveRoot(&sound)  // before the script (a MIDI file) reads toneNote
         let script = try ScriptFile.load(path: operands[0], toneNote: sound.toneNote)
         let tone = try ToneSource.load(sound, rate: Double(sound.rate))
         defer { tone.table.deallocate() }

@@ -15,7 +15,7 @@ enum ScriptFile {
 
     /// - Throws: `AppError.input` naming the file and, for a MIDI file, the byte offset
     ///   and what was expected; for a touch script, the line and field.
-    static func load(path: String, toneNote: Int) throws -> TouchScript {
+    static func load(path: String, toneNote: Double) throws -> TouchScript {
         guard FileManager.default.fileExists(atPath: path) else {
             throw AppError.input("\(path): no such file; expected a touch script (JSON Lines) or a MIDI file")
         }

@@ -41,6 +41,24 @@ enum ToneSource {
         }
     }
 
+    /// Sets `sound.toneNote` from the tone when `--tone-note` was not given: the file's
+    /// root note (WAV `smpl`, AIFF `INST`), else the pitch found in it, with one note
+    /// line saying which and that `--tone-note` overrides; the default tone is A4 (69)
+    /// by definition. Call before anything reads `toneNote` (MIDI sources, scripts).
+    /// - Throws: `AppError.input` when the tone file cannot be read.
+    static func resolveRoot(_ sound: inout SoundOptions) throws {
+        guard !sound.toneNoteGiven, let path = sound.tone else { return }
+        let root: ToneRoot?
+        do { root = try ToneLoader.root(path: path) } catch { throw AppError.input("\(error)") }
+        guard let root else {
+            printErr("note: tone '\(path)': no root note in the file and no steady pitch found; MIDI notes and note names take it as A4 = 440 Hz (--tone-note N sets it)")
+            return
+        }
+        sound.toneNote = root.note
+        let how = root.origin == .file ? "from the file's instrument chunk" : "found in the sound (YIN on the loop)"
+        printErr("note: tone '\(path)': root \(root.name), \(how); --tone-note N overrides")
+    }
+
     /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
     /// and installs them in the playing table (voices read it cubic until then). Join
     /// the returned thread before freeing the table. A failure is printed; play goes on

@@ -69,9 +69,6 @@ public enum ToneLoader {
     public static func load(path: String, outputRate: Double, findRoot: Bool = true) throws -> LoadedTone {
         func fail(_ reason: String) -> ToneLoadError { ToneLoadError(path: path, reason: reason) }
         precondition(outputRate > 0 && outputRate.isFinite, "outputRate must be > 0")
-        if InputFile.notARegularFile(path) == "is a folder" {
-            throw fail("is a folder; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
-        }
         let file = try read(path: path, fail: fail)
         let frames = file.frames, rate = file.rate, count = file.channels
         var notes: [String] = []
@@ -83,22 +80,27 @@ public enum ToneLoader {
         } else {
             sources = [mixDown(deinterleave(file.interleaved, channels: count), notes: &notes)]
         }
-        let removed = [Double](repeating: 0, count: sources.count)
+        // DC: the sustain loop's mean, per channel.
+        var removed = [Double](repeating: 0, count: sources.count)
+        for c in sources.indices {
+            let mean = sources[c][loop.start..<loop.end].reduce(0.0) { $0 + Double($1) } / Double(loop.end - loop.start)
+            guard abs(mean) > dcThreshold else { continue }
+            removed[c] = mean
+            let dc = Float(mean)
+            sources[c] = sources[c].map { $0 - dc }
+        }
+        if let worst = removed.map(abs).max(), worst > 0 {
+            notes.append("removed a DC offset of \(formatDB(worst)) dBFS (the loop's mean\(sources.count > 1 ? ", per channel" : ""))")
+        }
         let peak = sources.map { $0.reduce(Float(0)) { max($0, abs($1)) } }.max() ?? 0
         if peak > 1 {
             notes.append("samples exceed full scale (peak \(peak)); played as they are")
         }
 
-        // The root before any conversion (the file's rate, the loop's mix).
-        var root = fileRoot(file, notes: &notes)
-        var loopMix: [Float]?
-        if root == nil && findRoot {
-            let mix = sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes, quiet: true)
-            loopMix = mix
-            if let hz = PitchDetector.pitch(Array(mix[loop.start..<loop.end]), rate: Double(rate)) {
-                root = ToneRoot(note: 69 + 12 * log2(hz / 440), origin: .detected)
-            }
-        }
+        // The mono mix at the file's rate: for the root and, with a loop in the file,
+        // for what the engine plays today.
+        let mix = sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes)
+        let root = fileRoot(file) ?? (findRoot ? detectedRoot(mix, loop: loop.start..<loop.end, rate: rate) : nil)
 
         var channels = sources
         var converted = ToneLoop(start: loop.start, end: loop.end, mode: loop.mode, fromFile: loop.fromFile,
@@ -121,9 +123,12 @@ public enum ToneLoader {
         // What the engine plays today: the whole file looped, mono.
         var samples: [Float]
         if !loop.fromFile {
-            samples = channels.count == 1 ? channels[0] : mixDown(channels, notes: &notes)
+            samples = channels.count == 1 ? channels[0] : mixDown(channels, notes: &notes, quiet: true)
         } else {
-            var mix = loopMix ?? (sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes))
+            var mix = mix
+            // The whole file's own mean (the loop's is gone already).
+            let mean = Float(mix.reduce(0.0) { $0 + Double($1) } / Double(frames))
+            if abs(Double(mean)) > dcThreshold { mix = mix.map { $0 - mean } }
             if Double(rate) != outputRate {
                 let plan = ToneRateConverter.plan(frames: frames, loopStart: 0, loopEnd: frames, alternating: false,
                                                   ratio: outputRate / Double(rate))
@@ -134,6 +139,27 @@ public enum ToneLoader {
         }
         return LoadedTone(samples: samples, channels: channels, loop: converted, root: root, sourceRate: rate,
                           sourceChannels: count, sourceFrames: frames, removedDC: removed, notes: notes)
+    }
+
+    /// The tone's root alone, as `load` finds it (without converting anything): the
+    /// file's, or the pitch detected in the loop; nil when neither.
+    /// - Throws: `ToneLoadError` as `load` does for a file it cannot read.
+    /// - Thread: any non-real-time thread.
+    public static func root(path: String) throws -> ToneRoot? {
+        func fail(_ reason: String) -> ToneLoadError { ToneLoadError(path: path, reason: reason) }
+        let file = try read(path: path, fail: fail)
+        if let root = fileRoot(file) { return root }
+        var ignored: [String] = []
+        let loop = sustainLoop(file.instrument, frames: file.frames, notes: &ignored)
+        let mix = mixDown(deinterleave(file.interleaved, channels: file.channels), notes: &ignored, quiet: true)
+        return detectedRoot(mix, loop: loop.start..<loop.end, rate: file.rate)
+    }
+
+    /// The pitch `PitchDetector` finds in `loop` of `mix` (at `rate`), as a root.
+    static func detectedRoot(_ mix: [Float], loop: Range<Int>, rate: Int) -> ToneRoot? {
+        guard let hz = PitchDetector.pitch(Array(mix[loop]), rate: Double(rate)) else { return nil }
+        let note = 69 + 12 * log2(hz / 440)
+        return (0...127).contains(note) ? ToneRoot(note: note, origin: .detected) : nil
     }
 
     /// A file's samples as libsndfile gives them, and its instrument data.
@@ -149,6 +175,10 @@ public enum ToneLoader {
 
     /// Opens and reads `path` whole (the rules in the type's doc).
     static func read(path: String, fail: (String) -> ToneLoadError) throws -> FileAudio {
+        // (libsndfile says "Format not recognised." of a folder.)
+        if InputFile.notARegularFile(path) == "is a folder" {
+            throw fail("is a folder; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
+        }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw fail("libsndfile: " + String(cString: sf_strerror(nil)))
@@ -217,7 +247,7 @@ public enum ToneLoader {
     /// root key. WAV `smpl`'s pitch fraction is how far above the note the
     /// sample sounds (0…100 cents, as libsndfile gives it); AIFF `INST`'s detune is how
     /// far a player should raise it (−50…+50 cents), so the sample sounds that far below.
-    static func fileRoot(_ file: FileAudio, notes: inout [String]) -> ToneRoot? {
+    static func fileRoot(_ file: FileAudio) -> ToneRoot? {
         if let i = file.instrument, (1...127).contains(Int(i.basenote)) {
             let aiff = file.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_AIFF)
             let cents = Double(i.detune) * (aiff ? -1 : 1)

@@ -11,7 +11,7 @@ import Glibc
 public enum MIDIFileScript {
     /// Converts a parsed file.
     /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
-    public static func script(_ file: StandardMIDIFile, toneNote: Int = 69) throws(SMFError) -> TouchScript {
+    public static func script(_ file: StandardMIDIFile, toneNote: Double = 69) throws(SMFError) -> TouchScript {
         var interpreter = MIDIInterpreter(toneNote: toneNote)
         var entries: [TouchScript.Entry] = []
         for (seconds, event) in file.timedEvents() {
@@ -56,7 +56,7 @@ public enum MIDIFileScript {
     /// Reads, parses and converts the MIDI file at `path`.
     /// - Throws: `LoadError` naming the file, and for bad content the byte offset and
     ///   what was expected.
-    public static func load(path: String, toneNote: Int = 69) throws(LoadError) -> TouchScript {
+    public static func load(path: String, toneNote: Double = 69) throws(LoadError) -> TouchScript {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LoadError(path: path, reason: "cannot be read (no such file, or permission denied)")
         }

@@ -10,7 +10,7 @@ public final class MIDIInputFeed: @unchecked Sendable {
     private var interpreter: MIDIInterpreter
     private let port: ControlPort
 
-    public init(port: ControlPort, toneNote: Int = 69) {
+    public init(port: ControlPort, toneNote: Double = 69) {
         self.port = port
         interpreter = MIDIInterpreter(toneNote: toneNote)
     }

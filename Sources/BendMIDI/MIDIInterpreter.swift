@@ -51,7 +51,7 @@ import Glibc
 /// - Thread: one control thread (not the render thread: the namespace allocates).
 public struct MIDIInterpreter: Sendable {
     /// MIDI note of the tone's pitch (ratio 1), 0…127.
-    public let toneNote: Int
+    public let toneNote: Double
     public private(set) var zones = MPEZones()
     /// Complete messages that mean nothing here (program change, other controllers,
     /// clock, transport), since the start.
@@ -71,9 +71,10 @@ public struct MIDIInterpreter: Sendable {
     public var heldNotes: Int { held.count }
 
     /// - Parameters:
-    ///   - toneNote: MIDI note of the tone's pitch (`--tone-note`, 0…127; default 69 = A4).
+    ///   - toneNote: MIDI note of the tone's pitch, fine tune included (the tone's root or
+    ///     `--tone-note`, 0…127; default 69 = A4).
     ///   - firstID: the first touch id handed out (see `TouchNamespace`).
-    public init(toneNote: Int = 69, firstID: UInt32 = 1) {
+    public init(toneNote: Double = 69, firstID: UInt32 = 1) {
         self.toneNote = min(max(toneNote, 0), 127)
         ids = TouchNamespace(firstID: firstID)
         held.reserveCapacity(64)

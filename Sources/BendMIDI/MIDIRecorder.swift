@@ -27,12 +27,12 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
     }
     private let take = Mutex(Take())
     private let rate: Double
-    private let toneNote: Int
+    private let toneNote: Double
     private let pitchMap: PitchMap
     public let path: String
 
     /// - Throws: `SystemError` (open) when the file cannot be created.
-    public init(path: String, rate: Double, toneNote: Int = 69, pitchMap: PitchMap) throws {
+    public init(path: String, rate: Double, toneNote: Double = 69, pitchMap: PitchMap) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError(call: "open(\(path))") }
         Glibc.close(fd)

@@ -27,8 +27,8 @@ import Glibc
 /// non-escaping closure).
 /// - Thread: one at a time (the caller serialises; e.g. an observer's lock).
 public struct MPEEncoder: Sendable {
-    /// MIDI note of the tone's pitch (ratio 1), 0…127.
-    public let toneNote: Int
+    /// MIDI note of the tone's pitch (ratio 1), 0…127, fine tune included (64.02 = E4 + 2 cents).
+    public let toneNote: Double
     /// x → ratio for pad touches (`ControlEvent.touch`).
     public let pitchMap: PitchMap
     /// Semitones of a full pitch bend on the member channels (48).
@@ -42,7 +42,7 @@ public struct MPEEncoder: Sendable {
     /// Touches that took the channel of an older touch (more than 15 at once).
     public private(set) var stolen = 0
 
-    public init(toneNote: Int = 69, pitchMap: PitchMap = .linear) {
+    public init(toneNote: Double = 69, pitchMap: PitchMap = .linear) {
         self.toneNote = min(max(toneNote, 0), 127)
         self.pitchMap = pitchMap
         slots = (1...MPEEncoder.memberChannels).map { Slot(channel: $0) }

@@ -12,14 +12,18 @@ final class InputFilesTests: XCTestCase {
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
     var env: [String: String] { ["XDG_CONFIG_HOME": path("xdg"), "HOME": dir.path] }
 
-    /// A folder or a device given as the script: exit 2 saying what it is (a folder made
-    /// the MIDI sniffing trap: exit 132), and no output file.
+    /// A folder or a device given as the script, a folder as the tone: exit 2 saying what
+    /// it is (a folder made the MIDI sniffing trap: exit 132), and no output file.
     func testAFolderOrADeviceAsTheScriptIsRefused() throws {
         let cases: [([String], String)] = [
             (["render", dir.path, "-o", path("x.wav")], "\(dir.path): is a folder; expected a touch script (JSON Lines) or a MIDI file"),
             (["play", "--no-terminal", "--device", "null", "--script", dir.path], "\(dir.path): is a folder; expected a touch script"),
             (["render", "/dev/null", "-o", path("x.wav")], "/dev/null: is not a regular file (a device, a FIFO or a socket); expected a touch script"),
+            // A folder as the tone: said so, as for a script (libsndfile said "Format not recognised.").
+            (["render", path("s.jsonl"), "-t", dir.path, "-o", path("x.wav")], "tone file '\(dir.path)': is a folder; expected a sound file"),
+            (["play", "--no-terminal", "--device", "null", "--script", path("s.jsonl"), "-t", dir.path], "tone file '\(dir.path)': is a folder; expected a sound file"),
         ]
+        try "{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 0.5}\n{\"t\": 0.1, \"type\": \"up\", \"id\": 1}\n".write(toFile: path("s.jsonl"), atomically: true, encoding: .utf8)
         for (args, message) in cases {
             let r = try BinaryRunner.run(args + ["--no-config"], environment: env, timeout: 30)
             XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")

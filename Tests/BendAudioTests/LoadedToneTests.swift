@@ -1,4 +1,5 @@
 import BendAudio
+import BendEngine
 import BendTestSupport
 import CSndFile
 import Foundation
@@ -70,7 +71,9 @@ final class LoadedToneTests: XCTestCase {
         XCTAssertEqual(native.loop, ToneLoop(start: 9_600, end: 19_200, mode: .forward, fromFile: true, sourceStart: 9_600, sourceEnd: 19_200))
         XCTAssertEqual(native.root, ToneRoot(note: 60.37, origin: .file))
         XCTAssertEqual(native.channels, [x])
-        XCTAssertEqual(native.samples, x, "the engine still loops the whole file")
+        // The engine still loops the whole file (its own mean, the fading tail's, taken out).
+        let mean = Float(x.reduce(0.0) { $0 + Double($1) } / Double(x.count))
+        XCTAssertEqual(native.samples, x.map { $0 - mean }, "the engine still loops the whole file")
 
         let tone = try ToneLoader.load(path: path, outputRate: 44_100)
         XCTAssertEqual(tone.loop.start, 8_820)
@@ -176,6 +179,35 @@ final class LoadedToneTests: XCTestCase {
     func testAFolderIsAFolder() throws {
         XCTAssertThrowsError(try ToneLoader.load(path: dir, outputRate: 48_000)) { error in
             XCTAssertEqual("\(error)", "tone file '\(dir)': is a folder; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
+        }
+    }
+}
+
+/// Issue 29 item 10: a tone with DC (0.9 plus a 440 Hz sine) plays without it: the
+/// loader takes the loop's mean out (a note says so), and a rendered note's DC, over
+/// whole periods of the loop, is ≤ −90 dBFS (−5.9 dBFS before).
+final class ToneDCTests: XCTestCase {
+    func testDCIsRemovedAtLoadAndARenderHasNone() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/dc.wav"
+        writeSoundFile(path, sine(frequency: 440, rate: 48_000, frames: 48_000, amplitude: 0.05).map { $0 + 0.9 }, rate: 48_000)
+        for rate in [48_000.0, 44_100] {
+            let tone = try ToneLoader.load(path: path, outputRate: rate)
+            XCTAssertEqual(tone.removedDC[0], 0.9, accuracy: 1e-6)
+            XCTAssertTrue(tone.notes.contains("removed a DC offset of −0.9 dBFS (the loop's mean)"), "\(tone.notes)")
+            let h = RenderHarness(voices: 4, period: 256, rate: rate, tone: tone.samples, levels: try ToneLevelMaker.make(tone.samples, path: path)) {
+                $0.interpolation = .bandLimited
+            }
+            defer { h.free() }
+            let n = Int(rate)
+            let out = h.render(frames: 2_048 + 2 * n, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1)])
+            let left = Measure.channel(out, 0)[2_048..<(2_048 + 2 * n)]  // two whole loops
+            let dc = left.reduce(0.0) { $0 + Double($1) } / Double(left.count)
+            let level = Measure.rms(left)
+            print(String(format: "DC at %.0f Hz: %.1f dBFS (the tone %.1f dBFS RMS)", rate, Measure.dB(abs(dc) + 1e-20), Measure.dB(level)))
+            XCTAssertLessThanOrEqual(Measure.dB(abs(dc)), -90)
+            XCTAssertGreaterThan(Measure.dB(level), -40, "the tone itself plays")
         }
     }
 }

@@ -87,6 +87,12 @@ func largestStep(_ x: [Float], wrapping: Bool = false) -> Float {
     return step
 }
 
+/// A mono tone's samples with the DC the loader removed added back: the file as read.
+func withDC(_ tone: LoadedTone) -> [Float] {
+    let dc = Float(tone.removedDC[0])
+    return tone.samples.map { $0 + dc }
+}
+
 func sine(frequency: Double, rate: Double, frames: Int, amplitude: Double = 0.5) -> [Float] {
     (0..<frames).map { Float(amplitude * sin(2 * Double.pi * frequency * Double($0) / rate)) }
 }
@@ -159,19 +165,23 @@ final class ToneLoaderTests: XCTestCase {
     func testRW21UnsignedEightBitSilenceIsExactlyZero() throws {
         let tone = try ToneLoader.load(path: try realWorldAudio("RW-21_wav_pcm8_unsigned_mono.wav"), outputRate: 8_000)
         XCTAssertEqual(tone.samples.count, 800)
-        XCTAssertEqual(Array(tone.samples[0..<200]), [Float](repeating: 0, count: 200))
-        XCTAssertEqual(Array(tone.samples[600..<800]), [Float](repeating: 0, count: 200))
-        XCTAssertEqual(tone.samples[250], -1.0)
-        XCTAssertEqual(tone.samples[251], 127.0 / 128.0)
-        XCTAssertEqual(Double(tone.samples.reduce(0, +)) / 800, 0, accuracy: 0.01, "no DC offset")
+        // As read (the DC the loader removed put back): 0x80 is exactly 0.
+        let read = withDC(tone)
+        XCTAssertEqual(Array(read[0..<200]), [Float](repeating: 0, count: 200))
+        XCTAssertEqual(Array(read[600..<800]), [Float](repeating: 0, count: 200))
+        XCTAssertEqual(read[250], -1.0, accuracy: 1e-7)
+        XCTAssertEqual(read[251], 127.0 / 128.0, accuracy: 1e-7)
+        // The file's own DC (−51.8 dBFS) is removed.
+        XCTAssertEqual(tone.removedDC[0], -0.002578, accuracy: 1e-6)
+        XCTAssertEqual(Double(tone.samples.reduce(0, +)) / 800, 0, accuracy: 1e-7, "no DC offset")
     }
 
     func testRW23MuLawNineFrames() throws {
         let path = try realWorldAudio("RW-23_wav_mulaw_9_samples_odd_data_size.wav")
         let tone = try ToneLoader.load(path: path, outputRate: 8_000)
         XCTAssertEqual(tone.samples.count, 9)
-        XCTAssertEqual(tone.samples.first, 0)
-        XCTAssertEqual(tone.samples.last, 0, "the pad byte is not a sample")
+        XCTAssertEqual(withDC(tone).first, 0)
+        XCTAssertEqual(withDC(tone).last, 0, "the pad byte is not a sample")
         XCTAssertEqual(try ToneLoader.load(path: path, outputRate: 48_000).samples.count, 54)
     }
 
@@ -181,7 +191,8 @@ final class ToneLoaderTests: XCTestCase {
         XCTAssertEqual(tone.samples.count, 441)
         // Every frame, the last ones included, is the 441 Hz sine (no `info` chunk bytes).
         let expected = sine(frequency: 441, rate: 44_100, frames: 441)
-        for i in 0..<441 { XCTAssertEqual(tone.samples[i], expected[i], accuracy: 1.0 / 32_768 + 1e-6, "frame \(i)") }
+        let read = withDC(tone)
+        for i in 0..<441 { XCTAssertEqual(read[i], expected[i], accuracy: 1.0 / 32_768 + 1e-6, "frame \(i)") }
         // The loop end: the wrap step is the sine's own (its value at frame 441 vs frame 0), no larger.
         XCTAssertLessThanOrEqual(abs(tone.samples[440] - tone.samples[0]), 0.30)
         let resampled = try ToneLoader.load(path: path, outputRate: 48_000)
@@ -193,7 +204,7 @@ final class ToneLoaderTests: XCTestCase {
         let tone = try ToneLoader.load(path: try realWorldAudio("RW-26_aiff_pcm16_SSND_before_COMM.aiff"), outputRate: 44_100)
         XCTAssertEqual(tone.samples.count, 4_410)
         let expected = sine(frequency: 441, rate: 44_100, frames: 4_410)
-        let worst = zip(tone.samples, expected).map { abs($0 - $1) }.max()!
+        let worst = zip(withDC(tone), expected).map { abs($0 - $1) }.max()!
         XCTAssertLessThanOrEqual(worst, 1.0 / 32_768 + 1e-6)
     }
 
@@ -201,10 +212,10 @@ final class ToneLoaderTests: XCTestCase {
         let tone = try ToneLoader.load(path: try realWorldAudio("RW-27_aifc_sowt_pcm16le_stereo.aifc"), outputRate: 44_100)
         XCTAssertEqual(tone.sourceChannels, 2)
         XCTAssertEqual(tone.samples.count, 4_410)
-        XCTAssertEqual(tone.samples[1], 0.0314, accuracy: 0.0001)
-        XCTAssertEqual(tone.samples[2], 0.0627, accuracy: 0.0001)
+        XCTAssertEqual(withDC(tone)[1], 0.0314, accuracy: 0.0001)
+        XCTAssertEqual(withDC(tone)[2], 0.0627, accuracy: 0.0001)
         let expected = sine(frequency: 441, rate: 44_100, frames: 4_410)
-        let worst = zip(tone.samples, expected).map { abs($0 - $1) }.max()!
+        let worst = zip(withDC(tone), expected).map { abs($0 - $1) }.max()!
         XCTAssertLessThanOrEqual(worst, 1.0 / 32_768 + 1e-6, "byte order right: the sine, not noise")
         XCTAssertTrue(tone.notes.contains { $0.contains("cancel") && $0.contains("channel 0") }, "\(tone.notes)")
     }

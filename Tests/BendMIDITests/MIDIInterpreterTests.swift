@@ -7,7 +7,7 @@ struct Interpreted {
     var interpreter: MIDIInterpreter
     var events: [ControlEvent] = []
 
-    init(toneNote: Int = 69) { interpreter = MIDIInterpreter(toneNote: toneNote) }
+    init(toneNote: Int = 69) { interpreter = MIDIInterpreter(toneNote: Double(toneNote)) }
 
     mutating func feed(_ bytes: [UInt8]) {
         var out: [ControlEvent] = []
