@@ -4,18 +4,19 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
-//   bendsynth-bench (main) → BendApp, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
+//   bendsynth-bench (main) → BendApp, BendInstrument, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
 //   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
-//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
+//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
+//   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
 //   BendInput → BendControl, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendSystem, CLO
 //   BendPeers → BendControl, BendSystem, BendDBus, CSodium, CBluetooth, CAvahi
-//   BendMIDI → BendControl, BendSystem
+//   BendMIDI → BendControl, BendSystem, CALSA
 //   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
 //   BendDBus → BendSystem, CSystemd
@@ -110,7 +111,7 @@ let package = Package(
         .target(name: "BendOSC", dependencies: ["BendControl", "BendSystem", "CLO"], path: "Sources/BendOSC"),
         // MIDI: the stream interpreter (MIDI/MPE → touches), the MPE encoder (touches → MPE),
         // Standard MIDI Files (reader, writer, MIDI file → touch script, --record-midi).
-        .target(name: "BendMIDI", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendMIDI"),
+        .target(name: "BendMIDI", dependencies: ["BendControl", "BendSystem", "CALSA"], path: "Sources/BendMIDI"),
         // The web controller (`play --web`): a phone's browser is the pad. The page's
         // messages → control events; libwebsockets serves the page and the WebSocket.
         .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
@@ -124,7 +125,11 @@ let package = Package(
         // priority when SCHED_FIFO is refused) and sd_notify (a Type=notify service's READY=1).
         .target(name: "BendDBus", dependencies: ["BendSystem", "CSystemd"], path: "Sources/BendDBus"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
+        // The instrument assembly: settings (tone, scale, mapping, sources, sinks) → an
+        // instrument that owns its sources, render driver and shutdown. `play`, `render` and
+        // the LV2 plugin are front ends over it.
+        .target(name: "BendInstrument", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendDBus", "BendAudio", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI", "CALSA"], path: "Sources/BendInstrument"),
+        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
@@ -133,7 +138,7 @@ let package = Package(
         .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendAudio", "CLV2"], path: "Sources/BendLV2"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // `bendsynth-bench`: the benches' command line (the app's option parser and messages).
-        .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
+        .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendInstrument", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
                           path: "Sources/bendsynth-bench"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).
@@ -156,7 +161,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
-        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendDBus", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
+        .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInstrument", "BendDBus", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CEvdev", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
         .testTarget(name: "BendLV2Tests", path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]

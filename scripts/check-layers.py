@@ -33,15 +33,17 @@ LAYERS = {
     "BendAudio": 3, "BendInput": 3, "BendEvdev": 3, "BendOSC": 3, "BendPeers": 3,
     "BendWeb": 3, "BendMIDI": 3, "BendJack": 3,
     # the benches: they drive sinks and sources, so they sit above both.
-    "BendBench": 4,
+    "BendBench": 5,
     # the fuzz targets: they feed every input source's decoder.
-    "BendFuzz": 4,
-    "BendApp": 5,
+    "BendFuzz": 5,
+    # the instrument assembly: sources, sinks and their wiring from one settings value.
+    "BendInstrument": 4,
+    "BendApp": 6,
     # the LV2 plugin: a front end over the instrument, beside the command line.
-    "BendLV2": 5,
-    "bendsynth": 6,
+    "BendLV2": 6,
+    "bendsynth": 7,
     # the benches' executable (`make bench`): the app's option parser over BendBench.
-    "bendsynth-bench": 6,
+    "bendsynth-bench": 7,
 }
 # Toolchain modules each layer may use besides its declared dependencies.
 TOOLCHAIN = {"Foundation", "FoundationEssentials", "Glibc", "Synchronization", "Dispatch"}

@@ -58,11 +58,3 @@ struct EvdevOptions {
         }
     }
 }
-
-extension EvdevSource {
-    /// The devices of `options`; notes go to stderr.
-    convenience init(options: EvdevOptions, forward: (@Sendable (ControlEvent) -> Void)? = nil) {
-        self.init(devices: options.devices, mapping: options.mapping, grab: options.grab, forward: forward,
-                  note: { printErr("bendsynth: \($0)") })
-    }
-}

@@ -1,4 +1,5 @@
 import BendControl
+import BendInstrument
 import BendOSC
 import Foundation
 
@@ -36,14 +37,13 @@ struct OSCOptions {
 
     /// The OSC source asked for, if any. - Throws: `AppError.usage` for a bad address,
     /// a non-loopback listener without `--osc-allow`, or OSC options without `--osc`.
-    func source() throws -> OSCSource? {
+    func settings() throws -> SourceSettings? {
         guard let listen else {
             if tcp || !allow.isEmpty { throw AppError.usage("play: --osc-tcp and --osc-allow need --osc [ADDR:]PORT") }
             return nil
         }
         do {
-            return OSCSource(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout, restTimeout: restTimeout,
-                             log: { printErr("bendsynth: \($0)") })
+            return .osc(address: try OSCListenAddress(listen, allow: allow), tcp: tcp, timeout: timeout, restTimeout: restTimeout)
         } catch {
             throw AppError.usage("play: \(error)")
         }

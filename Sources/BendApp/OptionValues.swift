@@ -1,6 +1,7 @@
 import Foundation
 import BendEngine
 import BendControl
+import BendInstrument
 import BendPeers
 import BendSystem
 import Glibc
@@ -84,7 +85,7 @@ struct SoundOptions {
     var roundRateGiven = false
     /// MIDI note of the tone's pitch (ratio 1), fine tune included, for MIDI files, MIDI
     /// in/out and the scale's note names, 0…127: `--tone-note`, else the tone's root
-    /// (`ToneSource.resolveRoot`, before anything reads it).
+    /// (`resolveRoot()`, before anything reads it).
     var toneNote = 69.0
     var toneNoteGiven = false
     /// The envelope (`--attack`, `--decay`, `--sustain`, `--release`): seconds, and the
@@ -174,6 +175,15 @@ struct SoundOptions {
     /// Exponential x: asked for, or a scale without '--pitch-map linear'.
     var exponential: Bool { pitchMapName == "exp" || (scale != nil && !pitchMapGiven) }
 
+    /// `toneNote` from the tone file when `--tone-note` is not given: its instrument
+    /// chunk's root, else the pitch found in the sound (`ToneSource.root`). Call it before
+    /// anything reads `toneNote` (MIDI files, MIDI sources, the scale's root).
+    /// - Throws: `AppError`-mapped `InstrumentError(.input)` for a tone that does not read.
+    mutating func resolveRoot() throws {
+        guard !toneNoteGiven, let path = tone else { return }
+        if let note = try ToneSource.root(path: path, note: { printErr("note: \($0)") }) { toneNote = note }
+    }
+
     /// The tone's pitch in Hz (`toneNote` in 12-TET, A4 = 440 Hz).
     var toneHz: Double { 440 * pow(2, (toneNote - 69) / 12) }
 
@@ -198,14 +208,23 @@ struct SoundOptions {
         return centre == 1 ? .exponential(octaves: octaves) : .exponentialAround(octaves: octaves, centre: centre)
     }
 
-    /// Sets the mixer's interpolation, limiter and master gain from these options.
-    func configure(_ configuration: inout MixerConfiguration) {
-        configuration.interpolation = interpolation
-        configuration.limiter = limiter
-        configuration.gain = Float(pow(10, gainDB / 20))
-        configuration.attackSeconds = attackSeconds
-        configuration.decaySeconds = decaySeconds
-        configuration.sustainLevel = pow(10, sustainDB / 20)
-        configuration.releaseSeconds = releaseSeconds
+    /// The settings the instrument assembly builds from (`BendInstrument`).
+    var settings: SoundSettings {
+        var s = SoundSettings()
+        s.tone = tone
+        s.rate = rate
+        s.voices = voices
+        s.interpolation = interpolation
+        s.limiter = limiter
+        s.gain = Float(pow(10, gainDB / 20))
+        s.pitchMap = pitchMap
+        s.tuning = tuning
+        s.rounding = rounding
+        s.toneNote = toneNote
+        s.attackSeconds = attackSeconds
+        s.decaySeconds = decaySeconds
+        s.sustainLevel = pow(10, sustainDB / 20)
+        s.releaseSeconds = releaseSeconds
+        return s
     }
 }

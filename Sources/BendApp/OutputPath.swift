@@ -1,3 +1,4 @@
+import BendInstrument
 import Foundation
 import Glibc
 

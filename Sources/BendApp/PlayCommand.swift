@@ -1,18 +1,10 @@
-import BendAudio
 import BendControl
-import BendDBus
-import BendEngine
-import BendEvdev
-import BendInput
-import BendMIDI
+import BendInstrument
 import BendPeers
 import BendSystem
 import BendWeb
-import CALSA
-import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 
 /// `bendsynth play`: the instrument. A pad in the terminal, voices mixed by the render
 /// thread and written to ALSA; optionally recorded to WAV and to a touch script.
@@ -113,32 +105,25 @@ enum PlayCommand {
         guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
         o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"],
                                      implicit: o.defaultFilesRead)
-        try RecordingFiles.check(o)  // before a source reads its files (the key, the certificate)
-        try ToneSource.resolveRoot(&o.sound)  // before MIDI sources and scripts read toneNote
-        var sources: [InputSource] = []
+        try RecordingChecks.check(o)  // before a source reads its files (the key, the certificate)
+        try o.sound.resolveRoot()  // before MIDI sources and scripts read toneNote
+        var sources: [SourceSettings] = []
         if let path = o.script {
-            sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
+            sources.append(.script(name: "script '\(path)'", try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
         }
-        if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
+        if !o.evdev.devices.isEmpty { sources.append(.evdev(devices: o.evdev.devices, mapping: o.evdev.mapping, grab: o.evdev.grab)) }
         if let listen = o.listen {
-            let peers = try PeerSource(listen: listen, keyFile: o.keyFile)
-            peers.instrumentName = o.name
-            sources.append(peers)
+            sources.append(.peers(address: try PeerOptions.address(listen), keyFile: o.keyFile, name: o.name))
         } else if o.name != nil && !o.bluetooth {
             throw AppError.usage("play: --name is the name remotes over --listen or --bluetooth see; add one of them")
         }
         if !o.bluetooth, o.bluetoothAdmission != BluetoothAdmission() {
             throw AppError.usage("play: --allow and --accept-all are for Bluetooth players; add --bluetooth")
         }
-        var prompt: InvitationPrompt?
-        if o.bluetooth {
-            try PeerSource.requireBluetooth()
-            prompt = o.terminal ? InvitationPrompt() : nil
-            sources.append(PeerSource(bluetoothChannel: "", admission: o.bluetoothAdmission, prompt: prompt, instrumentName: o.name))
-        }
-        if let osc = try o.osc.source() { sources.append(osc) }
-        if o.audio.midiIn { sources.append(try midiInSource(o)) }
-        if let web = try o.web.source(pitchMap: o.sound.pitchMap) { sources.append(web) }
+        if o.bluetooth { sources.append(.bluetooth(admission: o.bluetoothAdmission, name: o.name)) }
+        if let osc = try o.osc.settings() { sources.append(osc) }
+        if o.audio.midiIn { sources.append(.midiIn) }
+        if let web = try o.web.settings() { sources.append(.web(web)) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {
@@ -146,223 +131,36 @@ enum PlayCommand {
                 }
                 throw AppError.usage("play: standard input is not a terminal; add --no-terminal to play from the other sources alone")
             }
-            let notices = PadNotices()  // peers' messages go on the pad, not over it
-            for case let peers as PeerSource in sources { peers.notices = notices }
-            sources.append(TerminalSource(prompt: prompt, notices: notices))
+            sources.append(.terminal())
         } else if sources.isEmpty {
             throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in, --web)")
         }
         try play(o, sources: sources)
     }
 
-    static func play(_ o: Options, sources: [InputSource]) throws {
-        StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
-        var o = o
-        let files = try RecordingFiles.prepare(&o)
-        do { try play(o, sources: sources, files: files) } catch {
-            files.discardUnlessStarted()
-            throw error
-        }
-    }
-
-    /// Play, its recordings' names claimed (`files`).
-    private static func play(_ o: Options, sources: [InputSource], files: RecordingFiles) throws {
-        // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
-        // (Its band-limited levels are made once the output's rate is known, on a thread
-        // of their own while play starts: `makeLevelsInBackground`.)
-        var tone = try ToneSource.load(o.sound, rate: Double(o.sound.rate), levelsNow: false)
-        let output = try openOutput(o)
-        let midiRings = try openMIDIPorts(o, output: output, sources: sources)
-        let rate = output.rate
-        if rate != o.sound.rate {
-            tone.table.deallocate()
-            tone = try ToneSource.load(o.sound, rate: Double(rate), levelsNow: false)  // resampled to the granted rate
-        }
-        defer { tone.table.deallocate() }
-        let levelMaker = try ToneSource.makeLevelsInBackground(tone)
-        defer { levelMaker?.join() }  // before the table is freed
-        var configuration = MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices)
-        o.sound.configure(&configuration)
-        let instrument = Instrument(configuration: configuration, tone: tone.table, live: true)
-        let mixer = instrument.mixer
-
-        var touchRecorder: TouchScriptRecorder?
-        if let path = o.recordTouches {
-            do { touchRecorder = try TouchScriptRecorder(path: path, rate: Double(rate), position: { mixer.position }) } catch {
-                output.stop()
-                throw AppError.input("cannot create touch script '\(path)': \(error)")
-            }
-        }
-        var midiRecorder: MIDIRecorder?
-        if let path = o.recordMIDI {
-            do { midiRecorder = try MIDIRecorder(path: path, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap) } catch {
-                touchRecorder?.close()
-                output.stop()
-                throw AppError.input("cannot create MIDI file '\(path)': \(error)")
-            }
-        }
-        // Ports number their sources 0, 1, … in order; a script's events are queued ahead.
-        let latencyLog = o.loadStats ? EventLatencyLog(skipped: Set(sources.indices.filter { sources[$0] is ScriptSource }.map(UInt32.init))) : nil
-        var midiOut: MIDIOutPump?
-        if let midiRings, o.audio.midiOut {
-            midiOut = try MIDIOutPump(rings: midiRings, rate: Double(rate), toneNote: o.sound.toneNote, pitchMap: o.sound.pitchMap)
-        }
-        // Every source's touches, for the terminal pad to show (marked by source).
-        let touchBoard = TouchBoard(pitchMap: o.sound.pitchMap)
-        var observers: [ControlEventObserver] = (touchRecorder.map { [$0] } ?? []) + (midiRecorder.map { [$0] } ?? []) + (midiOut.map { [$0] } ?? [])
-            + (latencyLog.map { [$0] } ?? [])
-        observers.append(touchBoard)
-        let ports = sources.map { _ in instrument.addPort(pitchMap: o.sound.pitchMap, rounding: o.sound.rounding, observers: observers) }
-        for (source, port) in zip(sources, ports) {
-            touchBoard.mark(source: port.source, as: Character(source.name.first.map { String($0).uppercased() } ?? "?"))
-        }
-        var ring: SPSCRing<Float>?
-        var recorder: WAVRecorder?
-        if let path = o.record {
-            let r = SPSCRing<Float>(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
-            do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
-                r.deallocate()
-                output.stop()
-                throw AppError.input("\(error)")
-            }
-            ring = r
-            if output is PacedOutput { printErr("bendsynth: playing into '\(path)' only") }
-        }
-
-        // Play until q / Ctrl-C / hang-up (the terminal), SIGINT / SIGTERM / SIGHUP, or
-        // until every source that does not end play by itself has ended (a script is done).
-        let finished = DispatchSemaphore(value: 0)
-        let remaining = Atomic<Int>(sources.filter { !$0.endsPlay }.count)
-        let waitsForAll = !sources.contains { $0.endsPlay }
-        // SIGHUP stops play like SIGTERM (StopSignals); with a terminal, its reader sees
-        // the hang-up too (POLLHUP/EIO). Never SIG_IGN it here: that would discard it.
-        StopSignals.wait { _ in finished.signal() }
-        var context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
-        context.touchBoard = touchBoard
-        let midiIn = sources.compactMap { $0 as? JACKMIDIInSource }
-        if !midiIn.isEmpty { context.lateEvents = { midiIn.reduce(0) { $0 + $1.lateEvents } } }
-        var started: [InputSource] = []
-        // With --web and the terminal pad, the pad (which takes the whole screen) starts
-        // only after Enter, so the player can scan the QR code; everything else, the
-        // output included, plays meanwhile: the phone is heard from its first touch.
-        let padWaitsForEnter = sources.contains { $0 is WebSource } && sources.contains { $0 is TerminalSource }
-        let startSource = { (source: InputSource, port: ControlPort) throws in
-            let endsPlay = source.endsPlay
-            try source.start(port: port, context: context) {
-                if endsPlay || (waitsForAll && remaining.subtract(1, ordering: .relaxed).newValue == 0) {
-                    finished.signal()
-                }
-            }
-            started.append(source)
-        }
-        // When play cannot go on from here: undo what started (sources, output, recording).
-        func abandon(_ error: Error) -> Error {
-            started.forEach { $0.stop() }
-            output.stop()
-            recorder?.stop()
-            return error
-        }
-        do {
-            for (source, port) in zip(sources, ports) where !(padWaitsForEnter && source is TerminalSource) {
-                try startSource(source, port)
-            }
-        } catch {
-            throw abandon(error)
-        }
-        // The output starts after the sources, so a script's first events are queued
-        // before the first period is rendered.
-        // The JACK server going away ends play like q or Ctrl-C; the failure exits 1.
-        output.whenEnded {
-            printErr("bendsynth: \(output.failureDescription ?? "the output ended"); stopping")
-            finished.signal()
-        }
-        do { try output.start(instrument.driver(record: ring)) } catch {
-            throw abandon(AppError.runtime("cannot start the output: \(error)"))
-        }
-        files.started = true
-        // `--round hold` moves resting touches between their sources' events.
-        var ticker: RoundingTicker?
-        if ports.contains(where: \.needsTicks) {
-            do {
-                ticker = try RoundingTicker(ports: ports)
-                try ticker?.start()
-            } catch {
-                throw abandon(AppError.runtime("cannot start the rounding thread: \(error)"))
-            }
-        }
-        do { try midiOut?.start(position: { mixer.position }, clock: instrument.clock) } catch {
-            printErr("bendsynth: --midi-out: cannot start its thread: \(error)")
-        }
-        printErr("bendsynth: \(output.description); tone '\(tone.path)'; \(o.sound.voices) voices")
-        if let note = output.realtimeNote { printErr("bendsynth: note: \(note)") }
-        // Under systemd (Type=notify): READY once the first period has reached the device.
-        ServiceNotifier.ready(status: "playing: \(output.description)", firstPeriodDone: { mixer.position > 0 },
-                              frames: { mixer.position })
-        touchRecorder?.flushEvery(0.25)  // written as the stream passes (also before Enter)
-        var stopping = false
-        if padWaitsForEnter {
-            printErr("bendsynth: scan the code, then press Enter for the pad (the phone plays already)")
-            stopping = EnterPrompt.waitForEnterOrStop(finished)
-            if !stopping {
-                do {
-                    for (source, port) in zip(sources, ports) where source is TerminalSource { try startSource(source, port) }
-                } catch {
-                    printErr("bendsynth: \(error)")
-                    stopping = true
-                }
-            }
-        }
-        if !stopping { finished.wait() }
-        ServiceNotifier.stopping()
-
-        // Stop cleanly: every source stops and its touches end, voices fade, the output
-        // stops, files are finished, the terminal is restored.
-        started.forEach { $0.stop() }
-        ticker?.stop()
-        instrument.fadeOut(rendering: { output.failureDescription == nil })
-        midiOut?.finish(position: mixer.position, running: { output.failureDescription == nil })
-        let failure = output.failureDescription
-        output.stop()
-        recorder?.stop()
-        touchRecorder?.close()
-        var midiFailure: String?
-        do { try midiRecorder?.close() } catch { midiFailure = "cannot write MIDI file '\(o.recordMIDI ?? "")': \(error)" }
-        let seconds = Double(mixer.position) / Double(rate)
-        let dropped = instrument.dropped
-        // Paced by the clock (no device): no xruns to speak of.
-        printErr(String(format: "bendsynth: played %.1f s", seconds) + (output is PacedOutput ? "" : ", \(output.xruns) xrun" + (output.xruns == 1 ? "" : "s"))
-                 + (dropped > 0 ? ", \(dropped) events dropped (queue full)" : ""))
-        if let jack = output as? JACKOutput, jack.bufferSizeChanges > 0 {
-            let times = jack.bufferSizeChanges == 1 ? "once" : "\(jack.bufferSizeChanges) times"
-            printErr("bendsynth: the JACK server changed its period \(times) during the run: \(jack.periodFrames) frames at the start, \(jack.currentPeriodFrames) at the end"
-                     + (jack.currentPeriodFrames > jack.periodFrames ? " (rendered in steps of \(jack.periodFrames))" : ""))
-        }
-        for case let m as JACKMIDIInSource in sources { printErr("bendsynth: \(m.summary)") }
-        if let midiOut { printErr("bendsynth: \(midiOut.summary)") }
-        if o.loadStats, let meter = output.loadMeter {
-            printErr("bendsynth: \(meter.summary)")
-            if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { printErr("bendsynth: \(line)") }
-            if let t = meter.firstPeriodWallSeconds { printErr(String(format: "bendsynth: first period written at %.6f (wall clock, s)", t)) }
-            if let counts = RenderThreadWatch.report() {
-                printErr("bendsynth: render thread over the whole run: \(counts.allocations) heap allocations, \(counts.locks) mutex locks (render_watch.so)")
-            }
-        }
-        if let recorder, let path = o.record {
-            printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
-        }
-        if let path = o.recordTouches { printErr("bendsynth: touches written to '\(path)'") }
-        if let path = o.recordMIDI, midiFailure == nil { printErr("bendsynth: MPE written to '\(path)'") }
-        instrument.deallocate()
-        ring?.deallocate()
-        if let failure { throw AppError.runtime(failure) }
-        if let midiFailure { throw AppError.runtime(midiFailure) }
-        for case let terminal as TerminalSource in sources {
-            if let e = terminal.failureDescription { throw AppError.runtime("terminal: \(e)") }
-        }
+    /// Plays `sources` with `o`'s sound, output and recordings: the instrument assembly
+    /// (`LiveInstrument`) does the rest. - Throws: `AppError` with the exit status.
+    static func play(_ o: Options, sources: [SourceSettings]) throws {
+        let settings = LiveSettings(sound: o.sound.settings, output: o.output, recordings: o.recordings, sources: sources)
+        try LiveInstrument(settings, log: { printErr("bendsynth: " + $0) }, show: { printErr($0) },
+                           deviceReport: { DevicesCommand.report() }).run()
     }
 }
 
 extension PlayCommand.Options {
+    /// Where the sound and MIDI go.
+    var output: OutputSettings {
+        var out = OutputSettings(driver: audio.driver == .jack ? .jack(name: audio.jackName, connect: audio.jackConnect)
+                                                               : .alsa(device: device, periodFrames: period, periods: periods))
+        out.midiOut = audio.midiOut
+        out.noOutputHint = noOutputHint
+        out.loadStats = loadStats
+        return out
+    }
+
+    /// The take's files.
+    var recordings: Recordings { Recordings(sound: record, touches: recordTouches, midi: recordMIDI, overwrite: overwrite) }
+
     /// Files play may read that no option names: the default shared key (`--listen`
     /// without `--key-file`) and the web certificate and key made on first use (`--web`
     /// without `--web-cert`), made in this run when missing; the web page's files

@@ -1,5 +1,6 @@
 import BendControl
 import BendEvdev
+import BendInstrument
 import BendPeers
 import BendSystem
 import Dispatch
@@ -128,7 +129,7 @@ enum RemoteCommand {
         let link = RemoteLink(session: session, target: o.target, timeout: o.timeout, retryFor: o.retryFor)
         let finished = DispatchSemaphore(value: 0)
         let monitored = Mutex<RemoteMonitorSource?>(nil)
-        let notices = PadNotices()  // on the pad while it is drawn, stderr otherwise
+        let notices = PadNotices(fallback: { printErr("bendsynth: " + $0) })  // on the pad while it is drawn, stderr otherwise
         link.notice = { notices.post($0) }
         link.onEnd = { why in
             monitored.withLock { $0 }?.instrumentLeft(why)
@@ -153,8 +154,10 @@ enum RemoteCommand {
             monitored.withLock { $0 = source }
             if let why = link.ended { source.instrumentLeft(why) }
             // Devices sound here (their own port) and go to the instrument too.
-            let devices: [InputSource] = o.evdev.devices.isEmpty ? [] : [EvdevSource(options: o.evdev, forward: { link.forward($0) })]
-            try PlayCommand.play(local, sources: [source] + devices)
+            let devices: [SourceSettings] = o.evdev.devices.isEmpty ? []
+                : [.source(EvdevSource(devices: o.evdev.devices, mapping: o.evdev.mapping, grab: o.evdev.grab, forward: { link.forward($0) },
+                                       note: { printErr("bendsynth: \($0)") }))]
+            try PlayCommand.play(local, sources: [.source(source)] + devices)
             if let why = link.ended { throw AppError.runtime("remote: \(why)") }
             if script != nil {
                 link.leave()
@@ -201,7 +204,7 @@ enum RemoteCommand {
     /// - Throws: `AppError` as `EvdevSource.start`.
     static func startDevices(_ options: EvdevOptions, forward: @escaping @Sendable (ControlEvent) -> Void, readers: [EvdevReader] = []) throws -> EvdevSource? {
         guard !options.devices.isEmpty || !readers.isEmpty else { return nil }
-        let source = EvdevSource(options: options)
+        let source = EvdevSource(devices: options.devices, mapping: options.mapping, grab: options.grab, note: { printErr("bendsynth: \($0)") })
         source.extraReaders = readers
         try source.startLoop { events in for e in events { forward(e) } }
         return source

@@ -1,4 +1,5 @@
 import BendControl
+import BendInstrument
 import BendPeers
 import BendSystem
 import Glibc

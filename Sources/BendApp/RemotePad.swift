@@ -1,3 +1,4 @@
+import BendInstrument
 import BendControl
 import BendEngine
 import BendInput
@@ -24,7 +25,7 @@ final class RemotePad: @unchecked Sendable {
     init(link: RemoteLink, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: InstrumentMeters?, notices: PadNotices,
          onEvent: @escaping @Sendable (ControlEvent) -> Void, onFinish: @escaping @Sendable () -> Void) throws {
         let session = link.session
-        let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } })
+        let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } }, maxTextBytes: PeerProtocol.maxTextBytes)
         self.keyboard = keyboard
         self.notices = notices
         let place = monitor == nil ? "" : ", monitored here"

@@ -1,7 +1,6 @@
 import BendAudio
 import BendControl
-import BendEngine
-import Dispatch
+import BendInstrument
 import Foundation
 import Glibc
 
@@ -63,33 +62,22 @@ enum RenderCommand {
         if output == "-" && isatty(1) != 0 {
             throw AppError.usage("render: -o - writes WAV to standard output, which is a terminal; pipe it (| sox -t wav - ...) or give a file")
         }
-        try ToneSource.resolveRoot(&sound)  // before the script (a MIDI file) reads toneNote
+        try sound.resolveRoot()  // before the script (a MIDI file) reads toneNote
         let script = try ScriptFile.load(path: operands[0], toneNote: sound.toneNote)
-        let tone = try ToneSource.load(sound, rate: Double(sound.rate))
-        defer { tone.table.deallocate() }
-        // Ctrl-C or SIGTERM mid-render: remove the half-written temporary file, keep OUT.
-        var signalSources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler {
-                OfflineRenderer.removeTemporaryFile()
-                printErr("bendsynth: render interrupted; '\(output)' not written")
-                exit(128 + sig)
-            }
-            source.resume()
-            signalSources.append(source)
-        }
-        defer { signalSources.forEach { $0.cancel() } }
+        let line = ProgressLine(enabled: isatty(2) != 0)
+        let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
+        // Ctrl-C or SIGTERM mid-render: the half-written temporary file goes, OUT stays.
+        let summary: RenderSummary
         do {
-            let line = ProgressLine(enabled: isatty(2) != 0)
-            let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
-            let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
-                                                     pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period,
-                                                     configure: sound.configure, to: output, format: format, progress: progress)
-            printErr("wrote \(output == "-" ? "standard output" : output) (\(format)): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
-        } catch {
-            throw AppError.runtime("render: cannot write '\(output)': \(error)")
+            summary = try OfflineInstrument.render(script, sound: sound.settings,
+                                                   settings: RenderSettings(output: output, format: format, periodFrames: period),
+                                                   note: { printErr("note: \($0)") }, progress: progress, interrupted: { sig in
+            printErr("bendsynth: render interrupted; '\(output)' not written")
+            exit(128 + sig)
+            })
+        } catch let e as InstrumentError where e.kind == .runtime {
+            throw AppError.runtime("render: \(e)")
         }
+        printErr("wrote \(output == "-" ? "standard output" : output) (\(format)): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")
     }
 }

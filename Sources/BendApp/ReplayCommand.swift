@@ -1,4 +1,5 @@
 import BendAudio
+import BendInstrument
 import BendControl
 import BendSystem
 import BendEvdev
@@ -93,14 +94,12 @@ enum ReplayCommand {
             printErr("wrote \(touches): \(script.entries.count) events")
         }
         if let output {
-            let tone = try ToneSource.load(sound, rate: Double(sound.rate))
-            defer { tone.table.deallocate() }
             do {
-                let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
-                                                         pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, configure: sound.configure, to: output)
+                let summary = try OfflineInstrument.render(script, sound: sound.settings, settings: RenderSettings(output: output, periodFrames: period),
+                                                           note: { printErr("note: \($0)") })
                 printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz")
-            } catch {
-                throw AppError.runtime("replay: cannot write '\(output)': \(error)")
+            } catch let e as InstrumentError where e.kind == .runtime {
+                throw AppError.runtime("replay: \(e)")
             }
         }
         if output == nil && touches == nil {
@@ -110,7 +109,7 @@ enum ReplayCommand {
             o.period = period
             o.terminal = false
             o.noOutputHint = "render offline with -o OUT.wav"
-            try PlayCommand.play(o, sources: [ScriptSource(name: "replay '\(operands[0])'", script: script)])
+            try PlayCommand.play(o, sources: [.script(name: "replay '\(operands[0])'", script)])
         }
     }
 }

@@ -1,3 +1,4 @@
+import BendInstrument
 import BendAudio
 import Foundation
 import Glibc

@@ -1,4 +1,5 @@
 import BendControl
+import BendInstrument
 import BendWeb
 import Foundation
 
@@ -38,10 +39,10 @@ struct WebOptions: Equatable {
         assetCandidates("web").first { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }
     }
 
-    /// The web source asked for, if any. - Throws: `AppError.usage` for a bad address or
+    /// The web pad's settings, if `--web` asked for it. - Throws: `AppError.usage` for a bad address or
     /// web options without `--web`, a certificate without its key; `AppError.input` for a
     /// bad `--web-token-file`.
-    func source(pitchMap: PitchMap) throws -> WebSource? {
+    func settings() throws -> WebSource.Settings? {
         guard let listen else {
             if self != WebOptions() { throw AppError.usage("play: --web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]") }
             return nil
@@ -66,7 +67,7 @@ struct WebOptions: Equatable {
         do { settings.token = try tokenFile.map { try WebToken.load(path: $0) } } catch { throw AppError.input("\(error)") }
         settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
-        return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printErr($0) })
+        return settings
     }
 }
 

@@ -1,3 +1,4 @@
+import BendControl
 import BendEngine
 import CJack
 import Synchronization
@@ -87,13 +88,13 @@ struct JACKMIDISink {
 
 /// What the control side of `--midi-in` and `--midi-out` reaches: the rings of the
 /// JACK MIDI ports and their counters. A plain struct of pointers. - Thread: see each.
-public struct JACKMIDIRings: @unchecked Sendable {
+public struct JACKMIDIRings: MIDIPortStatus, @unchecked Sendable {
     /// Packets `midi_in` received, stamped with the stream frame they arrived at; nil
     /// without `midi_in`. - Thread: one control consumer.
-    public let received: SPSCRing<MIDIPacket>?
+    public let received: MIDIPortQueue?
     /// Whole messages (one per packet) for `midi_out`, each at the stream frame it is
     /// due, pushed in frame order; nil without `midi_out`. - Thread: one control producer.
-    public let outgoing: SPSCRing<MIDIPacket>?
+    public let outgoing: MIDIPortQueue?
     let counters: JACKCounters
 
     /// The period the process callback was last given, frames: the latency live MIDI

@@ -1,3 +1,4 @@
+import BendControl
 import BendEngine
 import BendSystem
 import CJack
@@ -188,9 +189,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             outPort = jack_port_register(client, "midi_out", type, UInt(JackPortIsOutput.rawValue), 0)
             guard outPort != nil else { throw JACKError(call: "jack_port_register", client: clientName, server: serverName, code: -1, detail: "cannot register midi_out") }
         }
-        let received = SPSCRing<MIDIPacket>(capacity: input ? capacity : 2)
-        let outgoing = SPSCRing<MIDIPacket>(capacity: output ? capacity : 2)
-        sink.pointee.midi = JACKMIDISink(input: inPort, output: outPort, received: received, outgoing: outgoing, counters: counters)
+        let received = MIDIPortQueue(capacity: input ? capacity : 2)
+        let outgoing = MIDIPortQueue(capacity: output ? capacity : 2)
+        sink.pointee.midi = JACKMIDISink(input: inPort, output: outPort, received: received.ring, outgoing: outgoing.ring, counters: counters)
         let rings = JACKMIDIRings(received: input ? received : nil, outgoing: output ? outgoing : nil, counters: counters)
         midi = rings
         return rings

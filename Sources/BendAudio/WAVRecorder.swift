@@ -125,10 +125,16 @@ public final class WAVRecorder: @unchecked Sendable {
     private let ring: SPSCRing<Float>
     private let writer: FloatWAVWriter
     private let written = Atomic<Int>(0)
-    private let stopRequested = Atomic<Bool>(false)
     private let failureBox = Mutex<WAVFileError?>(nil)
-    /// The writer thread; dropped by `stop()` after the join (its body holds the recorder).
-    private var thread: SystemThread?
+    /// The writer's event loop ("bendsynth wav"): a timer drains the ring every
+    /// `pollNanoseconds`; dropped by `stop()` once the file is complete.
+    private var loop: EventLoop?
+    /// The writer's buffer and the samples of an incomplete frame kept at its start.
+    /// Owner: the loop's thread (then `stop`'s, after the loop ended).
+    private let buffer: UnsafeMutablePointer<Float>
+    private let capacity: Int
+    private var carried = 0
+    private var closed = false
 
     /// Creates (truncates) `path` and starts the writer thread.
     /// - Parameters:
@@ -147,14 +153,22 @@ public final class WAVRecorder: @unchecked Sendable {
         self.ring = ring
         writer = try FloatWAVWriter(path: path, displayPath: path, rate: rate, channels: channels)
         writer.updateHeaderAfterEveryWrite()
+        capacity = 4096 * channels
+        buffer = .allocate(capacity: capacity)
         do {
-            // The body holds the recorder until the thread ends (after `stop()`).
-            thread = try SystemThread(name: "bendsynth wav") { self.drainUntilStopped() }
+            let loop = try EventLoop(name: "bendsynth wav")
+            // The timer holds the recorder until the loop ends (after `stop()`).
+            loop.schedule(after: UInt64(WAVRecorder.pollNanoseconds), repeating: UInt64(WAVRecorder.pollNanoseconds)) { self.drain() }
+            try loop.start()
+            self.loop = loop
         } catch {
             try? writer.close()
+            buffer.deallocate()
             throw SystemError(call: "pthread_create(WAV recorder for \(path))", code: error.code)
         }
     }
+
+    deinit { buffer.deallocate() }
 
     /// Frames written to the file so far. - Thread: any.
     public var framesWritten: Int { written.load(ordering: .relaxed) }
@@ -168,41 +182,39 @@ public final class WAVRecorder: @unchecked Sendable {
     /// writing to the ring (later samples are not recorded). Calling it again does nothing.
     /// - Thread: the control thread that made the recorder.
     public func stop() {
-        guard let thread else { return }
-        self.thread = nil
-        stopRequested.store(true, ordering: .releasing)
-        thread.join()
+        guard let loop else { return }
+        self.loop = nil
+        loop.stop()  // the last timer run is over: the rest is this thread's
+        drain()  // everything written before stop() goes into the file
+        finish()
     }
 
-    /// The writer thread's loop.
-    private func drainUntilStopped() {
-        let capacity = 4096 * channels
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
-        var carried = 0  // samples of an incomplete frame kept at the buffer's start
-        var pause = timespec(tv_sec: 0, tv_nsec: WAVRecorder.pollNanoseconds)
+    /// Writes what the ring holds (whole frames). - Thread: the loop's, or `stop`'s after it.
+    private func drain() {
+        guard !closed else { return }
         do {
             while true {
-                let stopping = stopRequested.load(ordering: .acquiring)
-                while true {
-                    let got = ring.read(into: buffer + carried, maxCount: capacity - carried)
-                    if got == 0 { break }
-                    let available = carried + got
-                    let frames = available / channels
-                    try writer.write(buffer, frames: frames)
-                    written.add(frames, ordering: .relaxed)
-                    carried = available - frames * channels
-                    if carried > 0 { buffer.update(from: buffer + frames * channels, count: carried) }
-                }
-                if stopping { break }  // everything written before stop() is in the file
-                nanosleep(&pause, nil)
+                let got = ring.read(into: buffer + carried, maxCount: capacity - carried)
+                if got == 0 { break }
+                let available = carried + got
+                let frames = available / channels
+                try writer.write(buffer, frames: frames)
+                written.add(frames, ordering: .relaxed)
+                carried = available - frames * channels
+                if carried > 0 { buffer.update(from: buffer + frames * channels, count: carried) }
             }
-            try writer.close()
-        } catch let error as WAVFileError {
-            failureBox.withLock { $0 = $0 ?? error }
-            try? writer.close()
         } catch {
-            try? writer.close()
+            if let error = error as? WAVFileError { failureBox.withLock { $0 = $0 ?? error } }
+            finish()
         }
+    }
+
+    /// Closes the file once (after the last write, or after a failed one).
+    private func finish() {
+        guard !closed else { return }
+        closed = true
+        do { try writer.close() } catch let error as WAVFileError {
+            failureBox.withLock { $0 = $0 ?? error }
+        } catch {}
     }
 }

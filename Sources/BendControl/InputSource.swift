@@ -56,10 +56,12 @@ public protocol InputSource: AnyObject, Sendable {
     func stop()
 }
 
-/// Why a source cannot start, and so the exit status: bad input (a named device that is
-/// no touch device, a bad file: exit 2) or a runtime failure (a device that does not
-/// open, a port in use: exit 1). The app prints `description` as it is.
-public struct InputSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a source — or the instrument it plays (its tone, its output, its recordings) —
+/// cannot start, and so the exit status: bad input (a named device that is no touch
+/// device, a bad file: exit 2) or a runtime failure (a device that does not open, a
+/// port in use: exit 1). A front end (the app, the LV2 plugin) shows `description` as it
+/// is.
+public struct InstrumentError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// Bad usage or input: exit status 2.
         case input
@@ -74,3 +76,6 @@ public struct InputSourceError: Error, Sendable, Equatable, CustomStringConverti
         self.description = description
     }
 }
+
+/// The name sources used for `InstrumentError` before the instrument assembly threw it too.
+public typealias InputSourceError = InstrumentError

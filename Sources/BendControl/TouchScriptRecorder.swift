@@ -97,25 +97,27 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
         }
     }
 
-    /// `flushEvery`'s timer. - Thread: setup (the thread that calls `flushEvery` and `close`).
-    private var flusher: DispatchSourceTimer?
+    /// `flushEvery`'s loop ("bendsynth touches"). - Thread: setup (the thread that calls
+    /// `flushEvery` and `close`).
+    private var flusher: EventLoop?
 
-    /// Calls `flush()` every `seconds` (on a Dispatch queue) until `close()`.
+    /// Calls `flush()` every `seconds` (on an `EventLoop` timer) until `close()`.
+    /// - Throws: `SystemError` when the loop cannot start.
     /// - Thread: setup, the thread that will call `close()`.
-    public func flushEvery(_ seconds: Double) {
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + seconds, repeating: seconds)
-        timer.setEventHandler { [weak self] in self?.flush() }
-        flusher?.cancel()
-        flusher = timer
-        timer.resume()
+    public func flushEvery(_ seconds: Double) throws {
+        flusher?.stop()
+        let loop = try EventLoop(name: "bendsynth touches")
+        let nanos = UInt64(seconds * 1e9)
+        loop.schedule(after: nanos, repeating: nanos) { [weak self] in self?.flush() }
+        try loop.start()
+        flusher = loop
     }
 
     /// Writes what is left (in frame order), then the script's `end` line at the stream
     /// position (the take's length: the frames `--record`'s WAV holds, silence after the
     /// last release included), and closes the file. Further events are ignored.
     public func close() {
-        flusher?.cancel()
+        flusher?.stop()
         flusher = nil
         let now = position()
         state.withLock { s in

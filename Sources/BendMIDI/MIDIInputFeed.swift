@@ -1,7 +1,7 @@
 import BendControl
 
-/// MIDI in's way into the engine: raw bytes from a MIDI port (JACK `midi_in`, ALSA
-/// sequencer), each with the stream frame it takes effect at, through a
+/// MIDI in's one way into the engine: raw bytes from a MIDI port (JACK `midi_in` with the
+/// stream frame each takes effect at; the ALSA sequencer without one, stamped by the clock), through a
 /// `MIDIInterpreter` into the source's `ControlPort`. The port's I/O (reading the port,
 /// working out the frame: the JACK period's first stream frame + the event's offset)
 /// is the caller's.
@@ -20,6 +20,14 @@ public final class MIDIInputFeed: @unchecked Sendable {
     public func receive<C: Collection>(_ bytes: C, atFrame frame: UInt64) where C.Element == UInt8 {
         let port = self.port
         interpreter.receive(bytes, frame: frame) { event, f in port.send(event, atFrame: f) }
+    }
+
+    /// Interprets `bytes` that carry no frame (ALSA sequencer events): the touches they
+    /// make are stamped by the port's stream clock as they are sent, like every other
+    /// live source's.
+    public func receive<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        let port = self.port
+        interpreter.receive(bytes, frame: 0) { event, _ in port.send(event) }
     }
 
     /// Ends every note (the port went away, play stops).

@@ -96,6 +96,10 @@ public final class EventLoop: @unchecked Sendable {
     /// True on the loop's own thread. - Thread: any.
     public var isLoopThread: Bool { pthread_equal(pthread_t(loopThread.load(ordering: .acquiring)), pthread_self()) != 0 }
 
+    /// Why the loop's thread runs at another priority than asked (`SystemThread.note`),
+    /// once started; nil when it got what it asked for. - Thread: any.
+    public var priorityNote: String? { state.withLock { $0.thread?.note } }
+
     /// True once the loop has ended (its thread returned or is about to). - Thread: any.
     public var hasEnded: Bool { state.withLock { $0.ended } }
 

@@ -1,4 +1,5 @@
 import BendApp
+import BendInstrument
 import BendBench
 import BendDBus
 import BendEngine

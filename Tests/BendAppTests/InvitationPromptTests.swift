@@ -1,4 +1,5 @@
 @testable import BendApp
+import BendInstrument
 import BendInput
 import BendPeers
 import Synchronization

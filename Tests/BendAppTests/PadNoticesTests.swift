@@ -1,4 +1,5 @@
 @testable import BendApp
+import BendInstrument
 import BendAudio
 import BendControl
 import BendEngine
@@ -34,7 +35,7 @@ final class PadNoticesTests: XCTestCase {
         let fallen = Mutex<[String]>([])
         let notices = PadNotices(fallback: { line in fallen.withLock { $0.append(line) } })
         notices.padShown(true)
-        let source = try PeerSource(listen: "127.0.0.1:0", keyFile: nil)
+        let source = PeerSource(listening: try PeerOptions.address("127.0.0.1:0"), key: nil)
         source.notices = notices
         let tone = ToneTable(samples: [Float](repeating: 0, count: 64), rate: 48_000)
         defer { tone.deallocate() }

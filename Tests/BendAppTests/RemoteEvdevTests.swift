@@ -1,4 +1,5 @@
 @testable import BendApp
+import BendInstrument
 import BendControl
 import BendEngine
 import BendEvdev
@@ -100,7 +101,7 @@ final class RemoteEvdevTests: XCTestCase {
         let port = ControlPort(mixer: mixer, pitchMap: .linear, clock: nil, observers: [Observer { e in
             if case let .touch(_, phase, x, _) = e { local.withLock { $0.append(phase == .up ? "up" : "\(phase) \(String(format: "%.2f", x))") } }
         }])
-        let source = EvdevSource(options: EvdevOptions(), forward: { remote.forward($0) })
+        let source = EvdevSource(devices: [], mapping: EvdevMapping(), grab: false, forward: { remote.forward($0) }, note: { _ in })
         source.extraReaders = [reader]
         try source.start(port: port, context: InputContext(mixer: mixer, output: PacedOutput(rate: 48_000, periodFrames: 256), pitchMap: .linear, rate: 48_000)) {}
         defer { source.stop() }

@@ -1,5 +1,3 @@
-import BendInput
-import BendPeers
 import Synchronization
 
 /// The remote's text line, between the terminal's decoder and the pad: a `/` typed
@@ -12,7 +10,7 @@ import Synchronization
 ///
 /// `play --bluetooth` uses only `intercept` (y/n answer an invitation) without the line.
 /// - Thread: `filter` on the terminal reader's thread; `line` from any.
-final class RemoteKeyboard: @unchecked Sendable {
+public final class RemoteKeyboard: @unchecked Sendable {
     private let onText: @Sendable (String) -> Void
     /// The line being typed, UTF-8 (nil when not typing).
     private let typing = Mutex<[UInt8]?>(nil)
@@ -21,20 +19,24 @@ final class RemoteKeyboard: @unchecked Sendable {
     /// Sees each plain character key pressed outside a text line (its ASCII byte);
     /// true consumes it.
     private let intercept: (@Sendable (UInt8) -> Bool)?
+    /// Longest line, UTF-8 bytes (the peer protocol's TEXT: `PeerProtocol.maxTextBytes`).
+    private let maxTextBytes: Int
 
-    init(onText: @escaping @Sendable (String) -> Void, textLine: Bool = true, intercept: (@Sendable (UInt8) -> Bool)? = nil) {
+    public init(onText: @escaping @Sendable (String) -> Void, textLine: Bool = true, maxTextBytes: Int = 200,
+                intercept: (@Sendable (UInt8) -> Bool)? = nil) {
         self.onText = onText
+        self.maxTextBytes = maxTextBytes
         self.textLine = textLine
         self.intercept = intercept
     }
 
     /// The line being typed (nil when not typing), for the status line.
     /// - Thread: any.
-    var line: String? { typing.withLock { $0.map { String(decoding: $0, as: UTF8.self) } } }
+    public var line: String? { typing.withLock { $0.map { String(decoding: $0, as: UTF8.self) } } }
 
     /// One decoded event from the terminal: true when it was consumed here, false when it
     /// goes on to the pad. - Thread: the terminal reader's.
-    func filter(_ event: TerminalEvent) -> Bool {
+    public func filter(_ event: TerminalEvent) -> Bool {
         if let line = typing.withLock({ $0 }) { return typed(event, line) }
         guard case .key(let k) = event, k.kind == .press, case .char(let s) = k.key, s.isASCII,
               k.modifiers.subtracting(KeyModifiers.locks.union(.shift)).isEmpty else { return false }
@@ -69,7 +71,7 @@ final class RemoteKeyboard: @unchecked Sendable {
                 typing.withLock { $0 = nil }
             case .char(let s) where mods.isDisjoint(with: [.ctrl, .alt, .super, .hyper, .meta]):
                 let bytes = Array(String(Character(s)).utf8)
-                if s.value >= 0x20, line.count + bytes.count <= PeerProtocol.maxTextBytes {
+                if s.value >= 0x20, line.count + bytes.count <= maxTextBytes {
                     line += bytes
                     typing.withLock { $0 = line }
                 }

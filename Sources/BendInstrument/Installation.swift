@@ -25,3 +25,9 @@ public enum Installation {
         return dirs
     }
 }
+
+/// Where an asset `name` (a file or folder of Assets: the tone, web/) may be, in the
+/// order looked: each of `Installation.assetDirectories()`.
+public func assetCandidates(_ name: String) -> [String] {
+    Installation.assetDirectories().map { $0 + "/" + name }
+}

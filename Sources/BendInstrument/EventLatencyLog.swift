@@ -10,7 +10,7 @@ import Synchronization
 /// in the render thread's period log (`RenderLoadMeter.renderNanos`): its period's
 /// render start plus its offset in the period.
 /// - Thread: `observe` from any source thread; `summary` at setup, after the output stopped.
-final class EventLatencyLog: ControlEventObserver, @unchecked Sendable {
+public final class EventLatencyLog: ControlEventObserver, @unchecked Sendable {
     /// Events kept (the first ones; 16 bytes each).
     static let capacity = 2_000_000
     private let entries = Mutex<[(nanos: UInt64, frame: UInt64)]>([])
@@ -18,12 +18,12 @@ final class EventLatencyLog: ControlEventObserver, @unchecked Sendable {
     /// Sources (`ControlPort.source`) whose events are not live; set before they start.
     let skipped: Set<UInt32>
 
-    init(skipped: Set<UInt32>) {
+    public init(skipped: Set<UInt32>) {
         self.skipped = skipped
         entries.withLock { $0.reserveCapacity(Self.capacity) }
     }
 
-    func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
+    public func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
         if skipped.contains(source) { return }
         let now = MonotonicClock.nanos()
         entries.withLock { if $0.count < Self.capacity { $0.append((now, streamFrame)) } }
@@ -31,7 +31,7 @@ final class EventLatencyLog: ControlEventObserver, @unchecked Sendable {
 
     /// One line: events measured, median, 99th percentile and maximum latency in ms;
     /// nil when no event could be matched to a rendered period.
-    func summary(meter: RenderLoadMeter, rate: Int, periodFrames: Int) -> String? {
+    public func summary(meter: RenderLoadMeter, rate: Int, periodFrames: Int) -> String? {
         let all = entries.withLock { $0 }
         var ms: [Double] = []
         ms.reserveCapacity(all.count)

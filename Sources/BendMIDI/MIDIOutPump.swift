@@ -1,16 +1,14 @@
-import BendAudio
-import Foundation
 import BendControl
-import BendEngine
-import BendMIDI
 import BendSystem
+import Foundation
 import Synchronization
 
 /// `play -a jack --midi-out`: every touch from every source, as MPE on JACK's
-/// `midi_out`. As an observer of every port it queues each event with the stream frame
-/// it takes effect at (a script's are queued long before they sound); its thread
-/// ("bendsynth midi-out") takes them in frame order as they come within two periods
-/// of the stream position, encodes them (BendMIDI's `MPEEncoder`: the encoder's state
+/// `midi_out` — one sink of the control layer's touch stream (a `ControlEventObserver` of
+/// every port, as the touch recorder and the MIDI recorder are). It queues each event
+/// with the stream frame it takes effect at (a script's are queued long before they
+/// sound); its event loop ("bendsynth midi-out"), on a timer every half period, takes
+/// them in frame order as their frame comes, encodes them (BendMIDI's `MPEEncoder`: the encoder's state
 /// follows the sound's order) and pushes one packet per message, at the event's frame,
 /// to the ring the process callback writes to the port. The MPE configuration (MCM
 /// first) goes out at start and again after every connection to `midi_out`.
@@ -26,15 +24,14 @@ import Synchronization
 /// only events whose frame has come (the stream frame of now, from the clock): a stop is
 /// stamped one period ahead of now, so an event already sent is never one the stop cuts
 /// (unless the stopping thread stalls for a whole period between its stamp and the cut).
-final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
-    private let ring: SPSCRing<MIDIPacket>
-    private let rings: JACKMIDIRings
+public final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
+    private let queue: MIDIPortQueue
+    private let status: any MIDIPortStatus
     private let rate: Double
     /// Events not yet encoded, per source (each source's frames never decrease).
     private let queued = Mutex<[UInt32: Pending]>([:])
     private var encoder: MPEEncoder
-    private let stopFlag = Atomic<Bool>(false)
-    private var thread: SystemThread?
+    private var loop: EventLoop?
     /// The frame of the last packet pushed: packets go out in frame order.
     private var lastFrame: UInt64 = 0
     private var configuredFor = -1
@@ -48,22 +45,24 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
         var next: UInt64? { head < events.count ? events[head].frame : nil }
     }
 
-    init(rings: JACKMIDIRings, rate: Double, toneNote: Double, pitchMap: PitchMap) throws {
-        guard let ring = rings.outgoing else { throw AppError.runtime("--midi-out: the JACK client has no midi_out port") }
-        self.ring = ring
-        self.rings = rings
+    /// - Parameters:
+    ///   - queue: the port's outgoing queue (`midi_out`); `status` its counters.
+    ///   - toneNote: the tone's MIDI note (ratio 1); `pitchMap`: pad x → ratio, for pad touches.
+    public init(queue: MIDIPortQueue, status: any MIDIPortStatus, rate: Double, toneNote: Double, pitchMap: PitchMap) {
+        self.queue = queue
+        self.status = status
         self.rate = rate
         encoder = MPEEncoder(toneNote: toneNote, pitchMap: pitchMap)
     }
 
     /// - Thread: any source's thread.
-    func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
+    public func observe(_ event: ControlEvent, source: UInt32, streamFrame: UInt64) {
         queued.withLock { $0[source, default: Pending()].events.append((streamFrame, event)) }
     }
 
     /// Drops `source`'s events queued for after `frame` (not sent yet: see the type's
     /// note); the ups of its touches at `frame` follow. - Thread: the source's.
-    func cut(source: UInt32, atFrame frame: UInt64) {
+    public func cut(source: UInt32, atFrame frame: UInt64) {
         queued.withLock { sources in
             guard var p = sources[source], p.head < p.events.count else { return }
             if let first = p.events[p.head...].firstIndex(where: { $0.frame > frame }) {
@@ -73,37 +72,35 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
         }
     }
 
-    /// Starts the pump; `position` is the stream position (the mixer's); `clock` stamps
-    /// live events (the stream frame of now is its stamp less a period). - Thread: setup.
-    func start(position: @escaping @Sendable () -> UInt64, clock: StreamClock?) throws {
-        let period = UInt64(max(rings.periodFrames, 1))
+    /// Starts the pump.
+    /// - Parameters:
+    ///   - position: the stream position (the mixer's, frames rendered).
+    ///   - horizon: the stream frame of now (events before it may go out; the stream
+    ///     clock's `frameOfNow`, or the position without a clock).
+    /// - Throws: `SystemError` when its loop cannot start. - Thread: setup.
+    public func start(position: @escaping @Sendable () -> UInt64, horizon: @escaping @Sendable () -> UInt64) throws {
+        let period = UInt64(max(status.periodFrames, 1))
         let periods = max(1, (UInt64((Self.minimumDelaySeconds * rate).rounded(.up)) + period - 1) / period)
         delayFrames = periods * period
-        thread = try SystemThread(name: "bendsynth midi-out") { [self] in
-            var wake = MonotonicClock.nanos()
-            while !stopFlag.load(ordering: .relaxed) {
-                let period = max(rings.periodFrames, 1)
-                let now = position()
-                pump(now: now, horizon: Self.horizon(clock: clock, position: now))
-                let half = UInt64(Double(period) / rate * 5e8)
-                wake = max(wake &+ half, MonotonicClock.nanos() &- half)
-                MonotonicClock.sleep(until: wake)
-            }
+        let loop = try EventLoop(name: "bendsynth midi-out")
+        // A round every half period (the JACK server's, which may change), each on its
+        // own schedule: a late round is not made up by bunching the next ones.
+        @Sendable func round(_ due: UInt64) {
+            pump(now: position(), horizon: horizon())
+            let half = UInt64(Double(max(status.periodFrames, 1)) / rate * 5e8)
+            let next = max(due &+ half, MonotonicClock.nanos() &- half)
+            loop.schedule(at: next) { round(next) }
         }
-    }
-
-    /// Events before this frame may go out: the stream frame of now (the clock's stamp
-    /// of now less the period it stamps ahead; the position without a clock).
-    static func horizon(clock: StreamClock?, position: UInt64) -> UInt64 {
-        guard let clock else { return position }
-        let stamp = clock.stamp(nanos: MonotonicClock.nanos()), period = UInt64(clock.periodFrames)
-        return stamp > period ? stamp - period : 0
+        let now = MonotonicClock.nanos()
+        loop.schedule(at: now) { round(now) }
+        try loop.start()
+        self.loop = loop
     }
 
     /// One round: the configuration when a receiver connected (or at start), then every
     /// queued event due before `horizon`, in frame order. - Thread: the pump's.
     private func pump(now: UInt64, horizon: UInt64) {
-        let connections = rings.outputConnections
+        let connections = status.outputConnections
         if connections != configuredFor {
             configuredFor = connections
             encoder.configuration { send($0, at: now) }
@@ -130,29 +127,28 @@ final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
 
     private func send(_ m: MIDIMessage, at frame: UInt64) {
         lastFrame = max(lastFrame, frame)
-        ring.push(MIDIPacket(frame: lastFrame &+ delayFrames, count: m.length, m.status, m.data1, m.data2))
+        queue.push(frame: lastFrame &+ delayFrames, count: m.length, m.status, m.data1, m.data2)
     }
 
     /// Ends the MIDI out while the output still runs: the pump stops, every queued event
     /// (the sources' last releases) is sent, then a note-off for any touch still held;
     /// waits (200 ms at most) until the process callback has written them all.
     /// - Thread: setup, after the sources stopped and the voices faded.
-    func finish(position: UInt64, running: () -> Bool) {
-        guard let thread else { return }
-        stopFlag.store(true, ordering: .relaxed)
-        thread.join()
-        self.thread = nil
+    public func finish(position: UInt64, running: () -> Bool) {
+        guard let loop else { return }
+        loop.stop()  // its last round is done: the rest is this thread's
+        self.loop = nil
         pump(now: position, horizon: .max)
         encoder.releaseAll { send($0, at: position) }
         let deadline = MonotonicClock.nanos() + 200_000_000
-        while ring.count > 0 && running() && MonotonicClock.nanos() < deadline {
+        while queue.count > 0 && running() && MonotonicClock.nanos() < deadline {
             MonotonicClock.sleep(until: MonotonicClock.nanos() + 1_000_000)
         }
     }
 
     /// One line for the end of play.
-    var summary: String {
-        "MIDI out: \(rings.eventsSent) JACK events, \(String(format: "%.1f", Double(delayFrames) / rate * 1000)) ms after the sound" + (rings.eventsSentLate > 0 ? ", \(rings.eventsSentLate) after their frame" : "")
-            + (ring.dropped > 0 ? ", \(ring.dropped) dropped (ring full)" : "")
+    public var summary: String {
+        "MIDI out: \(status.eventsSent) JACK events, \(String(format: "%.1f", Double(delayFrames) / rate * 1000)) ms after the sound" + (status.eventsSentLate > 0 ? ", \(status.eventsSentLate) after their frame" : "")
+            + (queue.dropped > 0 ? ", \(queue.dropped) dropped (ring full)" : "")
     }
 }

@@ -1,6 +1,4 @@
-import BendAudio
 import BendControl
-import BendMIDI
 import BendSystem
 import CALSA
 import Glibc
@@ -10,27 +8,31 @@ import Glibc
 /// `EventLoop` ("bendsynth seq"), turned back into MIDI bytes (`snd_midi_event_decode`)
 /// and played through BendMIDI's interpreter, stamped by the stream clock when they are
 /// read (sequencer events carry no frame; one period of latency, like the other live
-/// sources). Needs /dev/snd/seq (the snd-seq kernel module).
-final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
-    let name = "ALSA sequencer midi_in"
-    let endsPlay = false
-    let toneNote: Double
+/// sources) — through `MIDIInputFeed`, the one path of every live MIDI input into
+/// `MIDIInterpreter`. Needs /dev/snd/seq (the snd-seq kernel module).
+public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
+    public let name = "ALSA sequencer midi_in"
+    public let endsPlay = false
+    public let toneNote: Double
+    /// Where the port's address line goes (set before `start`).
+    public var log: @Sendable (String) -> Void = { _ in }
     private var seq: OpaquePointer?
     private var decoder: OpaquePointer?
     private var loop: EventLoop?
     /// The port's address, e.g. "128:0".
-    private(set) var address = ""
+    public private(set) var address = ""
 
     /// Opens the sequencer client and its port.
-    /// - Throws: `AppError.runtime` when /dev/snd/seq is missing or the client cannot open.
-    init(toneNote: Double, clientName: String) throws {
+    /// - Throws: `InstrumentError(.runtime)` when /dev/snd/seq is missing or the client
+    ///   cannot open.
+    public init(toneNote: Double, clientName: String) throws {
         self.toneNote = toneNote
         guard access("/dev/snd/seq", F_OK) == 0 else {
-            throw AppError.runtime("--midi-in: no ALSA sequencer (/dev/snd/seq is missing: load the snd-seq module, or play MIDI through JACK with -a jack)")
+            throw InstrumentError(.runtime, "--midi-in: no ALSA sequencer (/dev/snd/seq is missing: load the snd-seq module, or play MIDI through JACK with -a jack)")
         }
         var s: OpaquePointer?
         var r = snd_seq_open(&s, "default", SND_SEQ_OPEN_INPUT, SND_SEQ_NONBLOCK)
-        guard r >= 0, let s else { throw AppError.runtime("--midi-in: \(ALSAError(call: "snd_seq_open", code: r, device: "default"))") }
+        guard r >= 0, let s else { throw InstrumentError(.runtime, "--midi-in: snd_seq_open(default): \(Self.describe(r))") }
         seq = s
         snd_seq_set_client_name(s, clientName)
         let caps = UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE)
@@ -41,7 +43,7 @@ final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         guard port >= 0, r >= 0 else {
             snd_seq_close(s)
             seq = nil
-            throw AppError.runtime("--midi-in: \(ALSAError(call: port < 0 ? "snd_seq_create_simple_port" : "snd_midi_event_new", code: port < 0 ? port : r))")
+            throw InstrumentError(.runtime, "--midi-in: \(port < 0 ? "snd_seq_create_simple_port" : "snd_midi_event_new"): \(Self.describe(port < 0 ? port : r))")
         }
         decoder = d
         snd_midi_event_no_status(d, 1)  // every message with its status byte: the parser needs no running status
@@ -54,25 +56,28 @@ final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         if let seq { snd_seq_close(seq) }
     }
 
-    func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
+    /// alsa-lib's text for an error code (`snd_strerror`).
+    static func describe(_ code: Int32) -> String { String(cString: snd_strerror(code)) }
+
+    public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         guard let seq, let decoder else { return }
         let count = snd_seq_poll_descriptors_count(seq, Int16(POLLIN))
         var fds = [pollfd](repeating: pollfd(), count: Int(max(count, 1)))
         let n = snd_seq_poll_descriptors(seq, &fds, UInt32(fds.count), Int16(POLLIN))
         let loop: EventLoop
         do { loop = try EventLoop(name: "bendsynth seq") } catch {
-            throw AppError.runtime("--midi-in: cannot start its thread: \(error)")
+            throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)")
         }
-        let reader = SeqReader(seq: seq, decoder: decoder, interpreter: MIDIInterpreter(toneNote: toneNote), port: port)
+        let reader = SeqReader(seq: seq, decoder: decoder, feed: MIDIInputFeed(port: port, toneNote: toneNote))
         for fd in fds.prefix(Int(n)) {
             _ = loop.add(fd: fd.fd) { _ in reader.drain() }
         }
-        do { try loop.start() } catch { throw AppError.runtime("--midi-in: cannot start its thread: \(error)") }
+        do { try loop.start() } catch { throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)") }
         self.loop = loop
-        printErr("bendsynth: ALSA sequencer port \(address) 'midi_in' (connect a keyboard with aconnect)")
+        log("ALSA sequencer port \(address) 'midi_in' (connect a keyboard with aconnect)")
     }
 
-    func stop() {
+    public func stop() {
         loop?.stop()
         loop = nil
     }
@@ -82,14 +87,12 @@ final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
 private final class SeqReader: @unchecked Sendable {
     let seq: OpaquePointer
     let decoder: OpaquePointer
-    var interpreter: MIDIInterpreter
-    let port: ControlPort
+    let feed: MIDIInputFeed
 
-    init(seq: OpaquePointer, decoder: OpaquePointer, interpreter: MIDIInterpreter, port: ControlPort) {
+    init(seq: OpaquePointer, decoder: OpaquePointer, feed: MIDIInputFeed) {
         self.seq = seq
         self.decoder = decoder
-        self.interpreter = interpreter
-        self.port = port
+        self.feed = feed
     }
 
     /// Reads every pending event (non-blocking) and plays its bytes.
@@ -101,7 +104,7 @@ private final class SeqReader: @unchecked Sendable {
         while snd_seq_event_input(seq, &event) >= 0, let e = event {
             let n = bytes.withUnsafeMutableBufferPointer { snd_midi_event_decode(decoder, $0.baseAddress, $0.count, e) }
             guard n > 0 else { continue }
-            interpreter.receive(bytes.prefix(Int(n)), frame: 0) { control, _ in port.send(control) }
+            feed.receive(bytes.prefix(Int(n)))
         }
     }
 }

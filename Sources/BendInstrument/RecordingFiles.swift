@@ -1,3 +1,4 @@
+import BendControl
 import Foundation
 import Glibc
 
@@ -10,56 +11,23 @@ import Glibc
 /// (`O_EXCL`), so two plays started at once never share one. When play fails before its
 /// output starts, the files it claimed are removed again (`discardUnlessStarted`): no
 /// empty or half-made take is left.
-final class RecordingFiles: @unchecked Sendable {
+public final class RecordingFiles: @unchecked Sendable {
     /// The names the take is written to, in the order asked for.
-    let paths: [String]
+    public let paths: [String]
     /// The files created here (removed when play fails before it starts).
     private let claimed: [String]
     /// Set once the output has started: from then on the take is kept.
-    var started = false
+    public var started = false
 
     private init(paths: [String], claimed: [String]) {
         self.paths = paths
         self.claimed = claimed
     }
 
-    /// Checks play's recording options (`OutputPath.check`; two options naming one file;
-    /// an input named as a recording: exit 2), claims their names and puts the names
-    /// claimed into `o`.
-    /// - Throws: `AppError.usage`/`.input` (exit 2) as above; `AppError.runtime` from `claim`.
-    static func prepare(_ o: inout PlayCommand.Options) throws -> RecordingFiles {
-        let outputs = try check(o)
-        let files = try claim(outputs, overwrite: o.overwrite) { printErr("bendsynth: \($0)") }
-        var names = files.paths.makeIterator()
-        if o.record != nil { o.record = names.next() }
-        if o.recordTouches != nil { o.recordTouches = names.next() }
-        if o.recordMIDI != nil { o.recordMIDI = names.next() }
-        return files
-    }
-
-    /// The checks of `prepare`, without claiming: play makes them as soon as it knows its
-    /// inputs, before any source reads a file (the web certificate, the shared key).
-    /// - Returns: the recording options given, as (option, path).
-    @discardableResult
-    static func check(_ o: PlayCommand.Options) throws -> [(option: String, path: String)] {
-        let outputs = [("--record", o.record), ("--record-touches", o.recordTouches), ("--record-midi", o.recordMIDI)]
-            .compactMap { name, path in path.map { (option: name, path: $0) } }
-        for (i, a) in outputs.enumerated() {
-            if let b = outputs[(i + 1)...].first(where: { OutputPath.same($0.path, a.path) }) {
-                throw AppError.usage("play: \(a.option) and \(b.option) name the same file '\(a.path)'")
-            }
-        }
-        for (name, path) in outputs {
-            try OutputPath.check(path, option: name, command: "play")
-            try OutputPath.checkNotInput(path, option: name, command: "play", inputs: o.inputs)
-        }
-        return outputs
-    }
-
     /// Picks and claims the names for `requested` (option, path) pairs.
     /// - Parameter say: told the line to print when the names differ from those asked for.
-    /// - Throws: `AppError.runtime` when no name can be created (e.g. 9999 takes exist).
-    static func claim(_ requested: [(option: String, path: String)], overwrite: Bool,
+    /// - Throws: `InstrumentError(.runtime)` when no name can be created (e.g. 9999 takes exist).
+    public static func claim(_ requested: [(option: String, path: String)], overwrite: Bool,
                       say: (String) -> Void) throws -> RecordingFiles {
         let asked = requested.map(\.path)
         if overwrite || asked.isEmpty { return RecordingFiles(paths: asked, claimed: []) }
@@ -83,11 +51,11 @@ final class RecordingFiles: @unchecked Sendable {
             }
             return RecordingFiles(paths: names, claimed: created)
         }
-        throw AppError.runtime("play: cannot find a free name for the take beside '\(asked[0])' (tried up to -9999); move old takes away or give --overwrite")
+        throw InstrumentError(.runtime, "play: cannot find a free name for the take beside '\(asked[0])' (tried up to -9999); move old takes away or give --overwrite")
     }
 
     /// `dir/take.wav` → `dir/take-N.wav`; a name without an extension gets `-N` at its end.
-    static func numbered(_ path: String, _ n: Int) -> String {
+    public static func numbered(_ path: String, _ n: Int) -> String {
         let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
         let name = path[slash...]
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path + "-\(n)" }
@@ -95,7 +63,7 @@ final class RecordingFiles: @unchecked Sendable {
     }
 
     /// Removes the files claimed here unless the output started. - Thread: setup.
-    func discardUnlessStarted() {
+    public func discardUnlessStarted() {
         guard !started else { return }
         claimed.forEach { unlink($0) }
     }

@@ -1,0 +1,78 @@
+import BendAudio
+import BendControl
+import BendEngine
+import BendMIDI
+
+/// A live take's recorders: the sound (`WAVRecorder`, fed by the render driver's record
+/// ring), the touches (`TouchScriptRecorder`) and MPE (`MIDIRecorder`), the last two as
+/// observers of every port. Made once the output's rate is known; finished after the
+/// output stopped.
+/// - Thread: setup.
+final class LiveRecordings: @unchecked Sendable {
+    let touches: TouchScriptRecorder?
+    let midi: MIDIRecorder?
+    let sound: WAVRecorder?
+    /// What the render driver writes every period into (nil without `sound`).
+    let ring: SPSCRing<Float>?
+    let names: Recordings
+
+    /// - Parameters:
+    ///   - names: the files (already claimed: `RecordingFiles`).
+    ///   - position: the stream position (the touch script's times count from it).
+    /// - Throws: `InstrumentError(.input)` naming a file that cannot be created.
+    init(_ names: Recordings, rate: Int, sound: SoundSettings, position: @escaping @Sendable () -> UInt64) throws {
+        self.names = names
+        var touches: TouchScriptRecorder?
+        if let path = names.touches {
+            do { touches = try TouchScriptRecorder(path: path, rate: Double(rate), position: position) } catch {
+                throw InstrumentError(.input, "cannot create touch script '\(path)': \(error)")
+            }
+        }
+        var midi: MIDIRecorder?
+        if let path = names.midi {
+            do { midi = try MIDIRecorder(path: path, rate: Double(rate), toneNote: sound.toneNote, pitchMap: sound.pitchMap) } catch {
+                touches?.close()
+                throw InstrumentError(.input, "cannot create MIDI file '\(path)': \(error)")
+            }
+        }
+        var ring: SPSCRing<Float>?
+        var recorder: WAVRecorder?
+        if let path = names.sound {
+            let r = SPSCRing<Float>(capacity: rate * 2 * 4)  // 4 s of stereo: the writer is never that late
+            do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
+                r.deallocate()
+                touches?.close()
+                throw InstrumentError(.input, "\(error)")
+            }
+            ring = r
+        }
+        self.touches = touches
+        self.midi = midi
+        self.sound = recorder
+        self.ring = ring
+    }
+
+    /// The recorders that observe every port.
+    var observers: [ControlEventObserver] { (touches.map { [$0] } ?? []) + (midi.map { [$0] } ?? []) }
+
+    /// Stops the sound recorder (the output stopped: nothing more comes). - Thread: setup.
+    func stopSound() { sound?.stop() }
+
+    /// Finishes every file and says what was written.
+    /// - Returns: why the MIDI file could not be written, if it could not.
+    func finish(log: (String) -> Void) -> String? {
+        sound?.stop()
+        touches?.close()
+        var midiFailure: String?
+        do { try midi?.close() } catch { midiFailure = "cannot write MIDI file '\(names.midi ?? "")': \(error)" }
+        if let sound, let path = names.sound {
+            log("recorded '\(path)': \(sound.framesWritten) frames" + (sound.failure.map { " (\($0))" } ?? ""))
+        }
+        if let path = names.touches { log("touches written to '\(path)'") }
+        if let path = names.midi, midiFailure == nil { log("MPE written to '\(path)'") }
+        return midiFailure
+    }
+
+    /// Frees the record ring. - Thread: setup, after the output and the recorder stopped.
+    func deallocate() { ring?.deallocate() }
+}

@@ -1,0 +1,58 @@
+import BendAudio
+import BendControl
+import BendSystem
+
+/// Where an offline render goes and in what steps.
+public struct RenderSettings: Sendable {
+    /// The file to write ("-": WAV on standard output).
+    public var output: String
+    /// Container and encoding of `output`.
+    public var format = SoundFileFormat.wavFloat
+    /// Render block, frames (as a live sink's period).
+    public var periodFrames = 256
+
+    public init(output: String, format: SoundFileFormat = .wavFloat, periodFrames: Int = 256) {
+        self.output = output
+        self.format = format
+        self.periodFrames = periodFrames
+    }
+}
+
+/// The instrument rendered offline (`render`, `replay -o`): the tone loaded at the
+/// settings' rate, a touch script played through the same engine and render step as
+/// `play`, faster than real time, into a file that appears only when the whole render
+/// succeeded.
+public enum OfflineInstrument {
+    /// Renders `script` with `sound` into `settings.output`.
+    /// - Parameters:
+    ///   - note: told each note (the tone's) as one line.
+    ///   - progress: the render's progress, about every 0.25 s and at the end; nil: none.
+    ///   - interrupted: SIGINT, SIGTERM or SIGHUP mid-render: the half-written temporary
+    ///     file is removed first (`OUT` is never half-written), then this is called with
+    ///     the signal on the signal thread (the front end says so and exits). Nil: the
+    ///     caller handles the stop signals itself.
+    /// - Throws: `InstrumentError(.input)` for the tone; `(.runtime)` naming the output
+    ///   when it cannot be written.
+    /// - Thread: setup (the main thread: it blocks the stop signals before any thread starts).
+    public static func render(_ script: TouchScript, sound: SoundSettings, settings: RenderSettings,
+                              note: (String) -> Void, progress: ((RenderProgress) -> Void)? = nil,
+                              interrupted: (@Sendable (Int32) -> Void)? = nil) throws -> RenderSummary {
+        if let interrupted {
+            StopSignals.block()
+            StopSignals.wait { sig in
+                OfflineRenderer.removeTemporaryFile()
+                interrupted(sig)
+            }
+        }
+        let tone = try ToneSource.load(sound, rate: Double(sound.rate), note: note)
+        defer { tone.table.deallocate() }
+        do {
+            return try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices, pitchMap: sound.pitchMap,
+                                              rounding: sound.rounding, periodFrames: settings.periodFrames,
+                                              configure: sound.configure, to: settings.output, format: settings.format,
+                                              progress: progress)
+        } catch {
+            throw InstrumentError(.runtime, "cannot write '\(settings.output)': \(error)")
+        }
+    }
+}
