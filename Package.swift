@@ -6,7 +6,7 @@
 //   bendsynth (main) → BendApp
 //   bendsynth-bench (main) → BendApp, BendInstrument, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
 //   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
-//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
+//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
@@ -129,7 +129,7 @@ let package = Package(
         // instrument that owns its sources, render driver and shutdown. `play`, `render` and
         // the LV2 plugin are front ends over it.
         .target(name: "BendInstrument", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendDBus", "BendAudio", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI", "CALSA"], path: "Sources/BendInstrument"),
-        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),

@@ -168,9 +168,14 @@ enum RemoteCommand {
         let devices = try startDevices(o.evdev, forward: { link.forward($0) })
         defer { devices?.stop() }
         if let script {
-            if !sendScript(script, to: { link.forward($0) }, shouldStop: { link.ended != nil }) {
-                throw AppError.runtime("remote: \(link.ended ?? "stopped")")
+            let played = DispatchSemaphore(value: 0)
+            let whole = Atomic<Bool>(false)
+            link.play(script) { done in
+                whole.store(done, ordering: .relaxed)
+                played.signal()
             }
+            played.wait()
+            if !whole.load(ordering: .relaxed) { throw AppError.runtime("remote: \(link.ended ?? "stopped")") }
             link.leave()
             printErr("bendsynth: played \(script.entries.count) events to \(peer.shownName)")
             return
@@ -182,21 +187,6 @@ enum RemoteCommand {
         finished.wait()
         pad.stop()
         if let why = link.ended { throw AppError.runtime("remote: \(why)") }
-    }
-
-    /// Sends `script`'s events at their times (wall clock, from now) until `shouldStop`.
-    /// - Returns: false when it stopped before the end.
-    static func sendScript(_ script: TouchScript, to send: (ControlEvent) -> Void, shouldStop: () -> Bool) -> Bool {
-        let start = MonotonicClock.nanos()
-        for entry in script.entries {
-            let due = start + UInt64(entry.time * 1e9)
-            while MonotonicClock.nanos() < due, !shouldStop() {
-                usleep(UInt32(min(5_000, (due - min(due, MonotonicClock.nanos())) / 1000 + 1)))
-            }
-            if shouldStop() { return false }
-            send(entry.event)
-        }
-        return true
     }
 
     /// `--evdev` without `--monitor`: the devices' events go to the instrument alone.

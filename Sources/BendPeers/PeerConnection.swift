@@ -232,10 +232,14 @@ final class PeerConnection: @unchecked Sendable {
     }
 }
 
-/// Hands a `connect(to:)` its result from the I/O thread.
+/// Hands a `connect(to:)` its result from the I/O thread: to the caller waiting in
+/// `wait()`, or to `then` (the asynchronous connect, on the I/O thread).
 final class ConnectCompletion: @unchecked Sendable {
     private let result = Mutex<Result<PeerInfo, PeerError>?>(nil)
     private let done = Semaphore()
+    private let then: (@Sendable (Result<PeerInfo, PeerError>) -> Void)?
+
+    init(then: (@Sendable (Result<PeerInfo, PeerError>) -> Void)? = nil) { self.then = then }
 
     func finish(_ r: Result<PeerInfo, PeerError>) {
         let first = result.withLock { old -> Bool in
@@ -243,7 +247,8 @@ final class ConnectCompletion: @unchecked Sendable {
             old = r
             return true
         }
-        if first { done.signal() }
+        guard first else { return }
+        if let then { then(r) } else { done.signal() }
     }
 
     func wait() -> Result<PeerInfo, PeerError> {

@@ -159,6 +159,35 @@ public final class PeerSession: @unchecked Sendable {
         return try completion.wait().get()
     }
 
+    /// Connects as `connect(to:timeout:)` does, on the session's own I/O loop, for a
+    /// client that connects again after a drop (`RemoteLink`): the transport's connect
+    /// (one attempt, up to `timeout` seconds, on the loop: the session has no other link
+    /// then), then the handshake; `done` is called once, on the loop, with the peer once
+    /// ACCEPT arrived or why not. The session must have connected (or listened) before.
+    /// - Thread: any (the work runs on the loop).
+    public func connect(to address: String, timeout: Double, then done: @escaping @Sendable (Result<PeerInfo, PeerError>) -> Void) {
+        guard !stopping.load(ordering: .relaxed) else { return done(.failure(.stopped)) }
+        loop.execute { [self] in
+            let socket: Socket
+            do { socket = try transport.connect(to: address, timeout: timeout) } catch {
+                return done(.failure(error as? PeerError ?? .system(SystemError(call: "connect(\(address))", code: EIO))))
+            }
+            let c = PeerConnection(socket: socket, outgoing: true, remote: transport.describe(socket, given: address), handshakeTimeout: timeout)
+            c.completion = ConnectCompletion(then: done)
+            links.adopt(c)
+        }
+    }
+
+    /// Runs `body` on the session's I/O loop `delay` nanoseconds from now (a client's
+    /// wait before it connects again). - Thread: any.
+    @discardableResult
+    public func schedule(after delay: UInt64, _ body: @escaping @Sendable () -> Void) -> EventLoop.Timer {
+        loop.schedule(after: delay, body)
+    }
+
+    /// Cancels a `schedule`d body that has not run. - Thread: any.
+    public func cancel(_ timer: EventLoop.Timer) { loop.cancel(timer) }
+
     /// Sends `message` to connected peers. Returns how many it was handed to.
     /// A peer whose stream fails is closed by the I/O thread (`connectionLost`).
     /// - Thread: any.

@@ -1,12 +1,11 @@
-import BendPeers
 import BendSystem
 
 /// Why `remote`'s link to its instrument ended, in the player's words: who ended it
 /// (the instrument's BYE, or this side) and what it means. A remote that was stopped
 /// (Ctrl-Z, SIGSTOP) or asleep longer than the heartbeat timeout is dropped by the
 /// instrument: it is told so, not that "the instrument left".
-enum RemoteFarewell {
-    static func describe(_ change: PeerStateChange) -> String {
+public enum RemoteFarewell {
+    public static func describe(_ change: PeerStateChange) -> String {
         let detail = change.detail.isEmpty ? "" : " (\(UntrustedText.escaped(change.detail)))"   // the other side's words
         guard let reason = change.reason else { return "the link to the instrument closed\(detail)" }
         switch (reason, change.byPeer) {

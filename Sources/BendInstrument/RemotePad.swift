@@ -1,6 +1,4 @@
-import BendInstrument
 import BendControl
-import BendEngine
 import BendInput
 import BendPeers
 import Foundation
@@ -10,7 +8,7 @@ import Glibc
 /// once, its decoded events through a `RemoteKeyboard` (`/` types a text message to the
 /// instrument) on to the pad; its status line shows the link (round-trip time, the
 /// instrument's xruns) and the peers' notices.
-final class RemotePad: @unchecked Sendable {
+public final class RemotePad: @unchecked Sendable {
     private let keyboard: RemoteKeyboard
     private let input: TerminalInput
     private let notices: PadNotices
@@ -22,7 +20,7 @@ final class RemotePad: @unchecked Sendable {
     ///   - onEvent: each pad event, on the pad's reader thread.
     ///   - onFinish: once, when the pad ends (q, Ctrl-C, hang-up, `stop`).
     /// - Throws: nothing now (the terminal is opened by `start`); kept for its callers.
-    init(link: RemoteLink, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: InstrumentMeters?, notices: PadNotices,
+    public init(link: RemoteLink, pitchMap: PitchMap = .linear, tuning: Tuning? = nil, monitor: InstrumentMeters?, notices: PadNotices,
          onEvent: @escaping @Sendable (ControlEvent) -> Void, onFinish: @escaping @Sendable () -> Void) throws {
         let session = link.session
         let keyboard = RemoteKeyboard(onText: { text in if !text.isEmpty { session.send(.text(text)) } }, maxTextBytes: PeerProtocol.maxTextBytes)
@@ -49,18 +47,18 @@ final class RemotePad: @unchecked Sendable {
     }
 
     /// Raw mode, the pad's reader and view; notices go on the pad from now.
-    /// - Throws: `AppError.runtime` when the terminal cannot be used.
-    func start() throws {
+    /// - Throws: `InstrumentError(.runtime)` when the terminal cannot be used.
+    public func start() throws {
         do {
             try input.start()
         } catch {
-            throw AppError.runtime("cannot use the terminal: \(error)")
+            throw InstrumentError(.runtime, "cannot use the terminal: \(error)")
         }
         notices.padShown(true)
     }
 
     /// Ends the pad (its touches end) and gives the terminal back. Once, after `start`.
-    func stop() {
+    public func stop() {
         notices.padShown(false)
         input.stop()
     }
