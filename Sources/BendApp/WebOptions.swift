@@ -66,7 +66,7 @@ struct WebOptions: Equatable {
         do { settings.token = try tokenFile.map { try WebToken.load(path: $0) } } catch { throw AppError.input("\(error)") }
         settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
-        return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printErr($0) })
+        return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printOwnLineErr($0) })
     }
 }
 

@@ -37,7 +37,8 @@ public final class WebSource: InputSource, @unchecked Sendable {
     public let settings: Settings
     /// Notes for the player (where it listens, the fingerprint, server errors).
     private let log: @Sendable (String) -> Void
-    /// Lines shown as they are: the address (on a line of its own) and the QR code.
+    /// Lines the source made itself, to be shown as they are (not escaped): the address
+    /// (on a line of its own) and the QR code's rows with their colour escapes.
     private let show: @Sendable (String) -> Void
     private var server: WebServer?
 
