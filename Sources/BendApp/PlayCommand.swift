@@ -350,7 +350,9 @@ enum PlayCommand {
         if let recorder, let path = o.record {
             printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
-        if let path = o.recordTouches { printErr("bendsynth: touches written to '\(path)'") }
+        if let path = o.recordTouches, let touchRecorder {
+            printErr(touchRecorder.linesWritten > 0 ? "bendsynth: touches written to '\(path)'" : "bendsynth: no touches played; '\(path)' not written")
+        }
         if let path = o.recordMIDI, midiFailure == nil { printErr("bendsynth: MPE written to '\(path)'") }
         instrument.deallocate()
         ring?.deallocate()

@@ -13,6 +13,7 @@ enum ScriptFile {
     /// Names that promise a MIDI file (lower case).
     static let midiExtensions: Set<String> = ["mid", "midi", "smf"]
 
+    /// A touch script's warnings (a touch never lifted) go to stderr.
     /// - Throws: `AppError.input` naming the file and, for a MIDI file, the byte offset
     ///   and what was expected; for a touch script, the line and field.
     static func load(path: String, toneNote: Double) throws -> TouchScript {
@@ -51,6 +52,7 @@ enum ScriptFile {
             guard !script.isEmpty else {
                 throw AppError.input("\(path): no events (blank lines only); expected touch-script lines ({\"t\": …, \"type\": …})")
             }
+            for warning in script.warnings { printErr("bendsynth: warning: \(warning)") }
         }
         return script
     }
