@@ -239,6 +239,7 @@ enum PlayCommand {
         StopSignals.wait { _ in finished.signal() }
         var context = InputContext(mixer: mixer, output: output, pitchMap: o.sound.pitchMap, rate: Double(rate), tuning: o.sound.tuning)
         context.touchBoard = touchBoard
+        context.toneNote = Double(o.sound.toneNote)
         let midiIn = sources.compactMap { $0 as? JACKMIDIInSource }
         if !midiIn.isEmpty { context.lateEvents = { midiIn.reduce(0) { $0 + $1.lateEvents } } }
         var started: [InputSource] = []
