@@ -24,6 +24,6 @@ final class WebGuideTests: XCTestCase {
             XCTAssertEqual(got, want, accuracy: 1.5, "lines at \(lines)")
         }
         // The touch's text: its nearest step and offset, as on the terminal pad.
-        XCTAssertEqual(driver.first { $0.first == "touch" }?.dropFirst().joined(separator: " "), "A#+30¢")
+        XCTAssertEqual(driver.first { $0.first == "touch" }?.dropFirst().joined(separator: " "), "A#4+30¢")
     }
 }
