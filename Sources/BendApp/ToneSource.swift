@@ -1,6 +1,7 @@
 import BendAudio
 import BendEngine
 import BendSystem
+import Foundation
 
 /// Loads the tone a command asked for (or the default asset) at the output rate and
 /// prints libsndfile/libsamplerate notes (mix-down, resampling) on standard error.
@@ -30,10 +31,26 @@ enum ToneSource {
             }
             for note in loaded.notes { printErr("note: tone '\(path)': \(note)") }
             if loaded.samples.allSatisfy({ $0 == 0 }) { printErr("note: tone '\(path)': every sample is 0; touches will be silent") }
-            // The band-limited tables, only for the mode that reads them.
-            let levels = sound.interpolation == .bandLimited && levelsNow ? try ToneLevelMaker.make(loaded.samples, path: path) : nil
-            return Loaded(path: path, table: ToneTable(samples: loaded.samples, rate: rate, levels: levels),
-                          samples: loaded.samples, interpolation: sound.interpolation)
+            // The band-limited tables, only for the mode that reads them, and only when
+            // they can be made (else cubic, for play and render alike).
+            var interpolation = sound.interpolation
+            if interpolation == .bandLimited {
+                if let reason = ToneLevelMaker.refusal(frames: loaded.samples.count) {
+                    printErr("note: tone '\(path)': \(reason); the voices read it with cubic interpolation")
+                    interpolation = .cubic
+                } else if ToneLevelMaker.tableBytes(frames: loaded.samples.count) >= bigTables {
+                    printErr("note: tone '\(path)': making its band-limited tables: \(megabytes(loaded.samples.count)) MB "
+                             + "(\(ToneLevelMaker.bytesPerFrame) bytes a frame at \(Int(rate)) Hz)")
+                }
+            }
+            let table = ToneTable(samples: loaded.samples, rate: rate)
+            if interpolation == .bandLimited && levelsNow {
+                do { try makeLevels(table, loaded.samples, path: path) } catch {
+                    table.deallocate()
+                    throw error
+                }
+            }
+            return Loaded(path: path, table: table, samples: loaded.samples, interpolation: interpolation)
         } catch let e as AppError {
             throw e
         } catch {
@@ -59,6 +76,23 @@ enum ToneSource {
         printErr("note: tone '\(path)': root \(root.name), \(how); --tone-note N overrides")
     }
 
+    /// Tables from this size on (bytes) are announced before they are made, and their
+    /// time said after: 100 MB, a tone of about 6.5 s at 48 kHz.
+    static let bigTables = 100_000_000
+
+    static func megabytes(_ frames: Int) -> Int { (ToneLevelMaker.tableBytes(frames: frames) + 500_000) / 1_000_000 }
+
+    /// Makes the levels and installs them in `table`; for big tables, says how long they
+    /// took.
+    static func makeLevels(_ table: ToneTable, _ samples: [Float], path: String) throws {
+        let start = MonotonicClock.nanos()
+        table.install(try ToneLevelMaker.make(samples, path: path))
+        if ToneLevelMaker.tableBytes(frames: samples.count) >= bigTables {
+            let seconds = Double(MonotonicClock.nanos() - start) * 1e-9
+            printErr("note: tone '\(path)': band-limited tables made: \(megabytes(samples.count)) MB in \(String(format: "%.1f", seconds)) s")
+        }
+    }
+
     /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
     /// and installs them in the playing table (voices read it cubic until then). Join
     /// the returned thread before freeing the table. A failure is printed; play goes on
@@ -68,7 +102,7 @@ enum ToneSource {
         let (table, samples, path) = (tone.table, tone.samples, tone.path)
         do {
             return try SystemThread(name: "bendsynth tables") {
-                do { table.install(try ToneLevelMaker.make(samples, path: path)) } catch {
+                do { try makeLevels(table, samples, path: path) } catch {
                     printErr("bendsynth: \(error); the voices read the tone with cubic interpolation")
                 }
             }
