@@ -14,7 +14,8 @@ import Glibc
 final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
     let name = "ALSA sequencer midi_in"
     let endsPlay = false
-    let toneNote: Double
+    /// Each MIDI key's pitch (`--tone-note`, `--scale`, `--kbm`).
+    let keys: KeyboardTuning
     private var seq: OpaquePointer?
     private var decoder: OpaquePointer?
     private var loop: EventLoop?
@@ -23,8 +24,8 @@ final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
 
     /// Opens the sequencer client and its port.
     /// - Throws: `AppError.runtime` when /dev/snd/seq is missing or the client cannot open.
-    init(toneNote: Double, clientName: String) throws {
-        self.toneNote = toneNote
+    init(keys: KeyboardTuning, clientName: String) throws {
+        self.keys = keys
         guard access("/dev/snd/seq", F_OK) == 0 else {
             throw AppError.runtime("--midi-in: no ALSA sequencer (/dev/snd/seq is missing: load the snd-seq module, or play MIDI through JACK with -a jack)")
         }
@@ -63,7 +64,7 @@ final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         do { loop = try EventLoop(name: "bendsynth seq") } catch {
             throw AppError.runtime("--midi-in: cannot start its thread: \(error)")
         }
-        let reader = SeqReader(seq: seq, decoder: decoder, interpreter: MIDIInterpreter(toneNote: toneNote), port: port)
+        let reader = SeqReader(seq: seq, decoder: decoder, interpreter: MIDIInterpreter(keys: keys), port: port)
         for fd in fds.prefix(Int(n)) {
             _ = loop.add(fd: fd.fd) { _ in reader.drain() }
         }

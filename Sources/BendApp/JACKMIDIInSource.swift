@@ -23,7 +23,8 @@ import Synchronization
 final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     let name = "JACK midi_in"
     let endsPlay = false
-    let toneNote: Double
+    /// Each MIDI key's pitch (`--tone-note`, `--scale`, `--kbm`).
+    let keys: KeyboardTuning
     /// Set by play once the JACK client has its MIDI ports, before `start`.
     var rings: JACKMIDIRings?
     private let stopFlag = Atomic<Bool>(false)
@@ -33,8 +34,8 @@ final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     /// Frames per second (set by `start`).
     private var rate = 48_000.0
 
-    init(toneNote: Double) {
-        self.toneNote = toneNote
+    init(keys: KeyboardTuning) {
+        self.keys = keys
     }
 
     /// The least time from an event's arrival to its sound, seconds.
@@ -52,11 +53,11 @@ final class JACKMIDIInSource: InputSource, @unchecked Sendable {
 
     func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         guard let rings, let ring = rings.received else { throw AppError.runtime("--midi-in: the JACK client has no midi_in port") }
-        let meters = context.meters, rate = context.rate, toneNote = self.toneNote
+        let meters = context.meters, rate = context.rate, keys = self.keys
         self.rate = rate
         do {
             thread = try SystemThread(name: "bendsynth midi-in", priority: 1) { [self] in
-                let feed = MIDIInputFeed(port: port, toneNote: toneNote)
+                let feed = MIDIInputFeed(port: port, keys: keys)
                 let packets = UnsafeMutablePointer<MIDIPacket>.allocate(capacity: 256)
                 defer { packets.deallocate() }
                 var wake = MonotonicClock.nanos()

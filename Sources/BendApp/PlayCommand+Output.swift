@@ -12,8 +12,8 @@ import Glibc
 extension PlayCommand {
     /// `--midi-in`: JACK's midi_in with -a jack, else an ALSA sequencer port.
     static func midiInSource(_ o: Options) throws -> InputSource {
-        if o.audio.driver == .jack { return JACKMIDIInSource(toneNote: o.sound.toneNote) }
-        return try ALSASeqMIDISource(toneNote: o.sound.toneNote, clientName: "bendsynth")
+        if o.audio.driver == .jack { return JACKMIDIInSource(keys: o.sound.keyboardTuning) }
+        return try ALSASeqMIDISource(keys: o.sound.keyboardTuning, clientName: "bendsynth")
     }
 
     /// Registers the JACK MIDI ports asked for (before the client starts) and hands

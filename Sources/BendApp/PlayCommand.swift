@@ -117,7 +117,7 @@ enum PlayCommand {
         try ToneSource.resolveRoot(&o.sound)  // before MIDI sources and scripts read toneNote
         var sources: [InputSource] = []
         if let path = o.script {
-            sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
+            sources.append(ScriptSource(name: "script '\(path)'", script: try ScriptFile.load(path: path, keys: o.sound.keyboardTuning)))
         }
         if !o.evdev.devices.isEmpty { sources.append(EvdevSource(options: o.evdev)) }
         if let listen = o.listen {

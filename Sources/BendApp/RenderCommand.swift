@@ -64,7 +64,7 @@ enum RenderCommand {
             throw AppError.usage("render: -o - writes WAV to standard output, which is a terminal; pipe it (| sox -t wav - ...) or give a file")
         }
         try ToneSource.resolveRoot(&sound)  // before the script (a MIDI file) reads toneNote
-        let script = try ScriptFile.load(path: operands[0], toneNote: sound.toneNote)
+        let script = try ScriptFile.load(path: operands[0], keys: sound.keyboardTuning)
         let tone = try ToneSource.load(sound, rate: Double(sound.rate))
         defer { tone.table.deallocate() }
         // Ctrl-C or SIGTERM mid-render: remove the half-written temporary file, keep OUT.

@@ -12,7 +12,13 @@ public enum MIDIFileScript {
     /// Converts a parsed file.
     /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
     public static func script(_ file: StandardMIDIFile, toneNote: Double = 69) throws(SMFError) -> TouchScript {
-        var interpreter = MIDIInterpreter(toneNote: toneNote)
+        try script(file, keys: KeyboardTuning(toneNote: toneNote))
+    }
+
+    /// Converts a parsed file, its notes through `keys` (a scale through a keyboard map).
+    /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
+    public static func script(_ file: StandardMIDIFile, keys: KeyboardTuning) throws(SMFError) -> TouchScript {
+        var interpreter = MIDIInterpreter(keys: keys)
         var entries: [TouchScript.Entry] = []
         for (seconds, event) in file.timedEvents() {
             guard seconds <= TouchScript.maximumTime else {
@@ -57,11 +63,17 @@ public enum MIDIFileScript {
     /// - Throws: `LoadError` naming the file, and for bad content the byte offset and
     ///   what was expected.
     public static func load(path: String, toneNote: Double = 69) throws(LoadError) -> TouchScript {
+        try load(path: path, keys: KeyboardTuning(toneNote: toneNote))
+    }
+
+    /// Reads, parses and converts the MIDI file at `path`, its notes through `keys`.
+    /// - Throws: `LoadError` as `load(path:toneNote:)`.
+    public static func load(path: String, keys: KeyboardTuning) throws(LoadError) -> TouchScript {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LoadError(path: path, reason: "cannot be read (no such file, or permission denied)")
         }
         do {
-            return try script(StandardMIDIFile.parse([UInt8](data)), toneNote: toneNote)
+            return try script(StandardMIDIFile.parse([UInt8](data)), keys: keys)
         } catch {
             throw LoadError(path: path, reason: error.description)
         }
