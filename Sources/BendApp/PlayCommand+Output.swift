@@ -1,10 +1,6 @@
 import BendAudio
 import BendControl
-import BendEngine
-import BendMIDI
-import BendSystem
 import CALSA
-import Foundation
 import Glibc
 
 /// Where `play`'s sound and MIDI go: the ALSA PCM or JACK client it opens, and the MIDI

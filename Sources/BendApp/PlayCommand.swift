@@ -8,7 +8,6 @@ import BendMIDI
 import BendPeers
 import BendSystem
 import BendWeb
-import CALSA
 import Dispatch
 import Foundation
 import Glibc

@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// The files `play` records a take into (`--record`, `--record-touches`, `--record-midi`).

@@ -1,5 +1,4 @@
 import BendControl
-import BendPeers
 import BendSystem
 import Glibc
 import Synchronization

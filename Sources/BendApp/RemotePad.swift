@@ -1,8 +1,5 @@
 import BendControl
-import BendEngine
 import BendInput
-import BendPeers
-import Foundation
 import Glibc
 
 /// The pad of `remote` (alone or `--monitor`): a `TerminalInput` reading standard input

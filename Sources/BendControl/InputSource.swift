@@ -1,4 +1,3 @@
-import BendEngine
 
 /// What an input source may show of the output it plays into (the terminal pad's status
 /// line, a peer's STATUS frame).

@@ -1,7 +1,6 @@
 import BendControl
 import BendSystem
 import Glibc
-import Synchronization
 
 /// Reads the terminal on an `EventLoop` ("bendsynth terminal"): bytes → `TerminalDecoder`
 /// → (an optional filter, e.g. the remote's text line) → `TerminalPad` → control events,

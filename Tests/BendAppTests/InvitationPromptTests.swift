@@ -1,5 +1,4 @@
 @testable import BendApp
-import BendInput
 import BendPeers
 import Synchronization
 import XCTest

@@ -3,9 +3,7 @@ import BendControl
 import BendEngine
 import BendEvdev
 import BendPeers
-import BendSystem
 import BendAudio
-import CEvdev
 import Glibc
 import Synchronization
 import XCTest

@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// The web pad draws the instrument's scale: `play --web --scale …` sends the steps after

@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// The web pad's status line shows the round trip once a second, not at each of the 5
