@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// The web pad's labels in a phone's viewports (headless Chromium, web/layout_driver.py):

@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// A phone whose page stalls 3 s with a finger down (its script paused in headless
