@@ -1,6 +1,5 @@
 import BendControl
 import Foundation
-import Glibc
 
 /// A Standard MIDI File as a touch script: every channel message and SysEx, in time order
 /// through the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
@@ -35,21 +34,6 @@ public enum MIDIFileScript {
         // The script lasts as long as the file: a render runs to the last end of track
         // (a take lines up with the rest of a song), not only to the last release.
         return TouchScript(entries: entries, end: end)
-    }
-
-    /// True when the file at `path` starts with `MThd` (a MIDI file, whatever its name);
-    /// false when it does not, is not a regular file (a folder, a device) or cannot be
-    /// read (the touch script loader then says why). Never traps: a folder given as the
-    /// script made Foundation's `readData` trap (EISDIR).
-    public static func isMIDIFile(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO: no wait
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        var head = [UInt8](repeating: 0, count: 4)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4) }
-        return n == 4 && StandardMIDIFile.isMIDI(head)
     }
 
     /// A file that cannot be played: its path and the reader's error.
