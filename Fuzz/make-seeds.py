@@ -144,3 +144,6 @@ for p in sorted(glob.glob(f"{RW}/scales/*.scl")):
     copy("scala", p)
 put("scala", "ratios.scl", "! ratios.scl\nJust major\n 7\n!\n 9/8\n 5/4\n 4/3\n 3/2\n 5/3\n 15/8\n 2/1\n")
 put("scala", "cents.scl", "Bohlen-Pierce\n13\n146.3\n292.6\n438.9\n585.2\n731.5\n877.8\n1024.1\n1170.4\n1316.7\n1463.0\n1609.3\n1755.6\n3/1\n")
+# kbm: the tests' keyboard mappings (good and malformed).
+for p in sorted(glob.glob(os.path.join(ROOT, "Tests/BendMIDITests/Fixtures/kbm/**/*.kbm"), recursive=True)):
+    copy("kbm", p)

@@ -229,3 +229,19 @@ save_windows(mid, "mido-tuning-sysex.mid", [
     {"start": 4.0, "end": 4.5, "hz": cents_hz(64, -51)},
     {"start": 4.5, "end": 5.0, "hz": cents_hz(64, 0), "twelveTET": True},
 ])
+
+# 9. Keys for --scale and --kbm (issue 28): one key after another, 0.3 s each (240
+#    ticks, half a quarter at 600 000 µs a quarter), then key 69
+#    bent +1 semitone (pitchwheel 4096 at the default ±2). The frequencies each
+#    --scale/--kbm implies are the tests' own (MIDIScaleCommandTests).
+KEYS = [59, 60, 61, 62, 64, 67, 69, 70, 71, 72, 73]
+mid = mido.MidiFile(type=0, ticks_per_beat=480)
+t = mido.MidiTrack(); mid.tracks.append(t)
+t.append(mido.MetaMessage("set_tempo", tempo=600000, time=0))
+for k in KEYS:
+    note(t, 0, k, 240)
+t.append(mido.Message("pitchwheel", channel=0, pitch=4096, time=0))
+note(t, 0, 69, 240)
+save_windows(mid, "mido-keys.mid", [{"start": 0.3 * i, "end": 0.3 * (i + 1), "key": k, "hz": hz(k - 69)}
+                                    for i, k in enumerate(KEYS)]
+             + [{"start": 0.3 * len(KEYS), "end": 0.3 * (len(KEYS) + 1), "key": 69, "bend": 1, "hz": hz(1)}])

@@ -9,17 +9,23 @@ const tiltButton = document.getElementById("tilt");
 const sustainButton = document.getElementById("sustain");
 const message = document.getElementById("message");
 const measure = document.createElement("canvas").getContext("2d"); // a label's width, without a layout
-const LABEL_FONT = "15px system-ui, sans-serif", LABEL_ASCENT = 12, GUIDE_FONT = "13px system-ui, sans-serif";
+const LABEL_FONT = "15px system-ui, sans-serif", GUIDE_FONT = "13px system-ui, sans-serif";
 const token = location.hash.slice(1);
 
 let socket = null;
 let paired = false;
 let stopped = false;          // a wrong token: no reconnecting
 let pitchMap = { kind: "linear", octaves: 2 };
-let guides = [];              // the scale's steps on the pad (the `guides` message): {x, ratio, degree, label}
+let toneNote = 69;            // the MIDI note the tone sounds at (the `ok` message): note names without a scale
+let guides = [];              // the scale's steps on the pad (the `guides` message): {x, ratio, degree, label, name}
 let rtt = null, xruns = 0, voices = 0, phone = 0;
 let tilt = null;
-const touches = new Map();    // pointerId → {x, y}
+// pointerId → {x, y, order, since, sounding, cents}: `since` the time of the down (or of
+// the move that started it again), `sounding` and `cents` as the last pong sent after
+// `since` said (a finger the instrument ended is not sounding; cents from the finger's
+// pitch to the one that sounds, which --round moves).
+const touches = new Map();
+let downs = 0;                // downs so far: a label's place goes to the newer finger
 const pendingMoves = new Map(); // pointerId → line, sent when the socket's buffer is empty
 let flushTimer = null;
 
@@ -28,18 +34,28 @@ function ratio(x) {
   if (pitchMap.kind === "exp") return Math.min(pitchMap.centre * Math.pow(2, (x - 0.5) * pitchMap.octaves), 4);
   return 2 * x;
 }
-// A touch's pitch as the terminal pad shows it: with a scale, its nearest step and the
-// offset in cents ("A#+30¢"); without, its ratio ("×1.08").
-function pitchText(x) {
-  const r = ratio(x);
-  if (guides.length === 0 || !(r > 0)) return "×" + r.toFixed(2);
+// A touch's pitch as the terminal pad shows it, `cents` from the finger's pitch to the
+// one that sounds: with a scale, its nearest step with its octave and the offset in cents
+// ("A#4+30¢"); without, its ratio and the nearest note ("×1.08 A#4+33¢").
+const NOTE_NAMES = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
+function noteName(midi) {
+  const n = Math.round(midi);
+  return NOTE_NAMES[((n % 12) + 12) % 12] + (Math.floor(n / 12) - 1);
+}
+function offsetText(c) { c = Math.round(c); return (c >= 0 ? "+" : "") + c + "¢"; }
+function pitchText(x, cents) {
+  const r = ratio(x) * Math.pow(2, (cents || 0) / 1200);
+  if (!(r > 0)) return "×" + r.toFixed(2);
+  if (guides.length === 0) {
+    const midi = toneNote + 12 * Math.log2(r);
+    return "×" + r.toFixed(2) + " " + noteName(midi) + offsetText(100 * (midi - Math.round(midi)));
+  }
   let best = null, offset = 0;
   for (const s of guides) {
     const c = 1200 * Math.log2(r / s.ratio);
     if (best === null || Math.abs(c) < Math.abs(offset)) { best = s; offset = c; }
   }
-  const c = Math.round(offset);
-  return best.label + (c >= 0 ? "+" : "") + c + "¢";
+  return best.name + offsetText(offset);
 }
 function clamp(v, lo, hi) { return Math.min(Math.max(v, lo), hi); }
 function num(v) { return (Math.round(v * 1e5) / 1e5).toString(); }
@@ -58,21 +74,26 @@ function connect() {
       phone = Number(f[1]);
       const m = (f[2] || "linear").split(":");
       pitchMap = m[0] === "exp" ? { kind: "exp", octaves: Number(m[1]), centre: m.length > 2 ? Number(m[2]) : 1 } : { kind: "linear", octaves: 2 };
+      toneNote = f.length > 3 ? Number(f[3]) : 69;
       guides = [];
       message.hidden = true;
       requestWakeLock();
       redrawPad();
     } else if (f[0] === "guides") {
       guides = f.slice(1).map((field) => {
-        const [x, r, degree, label] = field.split(":");
-        return { x: Number(x), ratio: Number(r), degree: Number(degree), label: label };
+        const [x, r, degree, label, name] = field.split(":");
+        return { x: Number(x), ratio: Number(r), degree: Number(degree), label: label, name: name || label };
       });
       redrawPad();
     } else if (f[0] === "P") {
-      rtt = performance.now() - Number(f[1]);
+      const sent = Number(f[1]);
+      rtt = performance.now() - sent;
+      const counts = Number(f[2]) !== xruns || Number(f[3]) !== voices;
       xruns = Number(f[2]);
       voices = Number(f[3]);
-      statusStale = true;       // shown by the status timer, not at each answer
+      heard(sent, f[4] || "-");
+      // The counts show at once when they change; the round trip by the status timer.
+      if (counts) showStatus(); else statusStale = true;
       return;
     }
     showStatus();
@@ -94,6 +115,20 @@ function connect() {
     showStatus();
     setTimeout(connect, e.code === 4004 ? 3000 : 1000);
   };
+}
+
+// A pong's list of the fingers that sound (`ID:CENTS,…` or `-`), for the ping sent at
+// `sent`: a finger down since then is not judged by it.
+function heard(sent, list) {
+  const sounding = new Map();
+  if (list !== "-") for (const item of list.split(",")) { const [id, c] = item.split(":"); sounding.set(Number(id), Number(c)); }
+  let changed = false;
+  for (const [id, t] of touches) {
+    if (t.since > sent) continue;
+    const on = sounding.has(id), cents = on ? sounding.get(id) : 0;
+    if (on !== t.sounding || cents !== t.cents) { t.sounding = on; t.cents = cents; changed = true; }
+  }
+  if (changed) redrawTouches();
 }
 
 function send(line) {
@@ -132,16 +167,19 @@ pad.addEventListener("pointerdown", (e) => {
   e.preventDefault();
   try { pad.setPointerCapture(e.pointerId); } catch (_) { /* synthetic pointers */ }
   const p = padPoint(e);
-  touches.set(e.pointerId, p);
+  touches.set(e.pointerId, { x: p.x, y: p.y, order: ++downs, since: performance.now(), sounding: true, cents: 0 });
   pendingMoves.delete(e.pointerId);
   flushMoves(line("d", e.pointerId, p));   // the message first, the drawing at the next frame
   redrawTouches();
 });
 pad.addEventListener("pointermove", (e) => {
-  if (!touches.has(e.pointerId)) return;
+  const t = touches.get(e.pointerId);
+  if (!t) return;
   e.preventDefault();
   const p = padPoint(e);
-  touches.set(e.pointerId, p);
+  t.x = p.x; t.y = p.y;
+  // A finger the instrument ended starts again with this move (and gets a new place).
+  if (!t.sounding) { t.sounding = true; t.cents = 0; t.since = performance.now(); t.order = ++downs; }
   pendingMoves.set(e.pointerId, line("m", e.pointerId, p));
   flushMoves(null);
   redrawTouches();
@@ -235,10 +273,10 @@ document.addEventListener("visibilitychange", () => { if (document.visibilitySta
 
 function showMessage(text) { message.textContent = text; message.hidden = false; }
 
-// The status line's measurements (round trip, xruns, voices, tilt) are shown once a second,
-// not at each ping's answer or tilt reading: each new text costs the page a layout and a
-// frame, and a frame being made when a finger lands delays its touch. A change of the
-// connection shows at once.
+// The status line's round trip and tilt are shown once a second, not at each ping's
+// answer or tilt reading: each new text costs the page a layout and a frame, and a frame
+// being made when a finger lands delays its touch. A change of the connection, the xruns
+// or the voices shows at once (at the answer that brings it).
 let statusStale = false;
 function showStatus() {
   statusStale = false;
@@ -270,39 +308,75 @@ function shape(name, attributes, text) {
   return e;
 }
 
+// Boxes in pad pixels ({l, t, r, b}) that labels keep clear of: the controls over the
+// pad (sustain, the tilt button when shown) and the status line, with a 4 px margin.
+// Read when the pad is drawn (its size changed), not at every frame.
+let obstacles = [];
+function box(l, t, r, b) { return { l, t, r, b }; }
+function overlaps(a, b) { return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b; }
+function free(candidate, taken) { return !obstacles.some((o) => overlaps(candidate, o)) && !taken.some((o) => overlaps(candidate, o)); }
+function readObstacles() {
+  obstacles = [sustainButton, tiltButton, statusLine].filter((e) => !e.hidden).map((e) => {
+    const r = e.getBoundingClientRect();
+    return box(r.left - padRect.left - 4, r.top - padRect.top - 4, r.right - padRect.left + 4, r.bottom - padRect.top + 4);
+  });
+}
+
+// The guides' labels along the bottom, in two rows, where each is clear of the others
+// and of the controls: the roots first (named with their octave, "A4"), then the
+// natural notes, then the rest, each group left to right; what finds no room is left out.
+const GUIDE_ASCENT = 10, GUIDE_DESCENT = 3, GUIDE_ROWS = [8, 26];
+function guideLabels(w, h, items) {
+  const rank = (i) => (i.root ? 0 : i.text.includes("#") ? 2 : 1);
+  const taken = [], out = [];
+  for (const i of [...items].sort((a, b) => rank(a) - rank(b) || a.px - b.px)) {
+    const width = measure.measureText(i.text).width, left = Math.max(2, Math.min(i.px - width / 2, w - width - 2));
+    for (const fromBottom of GUIDE_ROWS) {
+      const y = h - fromBottom, b = box(left - 2, y - GUIDE_ASCENT, left + width + 2, y + GUIDE_DESCENT);
+      if (!free(b, taken)) continue;
+      taken.push(b);
+      out.push(shape("text", { x: left, y: y, class: "guide-label" }, i.text));
+      break;
+    }
+  }
+  return out;
+}
+
 function drawPad() {
   padRect = pad.getBoundingClientRect();
+  readObstacles();
   const w = padRect.width, h = padRect.height;
   const parts = [];
   const vertical = (x, root) => shape("line", { x1: x, y1: 0, x2: x, y2: h, class: root ? "guide root" : "guide" });
   // Guides, as on the terminal pad: with a scale, a line per step (brighter on the
-  // roots) named where the name fits; without, ratio lines at x = ¼, ½, ¾. Gain ½.
+  // roots) named where the name fits; without, ratio lines at x = ¼, ½, ¾ with the
+  // ratio and its nearest note. Gain ½.
   measure.font = GUIDE_FONT;
+  const labels = [];
   if (guides.length > 0) {
-    let labelEnd = -Infinity;
     for (const s of guides) {
       const px = Math.round(s.x * w) + 0.5;   // on a pixel: a crisp 1-px line
       parts.push(vertical(px, s.degree === 0));
-      const width = measure.measureText(s.label).width;
-      if (px - width / 2 > labelEnd + 4 && px + width / 2 < w) {
-        parts.push(shape("text", { x: px - width / 2, y: h - 8, class: "guide-label" }, s.label));
-        labelEnd = px + width / 2;
-      }
+      labels.push({ px, text: s.degree === 0 ? s.name : s.label, root: s.degree === 0 });
     }
   } else {
     for (const x of [0.25, 0.5, 0.75]) {
-      parts.push(vertical(Math.round(x * w) + 0.5, false));
-      parts.push(shape("text", { x: x * w + 4, y: h - 8, class: "guide-label" }, "×" + ratio(x).toFixed(2)));
+      const px = Math.round(x * w) + 0.5;
+      parts.push(vertical(px, false));
+      labels.push({ px, text: "×" + (Math.round(ratio(x) * 100) / 100) + " " + noteName(toneNote + 12 * Math.log2(ratio(x))), root: x === 0.5 });
     }
   }
+  parts.push(...guideLabels(w, h, labels));
   const mid = Math.round(h / 2) + 0.5;
   parts.push(shape("line", { x1: 0, y1: mid, x2: w, y2: mid, class: "guide" }));
   parts.push(shape("text", { x: 4, y: mid - 4, class: "guide-label" }, "g 0.5"));
   pad.replaceChildren(...parts);
 }
 
-// Each touch under its finger, with its pitch (ratio, or step and cents) and gain. The
-// elements are kept for the next finger; a lifted touch's are hidden.
+// Each touch under its finger, with the pitch it sounds at (ratio and note, or step and
+// cents) and gain; a finger the instrument ended (its phone was silent) is drawn grey,
+// "silent", until it moves. The elements are kept for the next finger; a lifted touch's
+// are hidden.
 const marks = new Map();      // pointerId → {dot, label, text, shown}
 const spareMarks = [];
 function markFor(id) {
@@ -321,6 +395,7 @@ function markFor(id) {
   marks.set(id, m);
   return m;
 }
+const LABEL_HEIGHT = 18;
 function placeTouches() {
   const w = padRect.width, h = padRect.height;
   for (const [id, m] of marks) {
@@ -329,18 +404,30 @@ function placeTouches() {
     marks.delete(id);
     spareMarks.push(m);
   }
-  for (const [id, p] of touches) {
+  // Labels newest finger first: above it, else below, left, right, each kept on the pad
+  // and clear of the controls and of the labels placed; none of these: not shown (the
+  // finger's dot still is).
+  const taken = [];
+  for (const [id, p] of [...touches].sort((a, b) => b[1].order - a[1].order)) {
     const m = markFor(id);
     const cx = p.x * w, cy = (1 - p.y) * h;
     m.dot.style.transform = "translate(" + (cx - TOUCH_RADIUS) + "px," + (cy - TOUCH_RADIUS) + "px)";
-    const text = pitchText(p.x) + " g" + p.y.toFixed(2);
+    const silent = !p.sounding;
+    if (m.dot.className !== (silent ? "touch silent" : "touch")) m.dot.className = silent ? "touch silent" : "touch";
+    const text = silent ? "silent: move to play" : pitchText(p.x, p.cents) + " g" + p.y.toFixed(2);
     if (m.text !== text) {
       measure.font = LABEL_FONT;
       m.label.textContent = text; m.text = text; m.width = measure.measureText(text).width;
     }
-    // The label stays on the pad at its edges (a touch at x = 0 or 1, or at the top).
-    const lx = clamp(cx - m.width / 2, 4, w - m.width - 4), ly = Math.max(cy - 46, 40) - LABEL_ASCENT;
-    m.label.style.transform = "translate(" + lx + "px," + ly + "px)";
+    const lw = m.width, gap = TOUCH_RADIUS + 10;
+    const spots = [[cx - lw / 2, cy - gap - LABEL_HEIGHT], [cx - lw / 2, cy + gap], [cx - gap - lw, cy - LABEL_HEIGHT / 2], [cx + gap, cy - LABEL_HEIGHT / 2]]
+      .map(([x, y]) => [clamp(x, 4, w - lw - 4), clamp(y, 4, h - LABEL_HEIGHT - 4)]);
+    const spot = spots.find(([x, y]) => free(box(x, y, x + lw, y + LABEL_HEIGHT), taken));
+    const shown = spot !== undefined ? "visible" : "hidden";
+    if (m.label.style.visibility !== shown) m.label.style.visibility = shown;
+    if (!spot) continue;
+    taken.push(box(spot[0] - 2, spot[1], spot[0] + lw + 2, spot[1] + LABEL_HEIGHT));
+    m.label.style.transform = "translate(" + spot[0] + "px," + spot[1] + "px)";
   }
 }
 

@@ -10,6 +10,13 @@ public func printErr(_ message: String) {
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
 
+/// Writes a line the program made itself to standard error as it is, escapes and all
+/// (the web pad's QR code, drawn in colours): never text from outside.
+func printOwnLineErr(_ line: String) {
+    let line = line + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
 /// Parses with `OptionParser`, turning its errors into `AppError.usage`.
 func parse(_ arguments: [String], specs: [OptionSpec]) throws -> (options: [(String, String?)], operands: [String]) {
     do {

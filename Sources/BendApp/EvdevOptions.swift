@@ -1,4 +1,3 @@
-import BendControl
 import BendEvdev
 
 /// Options for input devices (`play --evdev`) and how their coordinates and tilt map

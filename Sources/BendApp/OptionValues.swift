@@ -79,6 +79,8 @@ struct SoundOptions {
     var scale: Scale?
     /// `--scale-root`: the root's pitch in Hz; nil: the tone's pitch.
     var scaleRootHz: Double?
+    /// `--kbm`: a Scala keyboard mapping for MIDI notes (the scale's root and pitch too).
+    var keyboardMap: KeyboardMap?
     var roundMode = PitchRounding.Mode.off
     /// `--round-rate`, seconds.
     var roundRate = 0.08
@@ -104,8 +106,9 @@ struct SoundOptions {
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.5 dBFS, 1 ms look-ahead and latency (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
-        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides and rounding: chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
+        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
         OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),
+        OptionSpec("kbm", value: "FILE.kbm", help: "Scala keyboard mapping: which scale degree each MIDI key plays and the reference key's Hz (12-TET without --scale); without it 12 keys a period, the root on --tone-note"),
         OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files, MIDI in/out and the scale (0…127, decimals for cents: 64.02); default the file's root note (smpl/INST), else the pitch found in it at load; 69 = A4 for the default tone"),
@@ -129,6 +132,7 @@ struct SoundOptions {
             pitchMapGiven = true
         case "scale": scale = try ScaleOption.load(value ?? "")
         case "scale-root": scaleRootHz = try OptionValues.number(value, option: name, in: 1...20_000)
+        case "kbm": keyboardMap = try ScaleOption.loadKeyboardMap(value ?? "")
         case "round":
             guard let mode = PitchRounding.Mode(rawValue: value ?? "") else {
                 throw AppError.usage("option '--round': expected 'off', 'initial' or 'hold', got '\(value ?? "")'")
@@ -167,6 +171,9 @@ struct SoundOptions {
         if scaleRootHz != nil && scale == nil {
             throw AppError.usage("option '--scale-root' applies with '--scale' only")
         }
+        if scaleRootHz != nil && keyboardMap != nil {
+            throw AppError.usage("option '--scale-root' does not apply with '--kbm': the keyboard mapping gives the reference key and its frequency")
+        }
         if roundRateGiven && roundMode != .hold {
             throw AppError.usage("option '--round-rate' applies to '--round hold' only")
         }
@@ -190,8 +197,20 @@ struct SoundOptions {
     /// The scale at its root; nil without `--scale` and rounding.
     var tuning: Tuning? {
         guard scale != nil || roundMode != .off else { return nil }
-        let ratio = scaleRootHz.map { $0 / toneHz } ?? 1
-        return Tuning(scale: scale ?? Scale.builtIn("chromatic")!, rootRatio: ratio, toneNote: toneNote)
+        let scale = scale ?? Scale.builtIn("chromatic")!
+        let ratio = (keyboardMap.map { $0.rootHz(scale: scale) } ?? scaleRootHz).map { $0 / toneHz } ?? 1
+        return Tuning(scale: scale, rootRatio: ratio, toneNote: toneNote)
+    }
+
+    /// MIDI keys' pitches: the scale through the keyboard mapping (12-TET with `--kbm`
+    /// alone; 12 keys a period from the root on the tone's note with `--scale` alone), or
+    /// 12-TET.
+    var keyboardTuning: KeyboardTuning {
+        if let keyboardMap {
+            return KeyboardTuning(toneNote: toneNote, scale: scale ?? Scale.builtIn("chromatic")!, keyboard: keyboardMap)
+        }
+        guard let scale else { return KeyboardTuning(toneNote: toneNote) }
+        return KeyboardTuning(toneNote: toneNote, scale: scale, rootHz: scaleRootHz ?? toneHz)
     }
 
     /// Rounding of pad touches; nil when off.
@@ -221,6 +240,7 @@ struct SoundOptions {
         s.tuning = tuning
         s.rounding = rounding
         s.toneNote = toneNote
+        s.keys = keyboardTuning
         s.attackSeconds = attackSeconds
         s.decaySeconds = decaySeconds
         s.sustainLevel = pow(10, sustainDB / 20)

@@ -1,4 +1,3 @@
-import BendControl
 import BendInstrument
 import BendPeers
 import BendSystem
@@ -109,7 +108,7 @@ enum PlayCommand {
         try o.sound.resolveRoot()  // before MIDI sources and scripts read toneNote
         var sources: [SourceSettings] = []
         if let path = o.script {
-            sources.append(.script(name: "script '\(path)'", try ScriptFile.load(path: path, toneNote: o.sound.toneNote)))
+            sources.append(.script(name: "script '\(path)'", try ScriptFile.load(path: path, keys: o.sound.keyboardTuning)))
         }
         if !o.evdev.devices.isEmpty { sources.append(.evdev(devices: o.evdev.devices, mapping: o.evdev.mapping, grab: o.evdev.grab)) }
         if let listen = o.listen {
@@ -142,7 +141,7 @@ enum PlayCommand {
     /// (`LiveInstrument`) does the rest. - Throws: `AppError` with the exit status.
     static func play(_ o: Options, sources: [SourceSettings]) throws {
         let settings = LiveSettings(sound: o.sound.settings, output: o.output, recordings: o.recordings, sources: sources)
-        try LiveInstrument(settings, log: { printErr("bendsynth: " + $0) }, show: { printErr($0) },
+        try LiveInstrument(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) },
                            deviceReport: { DevicesCommand.report() }).run()
     }
 }

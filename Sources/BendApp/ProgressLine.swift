@@ -1,5 +1,4 @@
 import BendAudio
-import Foundation
 import Glibc
 
 /// `render`'s progress line on standard error, redrawn in place (`\r`, erase to the end

@@ -1,4 +1,3 @@
-import Foundation
 
 /// `play`'s recording options checked before anything starts: each a file that may be
 /// written (`OutputPath.check`), no two naming one file, none an input of play's.

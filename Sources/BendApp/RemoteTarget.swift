@@ -1,5 +1,4 @@
 import BendPeers
-import Glibc
 
 /// What `bendsynth remote TARGET` names: a TCP address, a Bluetooth address, or an
 /// instrument's display name as `bendsynth peers` lists it.

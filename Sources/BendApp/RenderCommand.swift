@@ -63,7 +63,7 @@ enum RenderCommand {
             throw AppError.usage("render: -o - writes WAV to standard output, which is a terminal; pipe it (| sox -t wav - ...) or give a file")
         }
         try sound.resolveRoot()  // before the script (a MIDI file) reads toneNote
-        let script = try ScriptFile.load(path: operands[0], toneNote: sound.toneNote)
+        let script = try ScriptFile.load(path: operands[0], keys: sound.keyboardTuning)
         let line = ProgressLine(enabled: isatty(2) != 0)
         let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
         // Ctrl-C or SIGTERM mid-render: the half-written temporary file goes, OUT stays.

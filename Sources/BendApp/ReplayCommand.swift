@@ -1,4 +1,3 @@
-import BendAudio
 import BendInstrument
 import BendControl
 import BendSystem

@@ -4,8 +4,8 @@ import BendSystem
 import Foundation
 
 /// The file `render` and `play --script` play: a Standard MIDI File when it starts with
-/// `MThd` (whatever its name: .mid, .midi, .smf), played through the MIDI-in mapping at
-/// `--tone-note`; otherwise a touch script (JSON Lines). A file named .mid, .midi or .smf
+/// `MThd` (whatever its name: .mid, .midi, .smf), played through the MIDI-in mapping
+/// (`keys`: `--tone-note`, `--scale`, `--kbm`); otherwise a touch script (JSON Lines). A file named .mid, .midi or .smf
 /// is a MIDI file or an error; so is one that is neither (its first byte is not JSON's
 /// `{`). An empty file, or a script with nothing in it, is an error too: it would render
 /// a silent WAV.
@@ -13,9 +13,10 @@ enum ScriptFile {
     /// Names that promise a MIDI file (lower case).
     static let midiExtensions: Set<String> = ["mid", "midi", "smf"]
 
+    /// A touch script's warnings (a touch never lifted) go to stderr.
     /// - Throws: `AppError.input` naming the file and, for a MIDI file, the byte offset
     ///   and what was expected; for a touch script, the line and field.
-    static func load(path: String, toneNote: Double) throws -> TouchScript {
+    static func load(path: String, keys: KeyboardTuning) throws -> TouchScript {
         guard FileManager.default.fileExists(atPath: path) else {
             throw AppError.input("\(path): no such file; expected a touch script (JSON Lines) or a MIDI file")
         }
@@ -34,7 +35,7 @@ enum ScriptFile {
         let firstByte = head.first { !(0x09...0x0D).contains($0) && $0 != 0x20 }
         let script: TouchScript
         if StandardMIDIFile.isMIDI(head) {
-            do { script = try MIDIFileScript.load(path: path, toneNote: toneNote) } catch {
+            do { script = try MIDIFileScript.load(path: path, keys: keys) } catch {
                 throw AppError.input("\(error)")
             }
             guard !script.isEmpty else {
@@ -51,6 +52,7 @@ enum ScriptFile {
             guard !script.isEmpty else {
                 throw AppError.input("\(path): no events (blank lines only); expected touch-script lines ({\"t\": …, \"type\": …})")
             }
+            for warning in script.warnings { printErr("bendsynth: warning: \(warning)") }
         }
         return script
     }

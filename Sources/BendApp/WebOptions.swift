@@ -1,4 +1,3 @@
-import BendControl
 import BendInstrument
 import BendWeb
 import Foundation

@@ -1,4 +1,3 @@
-import Foundation
 
 /// What the device granted when `ALSAOutput` opened it.
 public struct ALSASettings: Sendable, Equatable {

@@ -1,5 +1,3 @@
-import BendEngine
-import BendSystem
 import Synchronization
 
 /// The ALSA sink: a push-driven render thread that calls the render driver's period

@@ -1,4 +1,3 @@
-import BendEngine
 
 /// A real-time sink that owns its render thread: where `play` sends the mixer's periods —
 /// an ALSA PCM, or (when none opens and a recording was asked for) a clock that paces

@@ -1,7 +1,6 @@
 import BendControl
 import BendEngine
 import CJack
-import Synchronization
 
 /// The MIDI ports' render-thread half, run by the JACK process callback before each
 /// period is rendered: `midi_in`'s events go raw into `received` (a packet per ≤ 3 bytes,

@@ -1,9 +1,7 @@
 import BendControl
-import BendEngine
 import BendSystem
 import CJack
 import Glibc
-import Synchronization
 
 /// Stereo playback as a native JACK client (libjack): output ports `out_L` and `out_R`,
 /// rendered by JACK's process callback — the render thread — through the one period

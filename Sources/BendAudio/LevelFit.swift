@@ -47,22 +47,9 @@ enum LevelFit {
         return sum
     }
 
-    /// The rows of one level from its Legendre coefficients, a_m of piece i at
-    /// `legendre[m·count + i]` (m = 0…3, i < `count`): per piece 4 Floats (c0, c1, c2,
-    /// c3), the piece being ((c3·t + c2)·t + c1)·t + c0. P_1(2t − 1) = 2t − 1,
-    /// P_2 = 6t² − 6t + 1, P_3 = 20t³ − 30t² + 12t − 1.
-    static func rows(_ legendre: [Double], count: Int) -> [Float] {
-        [Float](unsafeUninitializedCapacity: 4 * count) { rows, initialized in
-            legendre.withUnsafeBufferPointer { a in
-                for i in 0..<count {
-                    let a0 = a[i], a1 = a[count + i], a2 = a[2 * count + i], a3 = a[3 * count + i]
-                    rows[4 * i] = Float(a0 - a1 + a2 - a3)
-                    rows[4 * i + 1] = Float(2 * a1 - 6 * a2 + 12 * a3)
-                    rows[4 * i + 2] = Float(6 * a2 - 30 * a3)
-                    rows[4 * i + 3] = Float(20 * a3)
-                }
-            }
-            initialized = 4 * count
-        }
-    }
+    /// How each Legendre coefficient enters the engine's row (c0, c1, c2, c3) of a piece:
+    /// `weights[m][j]` is a_m's part of c_j, the piece Σ_m a_m P_m(2t − 1) being
+    /// ((c3·t + c2)·t + c1)·t + c0. P_1(2t − 1) = 2t − 1, P_2 = 6t² − 6t + 1,
+    /// P_3 = 20t³ − 30t² + 12t − 1.
+    static let weights: [[Double]] = [[1, 0, 0, 0], [-1, 2, 0, 0], [1, -6, 6, 0], [-1, 12, -30, 20]]
 }

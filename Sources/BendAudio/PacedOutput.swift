@@ -1,4 +1,3 @@
-import BendEngine
 import BendSystem
 import Glibc
 import Synchronization

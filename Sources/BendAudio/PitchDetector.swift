@@ -3,9 +3,9 @@
 ///
 /// YIN: the difference function d(τ) = Σ (x[j] − x[j + τ])² over a window, read
 /// circularly (the loop repeats, so the frames after its end are its start), its
-/// cumulative-mean normalization d′(τ) = d(τ)·τ / Σ_{1…τ} d, the first lag whose d′
-/// dips below `threshold` (then the bottom of that dip), and a parabola through the dip
-/// for the fraction of a frame. Why YIN: on a steady tone it finds the period, not a
+/// cumulative-mean normalization d′(τ) = d(τ)·τ / Σ_{1…τ} d, the first dip of d′ below
+/// `threshold` that is also near the deepest one (within 2× + 0.02), and a parabola
+/// through the dip for the fraction of a frame. Why YIN: on a steady tone it finds the period, not a
 /// strong harmonic (the normalization keeps d′ near 1 at short lags), and d′ at the
 /// dip says how periodic the tone is (noise never dips).
 ///
@@ -59,22 +59,22 @@ public enum PitchDetector {
             running += d[tau]
             normalized[tau] = running > 0 ? d[tau] * Double(tau) / running : 1
         }
-        var best: Int?
-        var tau = minLag
-        while tau <= maxLag {
-            if normalized[tau] < threshold {
-                while tau + 1 <= maxLag && normalized[tau + 1] < normalized[tau] { tau += 1 }
-                best = tau
-                break
-            }
-            tau += 1
+        // The first dip (a local minimum) that is deep both against the threshold and
+        // against the deepest dip: a partial high above the fundamental ripples d′ with
+        // its own short period, and a ripple below the threshold on the way down to the
+        // period's dip (0.10 at 207 frames against 0.0001 at 218, for 220 + 440 + 3300 Hz
+        // at 48 kHz) is not a period.
+        let deepest = (minLag...maxLag).min { normalized[$0] < normalized[$1] }!
+        let floor = normalized[deepest]
+        guard floor < aperiodic else { return nil }
+        let accept = min(threshold, 2 * floor + 0.02)
+        var best = deepest
+        for tau in minLag...maxLag where normalized[tau] < accept
+            && normalized[tau] <= normalized[tau - 1] && normalized[tau] <= normalized[tau + 1] {
+            best = tau
+            break
         }
-        if best == nil {
-            // No dip below the threshold: the deepest one, if deep enough.
-            let deepest = (minLag...maxLag).min { normalized[$0] < normalized[$1] }!
-            if normalized[deepest] < aperiodic { best = deepest }
-        }
-        guard let lag = best else { return nil }
+        let lag = best
         // Parabola through the dip (on d′), for the fraction of a frame.
         let (a, b, c) = (normalized[lag - 1], normalized[lag], normalized[lag + 1])
         let curvature = a - 2 * b + c

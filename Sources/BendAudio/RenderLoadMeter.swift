@@ -1,5 +1,3 @@
-import BendSystem
-import Foundation
 import Glibc
 
 /// The render thread's load per period: busy time (mix + record copy + format

@@ -1,5 +1,6 @@
 import BendEngine
 import CFFTW
+import Foundation
 import Synchronization
 
 /// Makes a tone's band-limited levels (`ToneLevels`) by FFT (FFTW), once, at load:
@@ -28,6 +29,19 @@ import Synchronization
 /// harmonics below 18 kHz keep their level at every ratio. The zone from level k to
 /// k + 1 is the 2 % of ratios below R_k.
 ///
+/// Memory: the levels take `bytesPerFrame` (320) bytes a tone frame as the engine holds
+/// them (10 levels × 4 pieces × 8 bytes). They are made one level at a time, each
+/// straight into its 16-bit steps (`ToneLevels(steps:…)`), so the Float rows of all
+/// levels (640 bytes a frame) never exist at once: what is held while making is the
+/// steps so far, one level's Float rows (64 bytes a frame) and the transforms' buffers
+/// (in place: 40 bytes a frame), at most 1.5× the tables; `ToneTable.install` frees
+/// each level's steps as it copies them. The one scale of the steps: each level is
+/// quantized in its own steps as it is made (its largest coefficient / 32 767), and
+/// the levels whose steps are finer than the largest's are rounded again onto that
+/// one's at the end — a coefficient then lies within one step of its value instead of
+/// half a step (−90 dB below the tone's largest coefficient instead of −96; the levels
+/// of most tones share the largest step, and none is rounded twice).
+///
 /// (libsamplerate, which made these levels before, keeps only 94 % of its lower rate's
 /// Nyquist band flat: it lost the tone's top 6 %, which ratios below 0.75 bring under
 /// 18 kHz. The tone loader still uses it to convert a file's sample rate.)
@@ -43,24 +57,52 @@ public enum ToneLevelMaker {
     /// reads two levels: narrow zones keep that rare).
     static let zoneWidth = 0.02
 
-    /// The longest tone (frames at the output rate) levels are made for: 2^20, 21.8 s at
-    /// 48 kHz. Its levels take 320 MB (10 levels of 4 rows of 8 bytes a frame), and
-    /// making them twice that again for a moment; the loader takes tones up to 2^24
-    /// samples, whose levels would take 5 GB.
-    public static let maximumFrames = 1 << 20
+    /// Bytes a tone frame's levels take in the engine: 10 levels × 4 pieces × 8 bytes.
+    public static let bytesPerFrame = 320
+
+    /// The longest tone (frames at the output rate) levels are made for: 1 536 000,
+    /// 32 s at 48 kHz (16 s at 96 kHz). Its levels take 492 MB; the loader takes tones
+    /// up to 2^24 samples, whose levels would take 5 GB.
+    public static let maximumFrames = 1_536_000
 
     /// FFTW's planner is not thread-safe (only `fftw_execute` is): plans are made and
     /// destroyed under this lock. Levels are made at load, never on the render thread.
     private static let planner = Mutex(())
 
+    /// Memory the levels of a tone of `frames` frames take, bytes (about).
+    public static func tableBytes(frames: Int) -> Int { bytesPerFrame * frames }
+
+    /// Why a tone of `frames` frames (at the output rate) gets no levels, or nil when it
+    /// does: longer than `maximumFrames`, or its levels and their making would not fit
+    /// in the memory the system has available (`MemAvailable`, /proc/meminfo).
+    public static func refusal(frames: Int) -> String? {
+        let megabytes = (tableBytes(frames: frames) + 500_000) / 1_000_000
+        if frames > maximumFrames {
+            return "\(frames) frames at the output rate: band-limited tables are made for tones of at most \(maximumFrames) frames "
+                + "(32 s at 48 kHz; \(bytesPerFrame) bytes a frame: this one's would take \(megabytes) MB)"
+        }
+        if let available = availableMemory(), 2 * tableBytes(frames: frames) > available {
+            return "band-limited tables for \(frames) frames would take \(megabytes) MB, and twice that while they are made; "
+                + "\(available / 1_000_000) MB of memory is available"
+        }
+        return nil
+    }
+
+    /// MemAvailable from /proc/meminfo, bytes; nil when unreadable.
+    static func availableMemory() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+              let kB = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kB * 1024
+    }
+
     /// The tone's levels. `samples`: one loop at the output rate, at least 1 frame.
-    /// - Throws: `ToneLoadError` (with `path`) when FFTW cannot plan the transforms.
+    /// - Throws: `ToneLoadError` (with `path`) when the tone is refused (`refusal`) or
+    ///   FFTW cannot plan the transforms.
     public static func make(_ samples: [Float], path: String) throws -> ToneLevels {
         let n = samples.count
-        guard n <= maximumFrames else {
-            throw ToneLoadError(path: path, reason: "\(n) frames at the output rate: band-limited tables are made for tones of at most "
-                                + "\(maximumFrames) frames (they take 320 bytes a frame; this one would take \(320 * n / 1_048_576) MB); "
-                                + "use --interp cubic, or a shorter tone")
+        if let reason = refusal(frames: n) {
+            throw ToneLoadError(path: path, reason: reason + "; use --interp cubic, or a shorter tone")
         }
         let oversampling = ToneLevels.oversampling
         let size = oversampling * n
@@ -72,14 +114,16 @@ public enum ToneLevelMaker {
             let ratio: Double = Double(1 << (k / 3)) * thirds[k % 3]
             if ratio <= Double(EngineLimits.maximumRatio) { ratios.append(ratio) }
         }
-        // The loop's spectrum: bins 0…n/2 (FFTW's r2c), unnormalized.
-        let bins = n / 2 + 1
-        let spectrum = fftw_alloc_complex(bins)!, padded = fftw_alloc_complex(size / 2 + 1)!
-        let input = fftw_alloc_real(n)!, output = fftw_alloc_real(size)!
-        defer { fftw_free(spectrum); fftw_free(padded); fftw_free(input); fftw_free(output) }
+        // The loop's spectrum: bins 0…n/2 (FFTW's r2c, in place), unnormalized; the
+        // inverse transforms in place too (their real output over their complex input).
+        let bins = n / 2 + 1, paddedBins = size / 2 + 1
+        let spectrum = fftw_alloc_complex(bins)!, padded = fftw_alloc_complex(paddedBins)!
+        defer { fftw_free(spectrum); fftw_free(padded) }
+        let input = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Double.self)
+        let output = UnsafeMutableRawPointer(padded).assumingMemoryBound(to: Double.self)
         for i in 0..<n { input[i] = Double(samples[i]) }
         // The plans are this call's alone (made, executed and destroyed here); only the
-        // planner's global state needs the lock.
+        // planner's global state needs the lock. (FFTW_ESTIMATE leaves the arrays alone.)
         nonisolated(unsafe) var forwardPlan: fftw_plan?, inversePlan: fftw_plan?
         planner.withLock { _ in
             forwardPlan = fftw_plan_dft_r2c_1d(Int32(n), input, spectrum, UInt32(FFTW_ESTIMATE))
@@ -98,34 +142,64 @@ public enum ToneLevelMaker {
         // Legendre coefficients a_m = (2m + 1)/2 ∫ s(i + (u + 1)/2) P_m(u) du, u ∈ [−1, 1]).
         // For one harmonic e^{iωx} (ω per table frame) a_m is e^{iωi} times
         // H_m(ω) = e^{iω/2} (2m + 1) i^m j_m(ω/2) (j_m: spherical Bessel), so each a_m
-        // sequence is one inverse transform of the kept bins times H_m.
-        let response = (0..<bins).map { j in LevelFit.response(omega: 2 * Double.pi * Double(j) / Double(size)) }
-        var levels: [[Float]] = []
-        var legendre = [Double](repeating: 0, count: 4 * size)  // a_m of piece i at m·size + i
-        for ratio in ratios {
-            // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at `ratio`);
-            // level 0 keeps all, its Nyquist bin halved (mirrored at 4n − n/2 by the c2r).
-            let scale = 1 / Double(n)
-            let keep = (0..<bins).map { j -> Double in
-                if ratio == 1 { return 2 * j == n ? scale / 2 : scale }
-                return Double(j) * ratio < Double(n) / 2 ? scale : 0
+        // sequence is one inverse transform of the kept bins times H_m, added into the
+        // rows with its weights (`LevelFit.weights`).
+        var response = [Double](repeating: 0, count: 8 * bins)  // H_m(ω_j) at 8j + 2m (re, im)
+        for j in 0..<bins {
+            for (m, h) in LevelFit.response(omega: 2 * Double.pi * Double(j) / Double(size)).enumerated() {
+                response[8 * j + 2 * m] = h.0
+                response[8 * j + 2 * m + 1] = h.1
             }
+        }
+        var rows = [Float](repeating: 0, count: 4 * size)  // one level's, reused
+        var steps: [[Int16]] = []
+        var scales: [Float] = []
+        let scale = 1 / Double(n)
+        for ratio in ratios {
+            for i in rows.indices { rows[i] = 0 }
             for m in 0..<4 {
-                for j in 0..<(size / 2 + 1) {
-                    // The kept bin times H_m (complex); nothing above the tone's bins.
-                    let (hr, hi) = j < bins ? response[j][m] : (0, 0)
-                    let (xr, xi) = j < bins ? (spectrum[j].0 * keep[j], spectrum[j].1 * keep[j]) : (0, 0)
+                for j in 0..<paddedBins {
+                    // Bins kept: j·ratio < n/2 (below the output's Nyquist frequency at
+                    // `ratio`); level 0 keeps all, its Nyquist bin halved (mirrored at
+                    // 4n − n/2 by the c2r). Nothing above the tone's bins.
+                    var keep = 0.0
+                    if j < bins { keep = ratio == 1 ? (2 * j == n ? scale / 2 : scale) : (Double(j) * ratio < Double(n) / 2 ? scale : 0) }
+                    if keep == 0 {
+                        padded[j].0 = 0
+                        padded[j].1 = 0
+                        continue
+                    }
+                    let (hr, hi) = (response[8 * j + 2 * m], response[8 * j + 2 * m + 1])
+                    let (xr, xi) = (spectrum[j].0 * keep, spectrum[j].1 * keep)
                     padded[j].0 = xr * hr - xi * hi
                     padded[j].1 = xr * hi + xi * hr
                 }
-                fftw_execute(inverse)  // destroys `padded`, refilled for each level and m
-                legendre.withUnsafeMutableBufferPointer { a in
-                    for i in 0..<size { a[m * size + i] = output[i] }
+                fftw_execute(inverse)  // `padded` becomes a_m, refilled for the next m
+                let w = LevelFit.weights[m]
+                let (w0, w1, w2, w3) = (Float(w[0]), Float(w[1]), Float(w[2]), Float(w[3]))
+                rows.withUnsafeMutableBufferPointer { r in
+                    for i in 0..<size {
+                        let a = Float(output[i])
+                        r[4 * i] += w0 * a
+                        r[4 * i + 1] += w1 * a
+                        r[4 * i + 2] += w2 * a
+                        r[4 * i + 3] += w3 * a
+                    }
                 }
             }
-            levels.append(LevelFit.rows(legendre, count: size))
+            let (levelScale, levelSteps) = ToneLevels.steps(of: rows)
+            steps.append(levelSteps)
+            scales.append(levelScale)
+        }
+        // One scale for all: the coarsest; finer levels rounded again onto it.
+        let common = scales.max()!
+        for k in steps.indices where scales[k] != common {
+            let factor = Double(scales[k]) / Double(common)
+            steps[k].withUnsafeMutableBufferPointer { q in
+                for i in 0..<q.count { q[i] = Int16((Double(q[i]) * factor).rounded()) }
+            }
         }
         let starts = ratios.dropLast().map { $0 * (1 - zoneWidth) }
-        return ToneLevels(rows: levels, aliasFreeRatio: ratios, crossfadeStart: starts)
+        return ToneLevels(steps: steps, scale: common, aliasFreeRatio: ratios, crossfadeStart: starts)
     }
 }

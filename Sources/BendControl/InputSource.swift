@@ -1,4 +1,3 @@
-import BendEngine
 
 /// What an input source may show of the output it plays into (the terminal pad's status
 /// line, a peer's STATUS frame).
@@ -23,6 +22,9 @@ public struct InputContext: @unchecked Sendable {
     /// The scale at its root (`--scale`, or chromatic for `--round`), nil without:
     /// pads draw its guides (`Tuning.guides(pitchMap:)`) and each touch's nearest step.
     public var tuning: Tuning?
+    /// The MIDI note the tone sounds at as recorded (69 = A4), for the note names pads
+    /// show without a scale.
+    public var toneNote: Double = 69
     /// Every source's touches (play's), for a pad to show those it does not play itself.
     public var touchBoard: TouchBoard?
     /// Input events that came after their period was rendered, so played late (JACK

@@ -1,6 +1,7 @@
 import Glibc
 
-/// A Scala scale file that does not parse: where, and what was expected there.
+/// A Scala file — a scale (`.scl`, `ScalaFile`) or a keyboard mapping (`.kbm`,
+/// `KeyboardMap`) — that does not parse: where, and what was expected there.
 public struct ScalaFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file as named on the command line.
     public var path: String

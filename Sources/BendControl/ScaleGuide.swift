@@ -11,12 +11,16 @@ public struct ScaleGuide: Sendable, Equatable, Hashable {
     public var ratio: Double
     /// Its 12-TET note name where the scale is 12-note-like ("C#"), else the degree ("3").
     public var label: String
+    /// The label with the step's octave where it has note names ("C#4"), else the degree.
+    /// Pads label the roots' guides with it, so the octave of every step can be told.
+    public var name: String
 
-    public init(x: Double, step: Int, degree: Int, ratio: Double, label: String) {
+    public init(x: Double, step: Int, degree: Int, ratio: Double, label: String, name: String? = nil) {
         self.x = x
         self.step = step
         self.degree = degree
         self.ratio = ratio
         self.label = label
+        self.name = name ?? label
     }
 }

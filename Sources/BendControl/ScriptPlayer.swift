@@ -1,4 +1,3 @@
-import BendEngine
 
 /// Plays a touch script into a `ControlPort` as a live input source: each event is
 /// stamped at stream frame `startFrame + round(t · rate)`, so it lands on exactly the

@@ -64,6 +64,16 @@ public final class TouchBoard: ControlEventObserver, @unchecked Sendable {
         }
     }
 
+    /// `source`'s touches not ended (a pad's own, for the pitch each sounds at: the port's
+    /// rounding moves it), by id.
+    public func touches(of source: UInt32) -> [UInt32: Touch] {
+        state.withLock { s in
+            var mine: [UInt32: Touch] = [:]
+            for t in s.touches.values where t.source == source && t.end == nil { mine[t.id] = t }
+            return mine
+        }
+    }
+
     /// The touches sounding at stream frame `position`, but `source`'s (the pad's own),
     /// by source and id; those ended by then are forgotten.
     public func touches(excluding source: UInt32?, at position: UInt64 = .max) -> [Touch] {

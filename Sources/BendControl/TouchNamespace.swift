@@ -37,6 +37,12 @@ public struct TouchNamespace<Owner: Hashable & Sendable>: Sendable {
     /// Touches held now by owners for which `belongs` is true (one peer's, one sender's).
     public func count(where belongs: (Owner) -> Bool) -> Int { ids.keys.filter(belongs).count }
 
+    /// The owners of the touches held now for which `belongs` is true, with their ids,
+    /// in increasing id order.
+    public func held(where belongs: (Owner) -> Bool = { _ in true }) -> [(owner: Owner, id: UInt32)] {
+        ids.filter { belongs($0.key) }.map { (owner: $0.key, id: $0.value) }.sorted { $0.id < $1.id }
+    }
+
     /// The id of `owner`'s touch, nil when it is not held.
     public func id(of owner: Owner) -> UInt32? { ids[owner] }
 

@@ -13,6 +13,7 @@ import Foundation
 /// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt|sustain|end; `id` integer 0…4294967295 (down,
 /// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt); `on` true|false (sustain:
 /// the control goes down or is let go; ups while it is down sound on until it is let go).
+/// Any other field, or one its type does not have, is an error that names it.
 ///
 /// An `end` line, the last of the script, gives its length when it lasts beyond its last
 /// event (a take's silence after the last release, a MIDI file's end of track): a render
@@ -54,6 +55,11 @@ public struct TouchScript: Sendable, Equatable {
     /// The script's end, seconds (its `end` line; a MIDI file's last end of track), at or
     /// after the last entry; nil: it ends with its last event.
     public var end: Double?
+    /// What plays but may not be what was meant, one message each ("FILE:LINE: …"): a
+    /// touch that goes down and is never lifted. Not compared by `==`.
+    public var warnings: [String] = []
+
+    public static func == (a: TouchScript, b: TouchScript) -> Bool { a.entries == b.entries && a.end == b.end }
 
     /// Latest time a script may use, seconds (24 h): a render of it is a 33 GB WAV.
     public static let maximumTime = 86_400.0
@@ -101,7 +107,8 @@ public struct TouchScript: Sendable, Equatable {
     }
 
     /// Parses and checks script text.
-    /// - Throws: `ParseError` naming the first bad line and field: not a JSON object,
+    /// - Throws: `ParseError` naming the first bad line and field: not a JSON object
+    ///   (where, and what was expected), an unknown field or one its type does not have,
     ///   unknown type, missing or out-of-range field, time going backwards, a move or up
     ///   of an id that is not down, a down of an id that is already down, a line after
     ///   the `end` line.
@@ -109,6 +116,8 @@ public struct TouchScript: Sendable, Equatable {
         var entries: [Entry] = []
         var end: (time: Double, line: Int)?
         var down: Set<UInt32> = []
+        /// The line of each down whose up has not come yet.
+        var downLines: [UInt32: Int] = [:]
         var lastTime = 0.0
         var lineNumber = 0
         // JSON Lines: a line ends at "\n" (a CRLF line's "\r" goes with the blanks around
@@ -127,7 +136,13 @@ public struct TouchScript: Sendable, Equatable {
             do {
                 object = try JSONDecoder().decode([String: JSONField].self, from: Data(line))
             } catch {
-                throw fail(nil, "not a JSON object; expected {\"t\": …, \"type\": …}")
+                let (field, message) = TouchScriptFields.notAnObject(line)
+                throw fail(field, message)
+            }
+            // Every field is one of the format's: a misspelt one ("gian") is named, not
+            // ignored.
+            if let unknown = object.keys.sorted().first(where: { !TouchScriptFields.all.contains($0) }) {
+                throw fail(unknown, "unknown field; expected the fields \(TouchScriptFields.all.joined(separator: ", "))")
             }
             func number(_ name: String, _ range: ClosedRange<Double>) throws -> Double {
                 guard let any = object[name] else { throw fail(name, "missing; expected a number in \(range.lowerBound)…\(range.upperBound)") }
@@ -149,6 +164,10 @@ public struct TouchScript: Sendable, Equatable {
             lastTime = t
             guard case let .string(type)? = object["type"] else {
                 throw fail("type", "missing; expected \"down\", \"move\", \"up\", \"tilt\", \"sustain\" or \"end\"")
+            }
+            if let fields = TouchScriptFields.of(type),
+               let stray = object.keys.sorted().first(where: { !fields.contains($0) }) {
+                throw fail(stray, "not a field of a \"\(type)\" \(type == "end" ? "line" : "event"); it has \(TouchScriptFields.listed(type))")
             }
             if type == "end" {
                 end = (t, lineNumber)
@@ -174,6 +193,7 @@ public struct TouchScript: Sendable, Equatable {
                 guard !down.contains(id) else { throw fail("id", "touch \(id) is already down") }
                 event = try moved(id, .down)
                 down.insert(id)
+                downLines[id] = lineNumber
             case "move":
                 let id = try touchID()
                 guard down.contains(id) else { throw fail("id", "touch \(id) is not down") }
@@ -181,6 +201,7 @@ public struct TouchScript: Sendable, Equatable {
             case "up":
                 let id = try touchID()
                 guard down.remove(id) != nil else { throw fail("id", "touch \(id) is not down") }
+                downLines[id] = nil
                 event = .touch(id: id, phase: .up, x: 0, y: 0)
             case "tilt":
                 event = .tilt(try number("value", -1...1))
@@ -193,7 +214,11 @@ public struct TouchScript: Sendable, Equatable {
             }
             entries.append(Entry(time: t, event: event))
         }
-        return TouchScript(entries: entries, end: end?.time)
+        var script = TouchScript(entries: entries, end: end?.time)
+        for (id, line) in downLines.sorted(by: { $0.value < $1.value }) {
+            script.warnings.append("\(file):\(line): touch \(id) goes down and is never lifted: it ends with the script, at \(String(format: "%.3f", script.duration)) s")
+        }
+        return script
     }
 
     /// The `end` line at `time` seconds (no newline).

@@ -35,19 +35,27 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
         var sustained: [UInt32: Bool] = [:]
         /// The last time written (times never go back).
         var lastFrame: UInt64 = 0
+        /// Lines written so far; the file is emptied before the first.
+        var lines = 0
     }
     private let state: Mutex<State?>
     private let rate: Double
     private let position: @Sendable () -> UInt64
     public let path: String
 
-    /// Creates (truncates) `path`.
+    /// Lines written so far (0: nothing was played, and the file is not written).
+    /// - Thread: any.
+    public var linesWritten: Int { lines.load(ordering: .relaxed) }
+    private let lines = Atomic<Int>(0)
+
+    /// Opens `path` for writing (made if missing); it is emptied at the first line
+    /// written, so a take with nothing played leaves no file (or the take that was there).
     /// - Parameters:
     ///   - rate: frames per second of the stream.
     ///   - position: the stream position (frames rendered so far): events up to it are written.
     /// - Throws: `SystemError` (open) when the file cannot be created.
     public init(path: String, rate: Double, position: @escaping @Sendable () -> UInt64) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError(call: "open(\(path))") }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         self.path = path
@@ -63,7 +71,7 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
             // Frame order: after every pending event at or before this frame.
             let at = s!.pending.lastIndex { $0.frame <= streamFrame }.map { $0 + 1 } ?? 0
             s!.pending.insert(Pending(frame: streamFrame, source: source, event: event), at: at)
-            Self.write(&s!, upTo: now, rate: rate)
+            write(&s!, upTo: now)
         }
     }
 
@@ -93,7 +101,7 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
         let now = position()
         state.withLock { s in
             guard s != nil else { return }
-            Self.write(&s!, upTo: now, rate: rate)
+            write(&s!, upTo: now)
         }
     }
 
@@ -115,19 +123,32 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
 
     /// Writes what is left (in frame order), then the script's `end` line at the stream
     /// position (the take's length: the frames `--record`'s WAV holds, silence after the
-    /// last release included), and closes the file. Further events are ignored.
+    /// last release included), and closes the file. With nothing played no line is
+    /// written and an empty file is removed. Further events are ignored.
     public func close() {
         flusher?.stop()
         flusher = nil
         let now = position()
         state.withLock { s in
             guard s != nil else { return }
-            Self.write(&s!, upTo: .max, rate: rate)
-            let end = Double(max(s!.lastFrame, now)) / rate
-            s!.handle.write(Data((TouchScript.endLine(time: end) + "\n").utf8))
+            write(&s!, upTo: .max)
+            if s!.lines > 0 {
+                let end = Double(max(s!.lastFrame, now)) / rate
+                s!.handle.write(Data((TouchScript.endLine(time: end) + "\n").utf8))
+            }
+            // Nothing played: an empty file (made here, or claimed for the take) goes;
+            // an earlier take that was there (`--overwrite`) stays as it was.
+            var info = stat()
+            let empty = fstat(s!.handle.fileDescriptor, &info) == 0 && info.st_size == 0
             try? s!.handle.close()
+            if s!.lines == 0 && empty { unlink(path) }
             s = nil
         }
+    }
+
+    private func write(_ s: inout State, upTo frame: UInt64) {
+        Self.write(&s, upTo: frame, rate: rate)
+        lines.store(s.lines, ordering: .relaxed)
     }
 
     private static func write(_ s: inout State, upTo frame: UInt64, rate: Double) {
@@ -140,7 +161,10 @@ public final class TouchScriptRecorder: ControlEventObserver, @unchecked Sendabl
             text += TouchScript.line(time: Double(s.lastFrame) / rate, event: event) + "\n"
         }
         s.pending.removeFirst(count)
-        if !text.isEmpty { s.handle.write(Data(text.utf8)) }
+        guard !text.isEmpty else { return }
+        if s.lines == 0 { ftruncate(s.handle.fileDescriptor, 0) }
+        s.lines += text.utf8.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        s.handle.write(Data(text.utf8))
     }
 
     /// The event with its script id, or nil when it is not written (a second down of a

@@ -41,6 +41,30 @@ public struct Tuning: Sendable, Equatable {
         return String(d)
     }
 
+    /// The name of step `k` with its octave where the scale is 12-note-like ("C#4",
+    /// scientific pitch: A4 = MIDI note 69, octaves from C), otherwise its degree number.
+    public func name(ofStep k: Int) -> String {
+        guard noteNames != nil else { return String(scale.degree(ofStep: k)) }
+        return Self.noteName(midi: rootNote + scale.cents(ofStep: k) / 100)
+    }
+
+    /// The 12-TET name with octave of the note nearest to MIDI note `midi` ("A4" for 69).
+    public static func noteName(midi: Double) -> String {
+        guard midi.isFinite, abs(midi) < 1e6 else { return "?" }
+        let note = Int(midi.rounded())
+        let pc = ((note % 12) + 12) % 12
+        let octave = Int((Double(note) / 12).rounded(.down)) - 1
+        return Scale.noteNames[pc] + String(octave)
+    }
+
+    /// A pitch as the pads show it: the nearest step's name with its octave and the
+    /// offset in cents ("A#4+30¢", "3-5¢" for a scale without note names).
+    public func pitchText(ratio: Double) -> String {
+        let (step, offset) = nearest(ratio: ratio)
+        let cents = Int(offset.rounded())
+        return name(ofStep: step) + (cents >= 0 ? "+" : "") + String(cents) + "¢"
+    }
+
     /// Note names per degree (nil: the scale is not 12-note-like; see `Scale.noteNames`).
     public var noteNames: [String]? { scale.noteNames(rootNote: rootNote) }
 
@@ -64,7 +88,8 @@ public struct Tuning: Sendable, Equatable {
             let x = map.x(ratio: r)
             guard x > 0, x < 1 else { return nil }
             let d = scale.degree(ofStep: k)
-            return ScaleGuide(x: x, step: k, degree: d, ratio: r, label: names?[d] ?? String(d))
+            return ScaleGuide(x: x, step: k, degree: d, ratio: r, label: names?[d] ?? String(d),
+                              name: names == nil ? String(d) : Self.noteName(midi: rootNote + scale.cents(ofStep: k) / 100))
         }
     }
 }

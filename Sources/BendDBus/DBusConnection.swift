@@ -1,7 +1,6 @@
 import BendSystem
 import CSystemd
 import Glibc
-import Synchronization
 
 /// A connection to a D-Bus bus through libsystemd's sd-bus: method calls (blocking or
 /// with the reply on the loop), objects of our own (every method call to a path goes to

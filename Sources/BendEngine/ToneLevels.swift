@@ -22,7 +22,17 @@ public struct ToneLevels: Sendable, Equatable {
     /// Each level's loop as polynomial rows: for table frame i (0 ..< `oversampling` ·
     /// tone length), 4 Floats (c0, c1, c2, c3) at 4·i: the level at table position i + t,
     /// t in [0, 1), is ((c3·t + c2)·t + c1)·t + c0. At least 2 levels.
+    /// (Empty when the levels were made as `steps`.)
     public var rows: [[Float]]
+    /// The rows already as the engine holds them (`quantized()`'s form, in steps of
+    /// `stepScale`), from a maker that never holds every level's Float rows at once (a
+    /// long tone's take 640 bytes a frame); empty when `rows` holds the levels.
+    /// `ToneTable.install` frees each level's steps as it copies them.
+    public var steps: [[Int16]] = []
+    /// The value of one of `steps`' integers.
+    public var stepScale: Float = 1
+    /// Levels (`rows`' or `steps`').
+    public var count: Int { steps.isEmpty ? rows.count : steps.count }
     /// Largest ratio level k serves without aliasing (ratio); increasing, the first is 1.
     public var aliasFreeRatio: [Double]
     /// Ratio where the crossfade from level k to k + 1 starts (one fewer than levels).
@@ -32,6 +42,7 @@ public struct ToneLevels: Sendable, Equatable {
     /// tone, the largest coefficient's magnitude / 32767 (each coefficient rounded to the
     /// nearest step: at most half a step off, −96 dB below the largest).
     public func quantized() -> (scale: Float, rows: [[Int16]]) {
+        if !steps.isEmpty { return (stepScale, steps) }
         var largest: Float = 0
         for level in rows { level.withUnsafeBufferPointer { for c in $0 { largest = max(largest, abs(c)) } } }
         // (At least the smallest normal Float: a subnormal scale is flushed to 0 on the
@@ -52,6 +63,31 @@ public struct ToneLevels: Sendable, Equatable {
         self.rows = rows
         self.aliasFreeRatio = aliasFreeRatio
         self.crossfadeStart = crossfadeStart
+    }
+
+    /// Levels made as steps (`steps`, `stepScale`); `rows` stays empty.
+    public init(steps: [[Int16]], scale: Float, aliasFreeRatio: [Double], crossfadeStart: [Double]) {
+        self.rows = []
+        self.steps = steps
+        self.stepScale = scale
+        self.aliasFreeRatio = aliasFreeRatio
+        self.crossfadeStart = crossfadeStart
+    }
+
+    /// One level's rows in steps of its own: (its largest coefficient / 32767, at least
+    /// the smallest normal Float; 1 for silence), each rounded to the nearest step —
+    /// `quantized()`'s rule for one level.
+    public static func steps(of rows: [Float]) -> (scale: Float, steps: [Int16]) {
+        var largest: Float = 0
+        rows.withUnsafeBufferPointer { for c in $0 { largest = max(largest, abs(c)) } }
+        let scale = largest > 0 ? max(largest / 32767, Float.leastNormalMagnitude) : 1
+        let step = Double(scale)
+        return (scale, [Int16](unsafeUninitializedCapacity: rows.count) { out, initialized in
+            rows.withUnsafeBufferPointer { c in
+                for i in 0..<c.count { out[i] = Int16(max(-32767, min(32767, (Double(c[i]) / step).rounded()))) }
+            }
+            initialized = rows.count
+        })
     }
 }
 
@@ -96,19 +132,27 @@ struct LevelTable {
     /// Log2 of `ToneLevels.oversampling`: the phase's fraction loses these bits.
     static var shift: Int { @_noLocks @inline(__always) get { 2 } }
 
-    init(_ levels: ToneLevels, length: Int, loopFrames: Int) {
+    /// Copies `levels` in; steps made as steps (`ToneLevels.steps`) are freed one level at
+    /// a time as they are copied, so a long tone's steps and table are not both whole
+    /// at once (when the caller holds no other copy).
+    init(_ levels: inout ToneLevels, length: Int, loopFrames: Int) {
         let k = ToneLevels.oversampling
         precondition(1 << LevelTable.shift == k, "shift is log2 of the oversampling")
-        precondition(levels.rows.count >= 2, "band-limited tables need at least 2 levels")
-        precondition(levels.aliasFreeRatio.count == levels.rows.count && levels.crossfadeStart.count == levels.rows.count - 1)
-        count = levels.rows.count
+        count = levels.count
+        precondition(count >= 2, "band-limited tables need at least 2 levels")
+        precondition(levels.aliasFreeRatio.count == count && levels.crossfadeStart.count == count - 1)
         let rowCount = loopFrames * k + LevelTable.guardRows
         stride = (8 * rowCount + 63) & ~63
         rows = .allocate(byteCount: stride * count, alignment: 64)
         let tableLength = length * k
-        let (scale, quantized) = levels.quantized()
+        let scale: Float
+        var quantized: [[Int16]]
+        (scale, quantized) = levels.quantized()
+        levels.steps = []  // `quantized` holds them alone now
         self.scale = scale
-        for (level, source) in quantized.enumerated() {
+        for level in quantized.indices {
+            let source = quantized[level]
+            defer { quantized[level] = [] }
             precondition(source.count == 4 * tableLength, "a level holds \(source.count / 4) rows; expected \(tableLength)")
             let out = (rows + level * stride).bindMemory(to: Int16.self, capacity: stride / 2)
             // The loop's rows, repeated: row i is table frame i mod length; zeros after.

@@ -76,9 +76,9 @@ public struct ToneTable: @unchecked Sendable {
     /// render thread sees them at its next span). At most once per table.
     /// - Thread: any but render (setup, or a thread that made the levels while the
     ///   instrument already played).
-    public func install(_ levels: ToneLevels) {
+    public func install(_ levels: consuming ToneLevels) {
         let table = UnsafeMutablePointer<LevelTable>.allocate(capacity: 1)
-        table.initialize(to: LevelTable(levels, length: length, loopFrames: loopFrames))
+        table.initialize(to: LevelTable(&levels, length: length, loopFrames: loopFrames))
         let (exchanged, _) = levelSlot.pointee.compareExchange(expected: 0, desired: Int(bitPattern: table), ordering: .releasing)
         precondition(exchanged, "the levels are installed once")
     }

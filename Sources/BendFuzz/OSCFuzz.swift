@@ -1,4 +1,3 @@
-import BendControl
 import BendOSC
 
 extension FuzzTarget {

@@ -1,4 +1,3 @@
-import BendControl
 import BendWeb
 
 extension FuzzTarget {

@@ -14,14 +14,18 @@ public struct PadStatus: Sendable, Equatable {
         public var gain: Double
         /// The marker: `●` for the mouse, a key's letter.
         public var label: Character
+        /// When it went down (`TerminalPad.Touch.order`): where labels would overlap, the
+        /// newer touch's is drawn in place and the older's moves a row or is left out.
+        public var order: UInt64
 
-        public init(id: UInt32, x: Double, y: Double, ratio: Double, gain: Double, label: Character) {
+        public init(id: UInt32, x: Double, y: Double, ratio: Double, gain: Double, label: Character, order: UInt64 = 0) {
             self.id = id
             self.x = x
             self.y = y
             self.ratio = ratio
             self.gain = gain
             self.label = label
+            self.order = order
         }
     }
 
@@ -50,6 +54,9 @@ public struct PadStatus: Sendable, Equatable {
     /// The scale at its root: with it the pad draws `guides` instead of the ratio grid,
     /// and each touch's nearest step and offset in cents instead of its ratio.
     public var tuning: Tuning? = nil
+    /// Names pitches without a scale (12-TET at the tone's note): a touch shows its
+    /// ratio and the nearest note ("×1.08 A#4+33¢"); nil: the ratio only.
+    public var names: Tuning? = nil
     /// The scale's steps on the pad (`Tuning.guides(pitchMap:)`), left to right.
     public var guides: [ScaleGuide] = []
     /// Letter keys hold (kitty key releases) rather than toggle; for the help line.
@@ -68,7 +75,7 @@ public struct PadStatus: Sendable, Equatable {
     /// The pad's touches with ratio and gain from `pitchMap` and `gain(y:)`.
     public static func touches(_ touches: [TerminalPad.Touch], pitchMap: PitchMap) -> [Touch] {
         touches.map {
-            Touch(id: $0.id, x: $0.x, y: $0.y, ratio: pitchMap.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.label)
+            Touch(id: $0.id, x: $0.x, y: $0.y, ratio: pitchMap.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.label, order: $0.order)
         }
     }
 }

@@ -43,8 +43,12 @@ public final class TerminalInput: @unchecked Sendable {
     public let inputFD: Int32
     public let outputFD: Int32?
     public let pitchMap: PitchMap
-    /// The scale whose steps the pad shows as guides; nil: the ratio grid.
+    /// The scale whose steps the pad shows as guides and the letter keys play; nil: the
+    /// ratio grid, and the keys at their fixed points.
     public let tuning: Tuning?
+    /// The MIDI note the tone sounds at as recorded (69 = A4): the note names shown
+    /// without a scale.
+    public let toneNote: Double
     /// Nanoseconds between screen frames.
     public let frameInterval: UInt64
     private let decoderTemplate: TerminalDecoder
@@ -64,7 +68,9 @@ public final class TerminalInput: @unchecked Sendable {
     ///   - inputFD: the terminal to read (not closed here).
     ///   - outputFD: where the screen and mode strings go, nil to draw nothing.
     ///   - pitchMap: for the ratios shown on screen (use the port's).
-    ///   - tuning: the scale whose steps are drawn as guides (the context's), or nil.
+    ///   - tuning: the scale whose steps are drawn as guides and the keys play (the
+    ///     context's), or nil.
+    ///   - toneNote: the tone's MIDI note, for note names without a scale (the context's).
     ///   - frameInterval: nanoseconds between frames (default 1/30 s).
     ///   - decoder: a decoder with the timeouts wanted.
     ///   - status: fills the engine's part of each frame (peak, voices, xruns, device);
@@ -75,7 +81,7 @@ public final class TerminalInput: @unchecked Sendable {
     ///   - onEvent: each control event, in order, on the reader thread.
     ///   - onFinish: once, on the reader thread, after the terminal is restored.
     public init(inputFD: Int32 = STDIN_FILENO, outputFD: Int32? = STDOUT_FILENO, pitchMap: PitchMap = .linear,
-                tuning: Tuning? = nil, frameInterval: UInt64 = 33_333_333, decoder: TerminalDecoder = TerminalDecoder(),
+                tuning: Tuning? = nil, toneNote: Double = 69, frameInterval: UInt64 = 33_333_333, decoder: TerminalDecoder = TerminalDecoder(),
                 status: @escaping @Sendable (inout PadStatus) -> Void = { _ in },
                 filter: (@Sendable (TerminalEvent) -> Bool)? = nil,
                 onEvent: @escaping @Sendable (ControlEvent) -> Void,
@@ -84,6 +90,7 @@ public final class TerminalInput: @unchecked Sendable {
         self.outputFD = outputFD
         self.pitchMap = pitchMap
         self.tuning = tuning
+        self.toneNote = toneNote
         self.frameInterval = frameInterval
         self.decoderTemplate = decoder
         self.status = status
@@ -103,9 +110,11 @@ public final class TerminalInput: @unchecked Sendable {
         do {
             let size = session.windowSize
             let board = PadBoard(geometry: TerminalScreen.layout(columns: size.columns, rows: size.rows))
-            let view = try TerminalPadView(session: session, pitchMap: pitchMap, tuning: tuning, frameInterval: frameInterval,
+            let view = try TerminalPadView(session: session, pitchMap: pitchMap, tuning: tuning, toneNote: toneNote, frameInterval: frameInterval,
                                            board: board, size: size, status: status)
-            let reader = try TerminalReader(inputFD: inputFD, decoder: decoderTemplate, board: board, filter: filter,
+            // With a scale the letter keys play its steps.
+            let keys = tuning.map { TerminalPad.keyPoints(onStepsOf: $0, pitchMap: pitchMap) } ?? TerminalPad.letterPoints
+            let reader = try TerminalReader(inputFD: inputFD, decoder: decoderTemplate, board: board, keyPoints: keys, filter: filter,
                                             onEvent: onEvent, onFinish: onFinish)
             // On the reader's thread as it finishes: no frame after the exit modes.
             reader.beforeFinish = { view.stop(); session.restore() }

@@ -13,8 +13,8 @@ import BendControl
 ///   release as button 0, urxvt/X10 name none) ends the most recently pressed held
 ///   button. The touch ends when no button is held, so a release never leaves a voice.
 /// * letter keys `wertyuiop` / `asdfghjkl` / `zxcvbnm` (q quits): a touch each at a fixed
-///   point, see `keyPoint(_:)`. Where the terminal reports key releases (kitty keyboard
-///   protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
+///   point, see `keyPoint(_:)`, or with a scale on its steps (`keyPoints(onStepsOf:
+///   pitchMap:)`). Where the terminal reports key releases (kitty keyboard protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
 ///   sounds while held (matched on the key code, so Shift released first still ends it;
 ///   repeats are ignored); elsewhere presses follow `KeyRepeatRuns`: a held key (its
 ///   auto-repeats) plays one note until `repeatWindow` after its last repeat, a tap
@@ -44,6 +44,9 @@ public struct TerminalPad: Sendable {
         public var y: Double
         /// What plays it: `●` for the mouse, the key's capital letter.
         public var label: Character
+        /// When it went down, counting downs (a later touch has a higher number): the
+        /// screen gives the newer touch's label its place.
+        public var order: UInt64 = 0
     }
 
     /// Where the pad is on the screen (mouse reports are mapped through it).
@@ -60,8 +63,13 @@ public struct TerminalPad: Sendable {
     public var keyRuns = KeyRepeatRuns()
     /// True while sustain is on (space held, or toggled on).
     public private(set) var sustained = false
+    /// Where each letter key a…z plays (nil: it plays nothing): `keyPoint` by default;
+    /// on a scale's steps with `onSteps(of:pitchMap:)`.
+    public var keyPoints: [(x: Double, y: Double)?] = TerminalPad.letterPoints
     /// Tilt in 0.1 steps, −10…10.
     private var tiltSteps = 0
+    /// Downs so far (`Touch.order`).
+    private var downs: UInt64 = 0
     private var held: [UInt32: Touch] = [:]
     /// The mouse buttons held (left, middle, right), in the order they were pressed.
     private var mouseButtons: [MouseButton] = []
@@ -118,9 +126,33 @@ public struct TerminalPad: Sendable {
         return letterPoints[index]
     }
 
+    /// The key layout on a scale: each key column plays a step of `tuning`'s scale (as
+    /// each row plays a loudness), so the keys are in tune without rounding. A key's
+    /// column is its place on a US keyboard with the row's stagger, rounded (w, s and x
+    /// share one; so do t, g and v, which play the root); columns to the left play the
+    /// steps below the root, to the right those above: w…p play steps −3…5, a…l −4…4,
+    /// z…m −3…3. A step outside the pad plays at its edge.
+    public static func keyPoints(onStepsOf tuning: Tuning, pitchMap: PitchMap) -> [(x: Double, y: Double)?] {
+        (0..<26).map { i in
+            let letter = Unicode.Scalar(UInt8(0x61 + i))
+            guard letter != "q" else { return nil }
+            for row in keyRows {
+                if let column = Array(row.keys.unicodeScalars).firstIndex(of: letter) {
+                    let step = Int((Double(column) + row.stagger).rounded()) - rootColumn
+                    let x = pitchMap.x(ratio: tuning.ratio(cents: tuning.scale.cents(ofStep: step)))
+                    return (x, row.y)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The key column that plays a scale's root (t, g, v).
+    static let rootColumn = 4
+
     /// `keyPoint` of a…z, made once from `keyRows` (a search of the rows at every key
     /// was most of the decoder's time under fuzzing).
-    private static let letterPoints: [(x: Double, y: Double)?] = (0..<26).map { i in
+    static let letterPoints: [(x: Double, y: Double)?] = (0..<26).map { i in
         let letter = Unicode.Scalar(UInt8(0x61 + i))
         guard letter != "q" else { return nil }
         for row in keyRows {
@@ -199,10 +231,7 @@ public struct TerminalPad: Sendable {
         case .press:
             guard let button = report.button, button == .left || button == .middle || button == .right else { return [] }
             if !mouseButtons.contains(button) { mouseButtons.append(button) }
-            if held[id] == nil {
-                held[id] = Touch(id: id, x: x, y: y, label: "●")
-                return [.touch(id: id, phase: .down, x: x, y: y)]
-            }
+            if held[id] == nil { return down(id, x, y, label: "●") }
             return move(id, x, y)
         case .drag:
             return mouseButtons.isEmpty ? [] : move(id, x, y)
@@ -236,7 +265,8 @@ public struct TerminalPad: Sendable {
                 }
                 if letter == "0" && modifiers.isEmpty { return setTilt(0) }
             }
-            guard let (x, y) = Self.keyPoint(letter) else { return [] }
+            let index = Int(letter.value) &- 0x61
+            guard index >= 0, index < 26, let (x, y) = keyPoints[index] else { return [] }
             let id = Self.touchID(forKey: letter)
             let plain = modifiers.subtracting(.shift).isEmpty
             switch event.kind {
@@ -266,7 +296,8 @@ public struct TerminalPad: Sendable {
     }
 
     private mutating func down(_ id: UInt32, _ x: Double, _ y: Double, label: Character) -> [ControlEvent] {
-        held[id] = Touch(id: id, x: x, y: y, label: label)
+        downs += 1
+        held[id] = Touch(id: id, x: x, y: y, label: label, order: downs)
         return [.touch(id: id, phase: .down, x: x, y: y)]
     }
 

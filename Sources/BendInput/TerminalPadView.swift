@@ -31,6 +31,8 @@ final class TerminalPadView: @unchecked Sendable {
     private let session: TerminalSession
     private let pitchMap: PitchMap
     private let tuning: Tuning?
+    /// Names pitches without a scale: chromatic at the tone's note.
+    private let names: Tuning
     /// The scale's steps on the pad, worked out once.
     private let guides: [ScaleGuide]
     /// The locale's: ASCII where it is not UTF-8.
@@ -48,11 +50,12 @@ final class TerminalPadView: @unchecked Sendable {
     /// - Parameters:
     ///   - board: shared with the reader (it writes touches and tilt, this the geometry).
     ///   - status: fills the engine's part of each frame; called on the view's thread.
-    init(session: TerminalSession, pitchMap: PitchMap, tuning: Tuning? = nil, frameInterval: UInt64, board: PadBoard,
+    init(session: TerminalSession, pitchMap: PitchMap, tuning: Tuning? = nil, toneNote: Double = 69, frameInterval: UInt64, board: PadBoard,
          size: (columns: Int, rows: Int), status: @escaping @Sendable (inout PadStatus) -> Void) throws {
         self.session = session
         self.pitchMap = pitchMap
         self.tuning = tuning
+        names = Tuning(scale: Scale.builtIn("chromatic")!, toneNote: toneNote)
         guides = tuning?.guides(pitchMap: pitchMap) ?? []
         charset = TerminalCharset.current
         self.frameInterval = frameInterval
@@ -88,6 +91,7 @@ final class TerminalPadView: @unchecked Sendable {
         s.pan = b.tilt
         s.pitchMap = pitchMap
         s.tuning = tuning
+        s.names = names
         s.guides = guides
         s.keysHold = b.keysHold
         s.charset = charset

@@ -1,7 +1,6 @@
 import BendControl
 import BendSystem
 import Glibc
-import Synchronization
 
 /// Reads the terminal on an `EventLoop` ("bendsynth terminal"): bytes → `TerminalDecoder`
 /// → (an optional filter, e.g. the remote's text line) → `TerminalPad` → control events,
@@ -32,7 +31,8 @@ final class TerminalReader: @unchecked Sendable {
     ///   - board: where the pad's touches are published for the view (and its geometry read).
     ///   - filter: sees each decoded event before the pad; true consumes it.
     ///   - onFinish: once, on the reader's thread, after the last `onEvent`.
-    init(inputFD: Int32, decoder: TerminalDecoder, board: PadBoard,
+    ///   - keyPoints: where the letter keys play (`TerminalPad.keyPoints`).
+    init(inputFD: Int32, decoder: TerminalDecoder, board: PadBoard, keyPoints: [(x: Double, y: Double)?] = TerminalPad.letterPoints,
          filter: (@Sendable (TerminalEvent) -> Bool)?, onEvent: @escaping @Sendable (ControlEvent) -> Void,
          onFinish: @escaping @Sendable (TerminalInput.Finish) -> Void) throws {
         self.inputFD = inputFD
@@ -42,6 +42,7 @@ final class TerminalReader: @unchecked Sendable {
         self.onEvent = onEvent
         self.onFinish = onFinish
         pad = TerminalPad(geometry: board.withLock { $0.geometry })
+        pad.keyPoints = keyPoints
         loop = try EventLoop(name: "bendsynth terminal")
     }
 

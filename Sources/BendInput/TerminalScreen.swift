@@ -149,11 +149,8 @@ public enum TerminalScreen {
             let cell = pad.cell(x: touch.x, y: touch.y)
             canvas.put(String(touch.label), column: cell.column, row: cell.row, style: .warn)
         }
-        for touch in status.touches {
-            let cell = pad.cell(x: touch.x, y: touch.y)
-            let text = " " + pitchText(touch, status.tuning) + " g" + number(touch.gain, decimals: 2)
-            let start = cell.column + 1 + text.count - 1 <= right ? cell.column + 1 : cell.column - text.count
-            canvas.put(text, column: max(start, pad.left), row: cell.row, limit: right)
+        for (text, column, row) in touchLabels(status, pad: pad) {
+            canvas.put(text, column: column, row: row, limit: right)
         }
         for touch in status.touches {
             let cell = pad.cell(x: touch.x, y: touch.y)
@@ -163,7 +160,7 @@ public enum TerminalScreen {
         // Touch list.
         // Touch list: the pad's own, then the others; what does not fit is "+N".
         let entries = (status.touches + status.others).map {
-            "\($0.label) \(pitchText($0, status.tuning)) g\(number($0.gain, decimals: 2))"
+            "\($0.label) \(pitchText($0, status)) g\(number($0.gain, decimals: 2))"
         }
         var list = entries.isEmpty ? "no touches" : ""
         for (i, entry) in entries.enumerated() {
@@ -266,7 +263,8 @@ public enum TerminalScreen {
         for c in 1...min(11, right + 1) { used[c] = true }
         for g in ordered {
             let column = pad.cell(x: g.x, y: 0).column
-            let label = g.label
+            // The roots name their octave ("A4"), so every step's can be told.
+            let label = g.degree == 0 ? g.name : g.label
             let start = column - (label.count - 1) / 2
             let end = start + label.count - 1
             guard start > pad.left, end < right else { continue }
@@ -278,13 +276,42 @@ public enum TerminalScreen {
         }
     }
 
-    /// A touch's pitch as shown: the nearest step and the offset in cents with a scale
-    /// ("A#+30¢", "3-5¢"), its ratio without ("×1.08").
-    static func pitchText(_ touch: PadStatus.Touch, _ tuning: Tuning?) -> String {
-        guard let tuning else { return "×" + number(touch.ratio, decimals: 2) }
-        let (step, offset) = tuning.nearest(ratio: touch.ratio)
-        let cents = Int(offset.rounded())
-        return tuning.label(ofStep: step) + (cents >= 0 ? "+" : "") + String(cents) + "¢"
+    /// Where the pad's touches' labels go (text, column, row): the newest touch's first,
+    /// beside its marker (right, else left) on its row, else stacked on the row above or
+    /// below; a label that would overlap one placed already or cover a marker is left out
+    /// (the touch list names every touch). Each label has a blank cell either side.
+    static func touchLabels(_ status: PadStatus, pad: PadGeometry) -> [(text: String, column: Int, row: Int)] {
+        let right = pad.left + pad.width - 1, bottom = pad.top + pad.height - 1
+        let markers = Set((status.touches + status.others).map { t -> Int in
+            let c = pad.cell(x: t.x, y: t.y)
+            return c.row * 100_000 + c.column
+        })
+        var placed: [(text: String, column: Int, row: Int)] = []
+        for touch in status.touches.sorted(by: { ($0.order, $0.id) > ($1.order, $1.id) }) {
+            let cell = pad.cell(x: touch.x, y: touch.y)
+            let text = " " + pitchText(touch, status) + " g" + number(touch.gain, decimals: 2) + " "
+            let n = text.count
+            // (row, first column): right of the marker, left of it; then a row up, a row down.
+            var candidates = [(cell.row, cell.column + 1), (cell.row, cell.column - n)]
+            for row in [cell.row - 1, cell.row + 1] { candidates += [(row, cell.column), (row, cell.column - n + 1)] }
+            let spot = candidates.first { row, start in
+                guard row >= pad.top, row <= bottom, start >= pad.left, start + n - 1 <= right else { return false }
+                if (start..<(start + n)).contains(where: { markers.contains(row * 100_000 + $0) }) { return false }
+                return !placed.contains { $0.row == row && $0.column < start + n && start < $0.column + $0.text.count }
+            }
+            if let (row, start) = spot { placed.append((text, start, row)) }
+        }
+        return placed
+    }
+
+    /// A touch's pitch as shown: the nearest step with its octave and the offset in cents
+    /// with a scale ("A#4+30¢", "3-5¢"); without, its ratio and the nearest note
+    /// ("×1.08 A#4+33¢"), or the ratio alone when no names are given.
+    static func pitchText(_ touch: PadStatus.Touch, _ status: PadStatus) -> String {
+        if let tuning = status.tuning { return tuning.pitchText(ratio: touch.ratio) }
+        let ratio = "×" + number(touch.ratio, decimals: 2)
+        guard let names = status.names, touch.ratio > 0 else { return ratio }
+        return ratio + " " + names.pitchText(ratio: touch.ratio)
     }
 
     /// `value` with `decimals` digits after the point ("-12.3"); `trim` drops trailing

@@ -37,7 +37,8 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let meters = context.meters, output = context.output, deviceLine = self.deviceLine, notice = self.notice
         let board = context.touchBoard, own = port.source, map = context.pitchMap, late = context.lateEvents
-        let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning, status: { s in
+        let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning,
+                                  toneNote: context.toneNote, status: { s in
             let m = meters.snapshot
             s.peak = Double(m.peak)
             s.limiterGain = Double(m.limiterGain)
@@ -46,6 +47,13 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
             s.lateEvents = late?() ?? 0
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
             s.notice = notice?()
+            // The pad's own touches show the pitch that sounds: the port's rounding
+            // (`--round`) moves it from under the finger; the board saw it.
+            if let sounding = board?.touches(of: own) {
+                for i in s.touches.indices {
+                    if let t = sounding[s.touches[i].id] { s.touches[i].ratio = map.ratio(x: t.x) }
+                }
+            }
             s.others = board?.touches(excluding: own, at: m.position).map {
                 PadStatus.Touch(id: $0.id, x: $0.x, y: $0.y, ratio: map.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.mark)
             } ?? []

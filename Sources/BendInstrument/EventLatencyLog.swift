@@ -1,7 +1,6 @@
 import BendAudio
 import BendControl
 import BendSystem
-import Foundation
 import Synchronization
 
 /// `play --load-stats`: the time from an event entering its source's queue to the

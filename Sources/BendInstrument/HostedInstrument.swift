@@ -1,8 +1,6 @@
 import BendAudio
 import BendControl
-import BendEngine
 import BendSystem
-import Synchronization
 
 /// An instrument whose render step a host drives (the LV2 plugin's `run`): assembled from
 /// the same `SoundSettings` as `play`'s, with the same sources (`SourceSettings`, made by
@@ -45,7 +43,7 @@ public final class HostedInstrument: @unchecked Sendable {
         self.show = show
         tone = try ToneSource.load(sound, rate: rate, levelsNow: false, assets: assets, note: { log("note: \($0)") })
         instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), tone: tone.table, live: true)
-        do { levelMaker = try ToneSource.makeLevelsInBackground(tone, note: log) } catch {
+        do { levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log) } catch {
             instrument.deallocate()
             tone.table.deallocate()
             throw error

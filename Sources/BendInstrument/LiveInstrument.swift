@@ -83,7 +83,7 @@ public final class LiveInstrument: @unchecked Sendable {
             tone = try ToneSource.load(sound, rate: Double(rate), levelsNow: false, note: { log("note: \($0)") })  // resampled to the granted rate
         }
         defer { tone.table.deallocate() }
-        let levelMaker = try ToneSource.makeLevelsInBackground(tone, note: log)
+        let levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log)
         defer { levelMaker?.join() }  // before the table is freed
         let instrument = Instrument(configuration: sound.configuration(rate: Double(rate), periodFrames: output.periodFrames),
                                     tone: tone.table, live: true)
@@ -122,6 +122,7 @@ public final class LiveInstrument: @unchecked Sendable {
         StopSignals.wait { _ in finished.signal() }
         var context = InputContext(mixer: mixer, output: output, pitchMap: sound.pitchMap, rate: Double(rate), tuning: sound.tuning)
         context.touchBoard = touchBoard
+        context.toneNote = sound.toneNote
         if let midiIn { context.lateEvents = { midiIn.lateEvents } }
         var started: [InputSource] = []
         // With --web and the terminal pad, the pad (which takes the whole screen) starts

@@ -68,7 +68,9 @@ final class LiveRecordings: @unchecked Sendable {
         if let sound, let path = names.sound {
             log("recorded '\(path)': \(sound.framesWritten) frames" + (sound.failure.map { " (\($0))" } ?? ""))
         }
-        if let path = names.touches { log("touches written to '\(path)'") }
+        if let path = names.touches, let touches {
+            log(touches.linesWritten > 0 ? "touches written to '\(path)'" : "no touches played; '\(path)' not written")
+        }
         if let path = names.midi, midiFailure == nil { log("MPE written to '\(path)'") }
         return midiFailure
     }

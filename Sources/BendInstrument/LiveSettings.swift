@@ -1,4 +1,3 @@
-import BendControl
 
 /// Where a live instrument's sound and MIDI go.
 public struct OutputSettings: Sendable {

@@ -1,5 +1,4 @@
 import BendControl
-import Foundation
 import Glibc
 
 /// The files `play` records a take into (`--record`, `--record-touches`, `--record-midi`).

@@ -1,7 +1,6 @@
 import BendControl
 import BendInput
 import BendPeers
-import Foundation
 import Glibc
 
 /// The pad of `remote` (alone or `--monitor`): a `TerminalInput` reading standard input

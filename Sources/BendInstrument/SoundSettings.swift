@@ -30,6 +30,9 @@ public struct SoundSettings: Sendable {
     /// MIDI note the tone sounds at as recorded (ratio 1), 0…127 with cents as the
     /// fraction: MIDI in and out, MIDI files.
     public var toneNote = 69.0
+    /// Each MIDI key's pitch: the tone's note, and the scale and keyboard map MIDI notes
+    /// go through (`--scale`, `--kbm`).
+    public var keys = KeyboardTuning(toneNote: 69)
     /// The envelope: attack, decay (to `sustainLevel`) and release times, seconds.
     public var attackSeconds = 0.004
     public var decaySeconds = 0.0

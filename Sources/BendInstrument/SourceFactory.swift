@@ -58,11 +58,11 @@ struct SourceFactory {
                 made.append(Made(source: OSCSource(address: address, tcp: tcp, timeout: timeout, restTimeout: restTimeout, log: log), observers: []))
             case .midiIn:
                 if jack {
-                    let midi = JACKMIDIInSource(toneNote: sound.toneNote)
+                    let midi = JACKMIDIInSource(keys: sound.keys)
                     midi.log = log
                     made.append(Made(source: midi, observers: []))
                 } else {
-                    let midi = try ALSASeqMIDISource(toneNote: sound.toneNote, clientName: "bendsynth")
+                    let midi = try ALSASeqMIDISource(keys: sound.keys, clientName: "bendsynth")
                     midi.log = log
                     made.append(Made(source: midi, observers: []))
                 }

@@ -2,15 +2,18 @@ import BendAudio
 import BendControl
 import BendEngine
 import BendSystem
+import Foundation
 
 /// Loads the tone an instrument plays (or the default asset) at the output rate, and
-/// tells the front end libsndfile/libsamplerate's notes (mix-down, resampling).
+/// tells the front end libsndfile/libsamplerate's notes (mix-down, resampling) and the
+/// band-limited tables' size and time.
 public enum ToneSource {
     public struct Loaded: Sendable {
         public var path: String
         public var table: ToneTable
         /// The loop at the output rate (what the band-limited levels are made from).
         public var samples: [Float]
+        /// How voices read it: the settings' way, or cubic when its tables cannot be made.
         public var interpolation: Interpolation
     }
 
@@ -36,10 +39,26 @@ public enum ToneSource {
             }
             for n in loaded.notes { note("tone '\(path)': \(n)") }
             if loaded.samples.allSatisfy({ $0 == 0 }) { note("tone '\(path)': every sample is 0; touches will be silent") }
-            // The band-limited tables, only for the mode that reads them.
-            let levels = sound.interpolation == .bandLimited && levelsNow ? try ToneLevelMaker.make(loaded.samples, path: path) : nil
-            return Loaded(path: path, table: ToneTable(samples: loaded.samples, rate: rate, levels: levels),
-                          samples: loaded.samples, interpolation: sound.interpolation)
+            // The band-limited tables, only for the mode that reads them, and only when
+            // they can be made (else cubic, for play and render alike).
+            var interpolation = sound.interpolation
+            if interpolation == .bandLimited {
+                if let reason = ToneLevelMaker.refusal(frames: loaded.samples.count) {
+                    note("tone '\(path)': \(reason); the voices read it with cubic interpolation")
+                    interpolation = .cubic
+                } else if ToneLevelMaker.tableBytes(frames: loaded.samples.count) >= bigTables {
+                    note("tone '\(path)': making its band-limited tables: \(megabytes(loaded.samples.count)) MB "
+                         + "(\(ToneLevelMaker.bytesPerFrame) bytes a frame at \(Int(rate)) Hz)")
+                }
+            }
+            let table = ToneTable(samples: loaded.samples, rate: rate)
+            if interpolation == .bandLimited && levelsNow {
+                do { try makeLevels(table, loaded.samples, path: path, note: note) } catch {
+                    table.deallocate()
+                    throw error
+                }
+            }
+            return Loaded(path: path, table: table, samples: loaded.samples, interpolation: interpolation)
         } catch let e as InstrumentError {
             throw e
         } catch {
@@ -48,8 +67,9 @@ public enum ToneSource {
     }
 
     /// The tone file's root note (MIDI note, cents as the fraction): its instrument chunk's
-    /// (smpl/INST unity note and fine tune), else the pitch found in the sound (YIN on the
-    /// loop); nil when neither. `note` is told which, in one line.
+    /// (WAV `smpl`, AIFF `INST`: unity note and fine tune), else the pitch found in the
+    /// sound (YIN on the loop); nil when neither. `note` is told which, in one line, and
+    /// that `--tone-note` overrides. The default tone is A4 (69) by definition.
     /// - Throws: `InstrumentError(.input)` for a file that does not read.
     public static func root(path: String, note: (String) -> Void) throws -> Double? {
         let root: ToneRoot?
@@ -63,18 +83,35 @@ public enum ToneSource {
         return root.note
     }
 
+    /// Tables from this size on (bytes) are announced before they are made, and their
+    /// time said after: 100 MB, a tone of about 6.5 s at 48 kHz.
+    static let bigTables = 100_000_000
+
+    static func megabytes(_ frames: Int) -> Int { (ToneLevelMaker.tableBytes(frames: frames) + 500_000) / 1_000_000 }
+
+    /// Makes the levels and installs them in `table`; for big tables, says how long they
+    /// took.
+    static func makeLevels(_ table: ToneTable, _ samples: [Float], path: String, note: (String) -> Void) throws {
+        let start = MonotonicClock.nanos()
+        table.install(try ToneLevelMaker.make(samples, path: path))
+        if ToneLevelMaker.tableBytes(frames: samples.count) >= bigTables {
+            let seconds = Double(MonotonicClock.nanos() - start) * 1e-9
+            note("tone '\(path)': band-limited tables made: \(megabytes(samples.count)) MB in \(String(format: "%.1f", seconds)) s")
+        }
+    }
+
     /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
     /// and installs them in the playing table (voices read it cubic until then). Join
-    /// the returned thread before freeing the table. A failure is told to `note`; the
+    /// the returned thread before freeing the table. A failure is told to `log`; the
     /// instrument goes on with cubic.
     /// - Throws: `InstrumentError(.runtime)` when the thread cannot start.
-    public static func makeLevelsInBackground(_ tone: Loaded, note: @escaping @Sendable (String) -> Void) throws -> SystemThread? {
+    public static func makeLevelsInBackground(_ tone: Loaded, log: @escaping @Sendable (String) -> Void) throws -> SystemThread? {
         guard tone.interpolation == .bandLimited, !tone.table.hasLevels else { return nil }
         let (table, samples, path) = (tone.table, tone.samples, tone.path)
         do {
             return try SystemThread(name: "bendsynth tables") {
-                do { table.install(try ToneLevelMaker.make(samples, path: path)) } catch {
-                    note("\(error); the voices read the tone with cubic interpolation")
+                do { try makeLevels(table, samples, path: path, note: { log("note: \($0)") }) } catch {
+                    log("\(error); the voices read the tone with cubic interpolation")
                 }
             }
         } catch {

@@ -1,5 +1,3 @@
-import BendAudio
-import BendEngine
 import CLV2
 
 /// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and

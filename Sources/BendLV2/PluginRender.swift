@@ -1,5 +1,4 @@
 import BendAudio
-import BendEngine
 import CLV2
 
 /// The render thread's half of the plugin: what `connect_port` and `run` touch. Plain

@@ -13,7 +13,8 @@ import Glibc
 public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
     public let name = "ALSA sequencer midi_in"
     public let endsPlay = false
-    public let toneNote: Double
+    /// Each MIDI key's pitch (`--tone-note`, `--scale`, `--kbm`).
+    public let keys: KeyboardTuning
     /// Where the port's address line goes (set before `start`).
     public var log: @Sendable (String) -> Void = { _ in }
     private var seq: OpaquePointer?
@@ -25,8 +26,8 @@ public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
     /// Opens the sequencer client and its port.
     /// - Throws: `InstrumentError(.runtime)` when /dev/snd/seq is missing or the client
     ///   cannot open.
-    public init(toneNote: Double, clientName: String) throws {
-        self.toneNote = toneNote
+    public init(keys: KeyboardTuning, clientName: String) throws {
+        self.keys = keys
         guard access("/dev/snd/seq", F_OK) == 0 else {
             throw InstrumentError(.runtime, "--midi-in: no ALSA sequencer (/dev/snd/seq is missing: load the snd-seq module, or play MIDI through JACK with -a jack)")
         }
@@ -68,7 +69,7 @@ public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         do { loop = try EventLoop(name: "bendsynth seq") } catch {
             throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)")
         }
-        let reader = SeqReader(seq: seq, decoder: decoder, feed: MIDIInputFeed(port: port, toneNote: toneNote))
+        let reader = SeqReader(seq: seq, decoder: decoder, feed: MIDIInputFeed(port: port, keys: keys))
         for fd in fds.prefix(Int(n)) {
             _ = loop.add(fd: fd.fd) { _ in reader.drain() }
         }

@@ -22,7 +22,8 @@ import Synchronization
 public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     public let name = "JACK midi_in"
     public let endsPlay = false
-    public let toneNote: Double
+    /// Each MIDI key's pitch (`--tone-note`, `--scale`, `--kbm`).
+    public let keys: KeyboardTuning
     /// The port's queue and counters, set by the instrument once the JACK client has its
     /// MIDI ports, before `start`.
     public var port: (queue: MIDIPortQueue, status: any MIDIPortStatus)?
@@ -34,8 +35,8 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     /// Where a note on the loop's priority goes (set before `start`).
     public var log: @Sendable (String) -> Void = { _ in }
 
-    public init(toneNote: Double) {
-        self.toneNote = toneNote
+    public init(keys: KeyboardTuning) {
+        self.keys = keys
     }
 
     /// The least time from an event's arrival to its sound, seconds.
@@ -59,7 +60,7 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
         do { loop = try EventLoop(name: "bendsynth midi-in") } catch {
             throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)")
         }
-        let feed = MIDIInputFeed(port: control, toneNote: toneNote)
+        let feed = MIDIInputFeed(port: control, keys: keys)
         // Each round drains the queue and comes again half a period later (the period is
         // the JACK server's and may change), on its own schedule: a late round is not
         // made up by bunching the next ones.

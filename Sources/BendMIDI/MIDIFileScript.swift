@@ -1,6 +1,5 @@
 import BendControl
 import Foundation
-import Glibc
 
 /// A Standard MIDI File as a touch script: every channel message and SysEx, in time order
 /// through the tempo map, goes through the same `MIDIInterpreter` as live MIDI in, and the
@@ -12,7 +11,13 @@ public enum MIDIFileScript {
     /// Converts a parsed file.
     /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
     public static func script(_ file: StandardMIDIFile, toneNote: Double = 69) throws(SMFError) -> TouchScript {
-        var interpreter = MIDIInterpreter(toneNote: toneNote)
+        try script(file, keys: KeyboardTuning(toneNote: toneNote))
+    }
+
+    /// Converts a parsed file, its notes through `keys` (a scale through a keyboard map).
+    /// - Throws: `SMFError` when an event lies past `TouchScript.maximumTime` (24 h).
+    public static func script(_ file: StandardMIDIFile, keys: KeyboardTuning) throws(SMFError) -> TouchScript {
+        var interpreter = MIDIInterpreter(keys: keys)
         var entries: [TouchScript.Entry] = []
         for (seconds, event) in file.timedEvents() {
             guard seconds <= TouchScript.maximumTime else {
@@ -31,21 +36,6 @@ public enum MIDIFileScript {
         return TouchScript(entries: entries, end: end)
     }
 
-    /// True when the file at `path` starts with `MThd` (a MIDI file, whatever its name);
-    /// false when it does not, is not a regular file (a folder, a device) or cannot be
-    /// read (the touch script loader then says why). Never traps: a folder given as the
-    /// script made Foundation's `readData` trap (EISDIR).
-    public static func isMIDIFile(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO: no wait
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        var head = [UInt8](repeating: 0, count: 4)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4) }
-        return n == 4 && StandardMIDIFile.isMIDI(head)
-    }
-
     /// A file that cannot be played: its path and the reader's error.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
         public var path: String
@@ -57,11 +47,17 @@ public enum MIDIFileScript {
     /// - Throws: `LoadError` naming the file, and for bad content the byte offset and
     ///   what was expected.
     public static func load(path: String, toneNote: Double = 69) throws(LoadError) -> TouchScript {
+        try load(path: path, keys: KeyboardTuning(toneNote: toneNote))
+    }
+
+    /// Reads, parses and converts the MIDI file at `path`, its notes through `keys`.
+    /// - Throws: `LoadError` as `load(path:toneNote:)`.
+    public static func load(path: String, keys: KeyboardTuning) throws(LoadError) -> TouchScript {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LoadError(path: path, reason: "cannot be read (no such file, or permission denied)")
         }
         do {
-            return try script(StandardMIDIFile.parse([UInt8](data)), toneNote: toneNote)
+            return try script(StandardMIDIFile.parse([UInt8](data)), keys: keys)
         } catch {
             throw LoadError(path: path, reason: error.description)
         }

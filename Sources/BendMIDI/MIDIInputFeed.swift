@@ -15,6 +15,12 @@ public final class MIDIInputFeed: @unchecked Sendable {
         interpreter = MIDIInterpreter(toneNote: toneNote)
     }
 
+    /// - Parameter keys: each key's pitch (`--scale`, `--kbm`; 12-TET without).
+    public init(port: ControlPort, keys: KeyboardTuning) {
+        self.port = port
+        interpreter = MIDIInterpreter(keys: keys)
+    }
+
     /// Interprets `bytes` (whole messages or any part of a stream) and sends the touches
     /// they make at stream frame `frame`.
     public func receive<C: Collection>(_ bytes: C, atFrame frame: UInt64) where C.Element == UInt8 {

@@ -5,7 +5,11 @@ import Glibc
 /// the one mapping of MIDI in (JACK `midi_in`) and MIDI files (`render FILE.mid`).
 ///
 /// - Pitch: a note `n` with bend sounds at ratio 2^((n + bend − toneNote)/12) to the
-///   tone's pitch (`toneNote` 69 = A4 = 440 Hz, the default tone's pitch); bend in
+///   tone's pitch (`toneNote` 69 = A4 = 440 Hz, the default tone's pitch) in 12-TET; with
+///   a scale (`KeyboardTuning`: `--scale`, `--kbm`) at its key's ratio there ×
+///   2^(bend/12), the bend still in 12-TET semitones from the key's pitch (as tuning
+///   libraries do: MTS-ESP, Surge with tuning at MIDI input); a key the map leaves out
+///   plays nothing (counted in `unmappedNotes`). Bend in
 ///   semitones = the note's channel bend × its range (+ the zone master's bend × the
 ///   master's range for a note on an MPE member channel). Ratios are not clamped to the
 ///   pad's 2 or 4; the port clamps them to `EngineLimits.maximumRatio` (8, three octaves up).
@@ -51,7 +55,11 @@ import Glibc
 /// - Thread: one control thread (not the render thread: the namespace allocates).
 public struct MIDIInterpreter: Sendable {
     /// MIDI note of the tone's pitch (ratio 1), 0…127.
-    public let toneNote: Double
+    public var toneNote: Double { keys.toneNote }
+    /// Each key's pitch: 12-TET, or a scale through a keyboard map.
+    public let keys: KeyboardTuning
+    /// Note-ons of keys the keyboard map leaves out (they play nothing), since the start.
+    public private(set) var unmappedNotes = 0
     public private(set) var zones = MPEZones()
     /// Complete messages that mean nothing here (program change, other controllers,
     /// clock, transport), since the start.
@@ -75,7 +83,12 @@ public struct MIDIInterpreter: Sendable {
     ///     `--tone-note`, 0…127; default 69 = A4).
     ///   - firstID: the first touch id handed out (see `TouchNamespace`).
     public init(toneNote: Double = 69, firstID: UInt32 = 1) {
-        self.toneNote = min(max(toneNote, 0), 127)
+        self.init(keys: KeyboardTuning(toneNote: toneNote), firstID: firstID)
+    }
+
+    /// - Parameter keys: each key's pitch (a scale through a keyboard map, or 12-TET).
+    public init(keys: KeyboardTuning, firstID: UInt32 = 1) {
+        self.keys = keys
         ids = TouchNamespace(firstID: firstID)
         held.reserveCapacity(64)
     }
@@ -175,7 +188,8 @@ public struct MIDIInterpreter: Sendable {
     }
 
     /// The pitch ratio a note `note` on `channel` would sound at now (a note begun now:
-    /// its pitch class's scale/octave tuning as the channel has it).
+    /// its pitch class's scale/octave tuning as the channel has it); 0 for a key the
+    /// keyboard map leaves out.
     public func ratio(channel: Int, note: Int) -> Double {
         ratio(channel: channel, note: note, keyCents: channels[channel].keyCents[note % 12])
     }
@@ -183,17 +197,21 @@ public struct MIDIInterpreter: Sendable {
     /// The pitch ratio of `note` on `channel` with `keyCents` of scale/octave tuning:
     /// the key, the bend (and the zone master's), the channel's and the master tuning.
     private func ratio(channel: Int, note: Int, keyCents: Double) -> Double {
-        var semitones = Double(note) + channels[channel].bendSemitones + channels[channel].tuningSemitones
-            + masterSemitones + keyCents / 100
+        guard let key = keys.ratio(ofKey: note) else { return 0 }
+        var semitones = channels[channel].bendSemitones + channels[channel].tuningSemitones + masterSemitones + keyCents / 100
         if zones.isMember(channel), let master = zones.master(of: channel) {
             semitones += channels[master].bendSemitones
         }
-        return pow(2, (semitones - Double(toneNote)) / 12)
+        return key * pow(2, semitones / 12)
     }
 
     // MARK: - Messages
 
     private mutating func noteOn(_ ch: Int, _ note: Int, _ velocity: Int, emit: (ControlEvent) -> Void) {
+        guard keys.ratio(ofKey: note) != nil else {
+            unmappedNotes += 1
+            return
+        }
         let owner = UInt16(ch << 7 | note)
         if let i = held.firstIndex(where: { $0.channel == ch && $0.note == note }) {
             emit(.pitched(id: held[i].id, phase: .up, ratio: 0, gain: 0, y: 0))

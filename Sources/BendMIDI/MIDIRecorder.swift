@@ -1,6 +1,5 @@
 import BendControl
 import BendSystem
-import Foundation
 import Glibc
 import Synchronization
 

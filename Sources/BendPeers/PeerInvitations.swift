@@ -1,5 +1,4 @@
 import BendSystem
-import Synchronization
 
 // MARK: - Invitations (I/O thread)
 

@@ -111,26 +111,32 @@ public enum WebMessageDecoder {
     }
 }
 
-/// The instrument's answers to the page: `ok N MAP` after a right token (N numbers the
-/// phone; MAP is `linear`, `exp:OCTAVES` or `exp:OCTAVES:CENTRE` (a scale's root as a
-/// ratio), the pad's pitch map, so the page shows the
-/// ratio under each finger), `P T XRUNS VOICES` for each ping. Closing reasons go in the
-/// WebSocket close frame (`WebCloseCode`).
+/// The instrument's answers to the page: `ok N MAP NOTE` after a right token (N numbers
+/// the phone; MAP is `linear`, `exp:OCTAVES` or `exp:OCTAVES:CENTRE` (a scale's root as a
+/// ratio), the pad's pitch map, so the page shows the ratio under each finger; NOTE the
+/// MIDI note the tone sounds at, 69 = A4, for note names), `guides …` with a scale,
+/// `P T XRUNS VOICES TOUCHES` for each ping. Closing reasons go in the WebSocket close
+/// frame (`WebCloseCode`).
 public enum WebReply {
-    public static func paired(connection: Int, pitchMap: PitchMap) -> String {
+    public static func paired(connection: Int, pitchMap: PitchMap, toneNote: Double = 69) -> String {
+        let map: String
         switch pitchMap {
-        case .linear: return "ok \(connection) linear"
-        case let .exponential(octaves): return "ok \(connection) exp:\(octaves)"
-        case let .exponentialAround(octaves, centre): return "ok \(connection) exp:\(octaves):\(centre)"
+        case .linear: map = "linear"
+        case let .exponential(octaves): map = "exp:\(octaves)"
+        case let .exponentialAround(octaves, centre): map = "exp:\(octaves):\(centre)"
         }
+        return "ok \(connection) \(map) \(number(toneNote))"
     }
-    /// `guides X:RATIO:DEGREE:LABEL …`, sent after `ok` when the instrument plays a scale:
-    /// each step inside the pad, left to right, at pad x X (0…1), its pitch ratio to the
-    /// tone's pitch, its degree in the period (0: a root) and its label (a 12-TET note name, or the step's degree number). Labels hold
-    /// no space or colon (note names and numbers); one that does is left out with its step.
+    /// `guides X:RATIO:DEGREE:LABEL:NAME …`, sent after `ok` when the instrument plays a
+    /// scale: each step inside the pad, left to right, at pad x X (0…1), its pitch ratio to
+    /// the tone's pitch, its degree in the period (0: a root), its label (a 12-TET note
+    /// name, or the step's degree number) and its name with the octave ("C#4"; the degree
+    /// again without note names). Labels hold no space or colon (note names and numbers);
+    /// one that does is left out with its step.
     public static func guides(_ guides: [ScaleGuide]) -> String {
-        let fields = guides.filter { g in !g.label.contains(where: { $0 == " " || $0 == ":" || $0 == "\n" }) }
-            .map { "\(number($0.x)):\(number($0.ratio)):\($0.degree):\($0.label)" }
+        let plain = { (text: String) in !text.contains(where: { $0 == " " || $0 == ":" || $0 == "\n" }) }
+        let fields = guides.filter { plain($0.label) && plain($0.name) }
+            .map { "\(number($0.x)):\(number($0.ratio)):\($0.degree):\($0.label):\($0.name)" }
         return (["guides"] + fields).joined(separator: " ")
     }
     /// Six significant decimals, no exponent: what the page's `Number()` reads back.
@@ -138,8 +144,13 @@ public enum WebReply {
         let scaled = (v * 1_000_000).rounded() / 1_000_000
         return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
     }
-    public static func pong(clientTime: Double, xruns: Int, voices: Int) -> String {
-        "P \(clientTime) \(xruns) \(voices)"
+    /// The answer to `p T`. TOUCHES: the phone's touches that sound, `ID:CENTS` each (the
+    /// page's pointer id and the cents the pitch that sounds is from the finger's, which
+    /// `--round` makes other than 0), comma-separated, or `-` for none: a finger the
+    /// instrument ended (its phone went silent) is not among them, and the page shows it.
+    public static func pong(clientTime: Double, xruns: Int, voices: Int, touches: [(id: UInt32, cents: Double)] = []) -> String {
+        let list = touches.isEmpty ? "-" : touches.map { "\($0.id):\(number(($0.cents * 10).rounded() / 10))" }.joined(separator: ",")
+        return "P \(clientTime) \(xruns) \(voices) \(list)"
     }
 }
 

@@ -20,6 +20,8 @@ public final class WebServer: @unchecked Sendable {
     public let assets: WebAssets
     public let sessions: WebSessions
     private let log: @Sendable (String) -> Void
+    /// The player's lines of phones connecting, leaving, refused and closed.
+    private let connections: WebConnectionLog
     private var context: OpaquePointer?
     private var thread: SystemThread?
     /// The silence rule's lws timer (zeroed `lws_sorted_usec_list_t`), this server's
@@ -41,6 +43,9 @@ public final class WebServer: @unchecked Sendable {
     /// Connections open but not yet paired, whose hello timeout still runs (server
     /// thread only): once paired, a message costs no pairing check.
     private var unpaired: Set<UInt64> = []
+    /// Connections this server closed (server thread only): their close was said, not
+    /// their leaving.
+    private var closing: Set<UInt64> = []
     /// libwebsockets' error lines, at most one a second per kind (`RateLimitedLog`).
     static let libraryLog = RateLimitedLog(interval: 1) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
@@ -56,6 +61,7 @@ public final class WebServer: @unchecked Sendable {
         self.assets = assets
         self.sessions = sessions
         self.log = log
+        connections = WebConnectionLog(log: log)
         try start()
     }
 
@@ -173,6 +179,7 @@ public final class WebServer: @unchecked Sendable {
             let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
             server.sessions.endSilent(now: MonotonicClock.nanos())
             WebServer.libraryLog.flush()  // the counts of lws lines held back
+            server.connections.flush()
             server.scheduleSilenceCheck()
         }, WebServer.silenceCheckMicros)
     }
@@ -203,7 +210,7 @@ public final class WebServer: @unchecked Sendable {
             try? Socket(fd: lws_get_socket_fd(wsi)).setNoDelay()  // Nagle + delayed ACK: ~200 ms stalls on small messages
             let (id, refusal) = sessions.open(now: MonotonicClock.nanos())
             user?.storeBytes(of: id, as: UInt64.self)
-            if case let .close(code, why)? = refusal { return close(wsi, code, why) }
+            if case let .close(code, why)? = refusal { return close(wsi, id, code, why) }
             // Closed by libwebsockets unless it pairs in time (cancelled when it does).
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, sessions.limits.helloSeconds)
             unpaired.insert(id)
@@ -213,12 +220,12 @@ public final class WebServer: @unchecked Sendable {
             let id = user.load(as: UInt64.self)
             let piece = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
             let started = partial[id]
-            if started == nil, lws_frame_is_binary(wsi) != 0 { return close(wsi, .badMessage, "binary messages are not used") }
+            if started == nil, lws_frame_is_binary(wsi) != 0 { return close(wsi, id, .badMessage, "binary messages are not used") }
             // Final: the last frame of the message, and nothing of it left to read.
             let final = lws_is_final_fragment(wsi) != 0
             guard (started?.count ?? 0) + piece.count <= WebMessageDecoder.maxMessageBytes else {
                 partial[id] = nil
-                return close(wsi, .badMessage, "message over \(WebMessageDecoder.maxMessageBytes) bytes")
+                return close(wsi, id, .badMessage, "message over \(WebMessageDecoder.maxMessageBytes) bytes")
             }
             if !final {
                 partial[id] = (started ?? []) + piece
@@ -228,9 +235,10 @@ public final class WebServer: @unchecked Sendable {
             partial[id] = nil
             let verdict = started.map { whole in (whole + piece).withUnsafeBytes { sessions.receive(id, $0, now: MonotonicClock.nanos()) } }
                 ?? sessions.receive(id, piece, now: MonotonicClock.nanos())
-            if unpaired.contains(id), sessions.isPaired(id) {
+            if unpaired.contains(id), let phone = sessions.phone(id) {
                 unpaired.remove(id)
                 lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+                connections.paired(phone: phone, address: peer(wsi))
             }
             switch verdict {
             case let .keep(replies):
@@ -240,7 +248,7 @@ public final class WebServer: @unchecked Sendable {
                 }
                 return 0
             case let .close(code, why):
-                return close(wsi, code, why)
+                return close(wsi, id, code, why)
             }
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let user else { return 0 }
@@ -261,7 +269,8 @@ public final class WebServer: @unchecked Sendable {
                 outbox[id] = nil
                 partial[id] = nil
                 unpaired.remove(id)
-                sessions.close(id)
+                let phone = sessions.close(id)
+                if closing.remove(id) == nil, let phone, !stopping.load(ordering: .acquiring) { connections.left(phone: phone) }
             }
             return 0
         default:
@@ -269,11 +278,21 @@ public final class WebServer: @unchecked Sendable {
         }
     }
 
-    /// Closes a WebSocket with a code and reason (at most 123 bytes), shown by the page.
-    private func close(_ wsi: OpaquePointer, _ code: WebCloseCode, _ reason: String) -> Int32 {
+    /// Closes connection `id`'s WebSocket with a code and reason (at most 123 bytes),
+    /// shown by the page, and says so.
+    private func close(_ wsi: OpaquePointer, _ id: UInt64, _ code: WebCloseCode, _ reason: String) -> Int32 {
+        connections.closed(phone: sessions.phone(id), address: peer(wsi), code: code, why: reason)
+        closing.insert(id)
         var bytes = Array(reason.utf8.prefix(123))
         lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), &bytes, bytes.count)
         return -1
+    }
+
+    /// The connection's peer address ("192.168.1.20"), without a name lookup.
+    private func peer(_ wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "?" }
+        return cText(buffer)
     }
 
     private func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {

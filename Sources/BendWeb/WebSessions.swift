@@ -1,5 +1,6 @@
 import BendControl
 import BendSystem
+import Glibc
 import Synchronization
 
 /// Per-connection limits of the web controller, like the peers' and OSC senders'.
@@ -64,6 +65,12 @@ public final class WebSessions: Sendable {
         var lastHeard: UInt64
         /// Its sustain button is down.
         var sustain = false
+        /// The last x (pad, 0…1) of each held touch, by the page's id: the pong says how
+        /// far from it the pitch that sounds is.
+        var raw: [UInt32: Double] = [:]
+        /// Touches the instrument ended while their finger may still be down (the phone
+        /// went silent), by the page's id: the finger's next move starts it again.
+        var silenced: Set<UInt32> = []
     }
     private struct State {
         var touches = TouchNamespace<WebTouch>()
@@ -85,21 +92,40 @@ public final class WebSessions: Sendable {
     public let pitchMap: PitchMap
     /// The scale's steps on the pad (`Tuning.guides`), sent after `ok`; empty: no scale.
     public let guides: [ScaleGuide]
+    /// The MIDI note the tone sounds at as recorded (69 = A4), sent in `ok`.
+    public let toneNote: Double
     private let emit: @Sendable (ControlEvent) -> Void
     private let status: @Sendable () -> (xruns: Int, voices: Int)
+    private let sounding: @Sendable () -> [UInt32: Double]
+    private let log: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - emit: the source's port (`port.send`); called under this object's lock.
     ///   - status: the instrument's xruns and voices, for the pong.
+    ///   - sounding: the pad x each of the source's touches sounds at, by port id (the
+    ///     touch board's: the port's rounding moves it from the finger's), for the pong;
+    ///     called under this object's lock. Empty: as sent.
+    ///   - log: a line for the player (touches ended by silence, started again).
     public init(token: WebToken, limits: WebLimits = WebLimits(), pitchMap: PitchMap = .linear, guides: [ScaleGuide] = [],
+                toneNote: Double = 69,
                 emit: @escaping @Sendable (ControlEvent) -> Void,
-                status: @escaping @Sendable () -> (xruns: Int, voices: Int) = { (0, 0) }) {
+                status: @escaping @Sendable () -> (xruns: Int, voices: Int) = { (0, 0) },
+                sounding: @escaping @Sendable () -> [UInt32: Double] = { [:] },
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.token = token
         self.limits = limits
         self.pitchMap = pitchMap
         self.guides = guides
+        self.toneNote = toneNote
         self.emit = emit
         self.status = status
+        self.sounding = sounding
+        self.log = log
+    }
+
+    /// The phone number of `connection` once it has paired, else nil.
+    public func phone(_ connection: UInt64) -> Int? {
+        state.withLock { s in s.sessions[connection].flatMap { $0.paired ? $0.number : nil } }
     }
 
     /// Connections open now (paired or not).
@@ -155,6 +181,7 @@ public final class WebSessions: Sendable {
                 return .close(.overLimit, "over \(Int(limits.eventsPerSecond)) events per second")
             }
             var replies: [String] = []
+            var restarted = 0
             for message in messages {
                 if case let .hello(offered) = message {
                     guard !session.paired else { return .close(.badMessage, "paired already: 'h' comes once, first") }
@@ -168,15 +195,24 @@ public final class WebSessions: Sendable {
                     let taken = Set(s.sessions.values.filter(\.paired).map(\.number))
                     session.number = (1...).first { !taken.contains($0) }!
                     s.sessions[connection] = session
-                    replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap))
+                    replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap, toneNote: toneNote))
                     if !guides.isEmpty { replies.append(WebReply.guides(guides)) }
                     continue
                 }
                 guard session.paired else { return .close(.wrongToken, "no pairing token: the first message is 'h TOKEN'") }
                 switch message {
                 case .hello: break
-                case let .touch(id, phase, x, y, _):
+                case .touch(let id, var phase, let x, let y, _):
                     let owner = WebTouch(connection: connection, id: id)
+                    if phase != .down, s.touches.id(of: owner) == nil, session.silenced.remove(id) != nil {
+                        // Ended by silence with the finger down: its move starts it again
+                        // (as `remote` and OSC do); its up has nothing left to end.
+                        guard phase == .move else { continue }
+                        phase = .down
+                        restarted += 1
+                    } else if phase == .down {
+                        session.silenced.remove(id)
+                    }
                     if phase == .down, s.touches.id(of: owner) == nil,
                        s.touches.count(where: { $0.connection == connection }) >= limits.maxTouches {
                         continue  // over the touch limit: ignored, and so are its moves and up
@@ -184,6 +220,8 @@ public final class WebSessions: Sendable {
                     for e in s.touches.translate(.touch(id: id, phase: phase, x: x, y: y), owner: { WebTouch(connection: connection, id: $0) }) {
                         emit(e)
                     }
+                    session.raw[id] = phase == .up || s.touches.id(of: owner) == nil ? nil : x
+                    s.sessions[connection] = session
                 case let .tilt(value):
                     emit(.tilt(value))
                 case let .sustain(on):
@@ -194,34 +232,61 @@ public final class WebSessions: Sendable {
                     if s.sustained != before { emit(.sustain(on)) }
                 case let .ping(t):
                     let (xruns, voices) = status()
-                    replies.append(WebReply.pong(clientTime: t, xruns: xruns, voices: voices))
+                    replies.append(WebReply.pong(clientTime: t, xruns: xruns, voices: voices, touches: soundingTouches(connection, session, s)))
                 }
+            }
+            s.sessions[connection] = session
+            if restarted > 0 {
+                log("web: phone \(session.number): \(restarted) held touch\(restarted == 1 ? "" : "es") started again")
             }
             return .keep(replies: replies)
         }
     }
 
+    /// The pong's touches of `connection`: each held touch's page id and the cents from
+    /// the finger's pitch to the pitch it sounds at.
+    private func soundingTouches(_ connection: UInt64, _ session: Session, _ s: State) -> [(id: UInt32, cents: Double)] {
+        let held = s.touches.held(where: { $0.connection == connection })
+        guard !held.isEmpty else { return [] }
+        let xs = sounding()
+        return held.map { owner, portID in
+            guard let raw = session.raw[owner.id], let x = xs[portID] else { return (owner.id, 0) }
+            let a = pitchMap.ratio(x: raw), b = pitchMap.ratio(x: x)
+            let cents = a > 0 && b > 0 ? 1200 * log2(b / a) : 0
+            return (owner.id, cents.isFinite ? cents : 0)
+        }
+    }
+
     /// The connection closed (or was closed): every touch of it ends now.
-    public func close(_ connection: UInt64) {
+    /// - Returns: its phone number when it had paired (for the player's line).
+    @discardableResult
+    public func close(_ connection: UInt64) -> Int? {
         state.withLock { s in
-            guard s.sessions[connection] != nil else { return }
+            guard let session = s.sessions[connection] else { return nil }
             for id in s.touches.endAll(where: { $0.connection == connection }) {
                 emit(.touch(id: id, phase: .up, x: 0, y: 0))
             }
             s.letGo(connection, emit: emit)
             s.sessions.removeValue(forKey: connection)
+            return session.paired ? session.number : nil
         }
     }
 
     /// Ends the touches of every connection silent for `limits.silenceNanos` (the server's
-    /// timer calls it); the connection stays, and its next down plays again.
+    /// timer calls it); the connection stays, and its next down, or a move of a finger
+    /// still down, plays again.
     public func endSilent(now: UInt64) {
         state.withLock { s in
             for (connection, session) in s.sessions where now > session.lastHeard && now - session.lastHeard >= limits.silenceNanos {
+                let fingers = s.touches.held(where: { $0.connection == connection }).map(\.owner.id)
                 for id in s.touches.endAll(where: { $0.connection == connection }) {
                     emit(.touch(id: id, phase: .up, x: 0, y: 0))
                 }
                 s.letGo(connection, emit: emit)
+                guard !fingers.isEmpty else { continue }
+                s.sessions[connection]?.silenced.formUnion(fingers)
+                s.sessions[connection]?.raw = [:]
+                log("web: phone \(session.number) silent for \(Double(limits.silenceNanos) / 1e9) s: its \(fingers.count) touch\(fingers.count == 1 ? "" : "es") ended (a move starts \(fingers.count == 1 ? "it" : "them") again)")
             }
         }
     }

@@ -37,7 +37,8 @@ public final class WebSource: InputSource, @unchecked Sendable {
     public let settings: Settings
     /// Notes for the player (where it listens, the fingerprint, server errors).
     private let log: @Sendable (String) -> Void
-    /// Lines shown as they are: the address (on a line of its own) and the QR code.
+    /// Lines the source made itself, to be shown as they are (not escaped): the address
+    /// (on a line of its own) and the QR code's rows with their colour escapes.
     private let show: @Sendable (String) -> Void
     private var server: WebServer?
 
@@ -74,10 +75,11 @@ public final class WebSource: InputSource, @unchecked Sendable {
         }
         let assets: WebAssets
         do { assets = try WebAssets(directory: settings.assets) } catch { throw InputSourceError(.runtime, "\(error)") }
-        let meters = context.meters, output = context.output
+        let meters = context.meters, output = context.output, board = context.touchBoard, source = port.source
         let sessions = WebSessions(token: token, pitchMap: context.pitchMap,
-                                   guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], emit: { port.send($0) },
-                                   status: { (output.xruns, meters.voices) })
+                                   guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], toneNote: context.toneNote,
+                                   emit: { port.send($0) }, status: { (output.xruns, meters.voices) },
+                                   sounding: { board?.touches(of: source).mapValues(\.x) ?? [:] }, log: log)
         do {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,
                                    log: log)

@@ -1,6 +1,3 @@
-import BendPeers
-import BendSystem
-import BendTestSupport
 import Foundation
 import Glibc
 import XCTest

@@ -1,6 +1,5 @@
 import XCTest
 import Foundation
-import BendInput
 import BendTestSupport
 
 /// `bendsynth play` as a user runs it: through ALSA, and in a terminal.

@@ -1,12 +1,9 @@
 @testable import BendApp
-import BendInstrument
 import BendControl
 import BendEngine
 import BendEvdev
 import BendPeers
-import BendSystem
 import BendAudio
-import CEvdev
 import Glibc
 import Synchronization
 import XCTest

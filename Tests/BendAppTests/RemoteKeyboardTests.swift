@@ -1,4 +1,3 @@
-@testable import BendApp
 import BendInput
 import Synchronization
 import XCTest

@@ -1,4 +1,3 @@
-@testable import BendApp
 import BendPeers
 import BendTestSupport
 import Dispatch

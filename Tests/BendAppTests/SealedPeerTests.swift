@@ -1,4 +1,3 @@
-import BendTestSupport
 import Foundation
 import Glibc
 import XCTest

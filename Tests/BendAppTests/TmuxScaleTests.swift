@@ -5,7 +5,7 @@ import BendInput
 import BendTestSupport
 
 /// `bendsynth play --scale chromatic --round hold` in a real terminal (tmux): the pad
-/// draws the scale's guides and the touch's nearest step, and the take is on the step
+/// draws the scale's guides and the step the touch sounds at, and the take is on the step
 /// although the mouse is between steps (the live rounding path: port, ticker, pad); a
 /// drag to another point between steps settles on its nearest step by the ticker alone
 /// (the move keeps the first touch's offset; no event follows it).
@@ -49,8 +49,9 @@ final class TmuxScaleTests: XCTestCase {
 
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;\(column);\(row)M"])
         try waitUntil("a voice") { try screen().contains("voices 1") }
-        let shown = Scale.noteNames[(9 + Int(step)) % 12] + "+" + String(Int((cents - step * 100).rounded())) + "¢"
-        try waitUntil("the touch's step and offset (\(shown))") { try screen().contains(shown) }
+        // The label says the pitch that sounds: the step (rounded), not the finger's offset.
+        let shown = Tuning.noteName(midi: 69 + step) + "+0¢"
+        try waitUntil("the touch's step (\(shown))") { try screen().contains(shown) }
         let pressedAt = WAVReader.frames(wav)
         try waitUntil("1 s of the held tone") { WAVReader.frames(wav) > pressedAt + 48_000 }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<32;\(column2);\(row)M"])

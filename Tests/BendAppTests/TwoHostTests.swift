@@ -1,4 +1,3 @@
-import BendInput
 import BendTestSupport
 import Foundation
 import Glibc

@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// The web pad draws a touch without redrawing the pad: the guides are a still layer

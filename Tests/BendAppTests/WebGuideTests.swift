@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// The web pad draws the instrument's scale: `play --web --scale …` sends the steps after
@@ -24,6 +23,6 @@ final class WebGuideTests: XCTestCase {
             XCTAssertEqual(got, want, accuracy: 1.5, "lines at \(lines)")
         }
         // The touch's text: its nearest step and offset, as on the terminal pad.
-        XCTAssertEqual(driver.first { $0.first == "touch" }?.dropFirst().joined(separator: " "), "A#+30¢")
+        XCTAssertEqual(driver.first { $0.first == "touch" }?.dropFirst().joined(separator: " "), "A#4+30¢")
     }
 }

@@ -73,10 +73,11 @@ final class WebPlayProcess {
         return (p.terminationStatus, lines)
     }
 
-    /// The pad driver (headless Chromium) with `scenario`.
-    func chromium(_ scenario: String, url: String? = nil, _ arguments: [String] = []) throws -> [[String]] {
-        let (status, lines) = try run("pad_driver.py", [scenario, url ?? self.url] + arguments)
-        XCTAssertEqual(status, 0, "pad_driver.py \(scenario) failed (its message is in the log); play said:\n\(stderr)")
+    /// The pad driver (headless Chromium) with `scenario`; `driver`: another script of
+    /// web/ driving it (layout_driver.py).
+    func chromium(_ scenario: String, url: String? = nil, _ arguments: [String] = [], driver: String = "pad_driver.py") throws -> [[String]] {
+        let (status, lines) = try run(driver, [scenario, url ?? self.url] + arguments)
+        XCTAssertEqual(status, 0, "\(driver) \(scenario) failed (its message is in the log); play said:\n\(stderr)")
         XCTAssertEqual(lines.last, ["done"])
         return lines
     }

@@ -106,7 +106,8 @@ final class WebPlayTests: XCTestCase {
         let message = try XCTUnwrap(driver.first { $0.first == "message" }).dropFirst().joined(separator: " ")
         XCTAssertEqual(message, "wrong pairing token: open the address bendsynth printed")
         XCTAssertEqual(play.terminate(), 0, play.stderr)
-        XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["end"], "recorded nothing but the take's length: \(play.touches)")
+        XCTAssertTrue(play.stderr.contains("bendsynth: web: refused 127.0.0.1: wrong pairing token"), "the player is told: \(play.stderr)")
+        XCTAssertEqual(play.touches.count, 0, "nothing played, no take written: \(play.touches)")
     }
 
     func testAKilledBrowsersTouchEndsWithinOneSecond() throws {
@@ -162,6 +163,11 @@ final class WebPlayTests: XCTestCase {
         XCTAssertEqual(out.filter { $0.first == "pong" }.map { $0[1] }, ["P", "P"])
         XCTAssertEqual(play.terminate(), 0, play.stderr)
         XCTAssertEqual(play.touches.map { $0["type"] as? String }, ["down", "up", "end"])
+        // The player is told, as of peers: phones coming, a bad one closed (a line per
+        // kind in 10 s, the rest counted), the good one leaving.
+        XCTAssertTrue(play.stderr.contains("bendsynth: web: phone 1 connected from 127.0.0.1"), play.stderr)
+        XCTAssertTrue(play.stderr.contains("(127.0.0.1): line 1: x: expected a decimal number in 0.0…1.0, got 'nan'"), play.stderr)
+        XCTAssertTrue(play.stderr.contains("bendsynth: web: phone 1 left; its touches ended"), play.stderr)
     }
 
     /// A message is whole however it arrives: in two reads of the server (a backlog that
@@ -229,6 +235,8 @@ final class WebPlayTests: XCTestCase {
         let extra = try XCTUnwrap(driver.first { $0.first == "extra" }).dropFirst().joined(separator: " ")
         XCTAssertTrue(extra.hasPrefix("8 phones already play"), extra)
         XCTAssertEqual(play.terminate(), 0, play.stderr)
+        XCTAssertTrue(play.stderr.contains("bendsynth: web: phone 8 connected from 127.0.0.1"), play.stderr)
+        XCTAssertTrue(play.stderr.contains("bendsynth: web: refused 127.0.0.1: 8 phones already play"), play.stderr)
         let touches = play.touches
         let downs = lines(touches, "down")
         XCTAssertEqual(downs.count, 8)

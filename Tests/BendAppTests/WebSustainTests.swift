@@ -1,4 +1,3 @@
-import Foundation
 import XCTest
 
 /// The web pad's sustain button (`s 1` / `s 0`): a finger lifted while it is held keeps

@@ -1,4 +1,3 @@
-import BendControl
 import BendEngine
 import Foundation
 import BendTestSupport

@@ -1,8 +1,6 @@
-import BendEngine
 import CALSA
 import Glibc
 import Synchronization
-import BendTestSupport
 import XCTest
 @testable import BendAudio
 

@@ -1,7 +1,6 @@
 import BendSystem
 import Foundation
 import Glibc
-import Synchronization
 import XCTest
 
 /// The render thread's start: `SystemThread` (BendSystem has no test target of its own).

@@ -77,8 +77,8 @@ final class BandLimitedTests: XCTestCase {
         let long = [Float](repeating: 0.1, count: ToneLevelMaker.maximumFrames + 1)
         XCTAssertThrowsError(try ToneLevelMaker.make(long, path: "long.wav")) { error in
             let text = "\(error)"
-            XCTAssertTrue(text.contains("long.wav") && text.contains("1048577 frames") && text.contains("1048576 frames")
-                          && text.contains("320 MB") && text.contains("--interp cubic"), text)
+            XCTAssertTrue(text.contains("long.wav") && text.contains("1536001 frames") && text.contains("1536000 frames")
+                          && text.contains("492 MB") && text.contains("--interp cubic"), text)
         }
         XCTAssertNoThrow(try ToneLevelMaker.make([Float](repeating: 0.1, count: 4_800), path: "short.wav"))
     }

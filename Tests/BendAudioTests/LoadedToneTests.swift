@@ -163,6 +163,18 @@ final class LoadedToneTests: XCTestCase {
         XCTAssertNil(try ToneLoader.load(path: dir + "/noise.wav", outputRate: 48_000).root)
     }
 
+    /// YIN on harder tones: a high partial (220 + 440 + 3 300 Hz, whose ripple in d′
+    /// dipped below the threshold at 207 frames on the way to the period's 218: 231.9 Hz
+    /// was found) and a second harmonic louder than the fundamental: the fundamental.
+    func testPitchDetectorFindsTheFundamental() {
+        func tone(_ partials: [(hz: Double, amplitude: Double)]) -> [Float] {
+            (0..<48_000).map { i in Float(partials.reduce(0.0) { $0 + $1.amplitude * sin(2 * Double.pi * $1.hz * Double(i) / 48_000) }) }
+        }
+        XCTAssertEqual(PitchDetector.pitch(tone([(220, 0.5), (440, 0.25), (3_300, 0.1)]), rate: 48_000) ?? 0, 220, accuracy: 1e-9)
+        XCTAssertEqual(PitchDetector.pitch(tone([(150, 0.2), (300, 0.6), (450, 0.2)]), rate: 48_000) ?? 0, 150, accuracy: 1e-9)
+        XCTAssertEqual(PitchDetector.pitch(tone([(1_000, 0.5)]), rate: 44_100) ?? 0, 1_000 * 44_100 / 48_000, accuracy: 0.01)
+    }
+
     /// A loop outside the file is not trusted: the whole file loops, and a note says so.
     func testLoopOutsideTheFileLoopsTheWholeFile() throws {
         let path = dir + "/outside.wav"

@@ -1,6 +1,4 @@
-import BendEngine
 import Synchronization
-import BendTestSupport
 import XCTest
 @testable import BendAudio
 

@@ -1,6 +1,5 @@
 import XCTest
 @testable import BendControl
-import BendEngine
 import BendTestSupport
 
 /// From pad coordinates to sound, through a ControlPort into the mixer.

@@ -1,5 +1,3 @@
-import BendControl
-import BendEngine
 import BendTestSupport
 import XCTest
 

@@ -1,6 +1,5 @@
 import XCTest
 @testable import BendControl
-import BendEngine
 import BendTestSupport
 
 /// The sustain control through a ControlPort into the mixer: a released touch keeps

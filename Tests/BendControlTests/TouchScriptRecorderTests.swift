@@ -36,4 +36,31 @@ final class TouchScriptRecorderTests: XCTestCase {
             #"{"t": 1.500000, "type": "end"}"#,  // the take's length: the stream position at close
         ])
     }
+
+    /// A take with nothing played writes no file; a file that was there stays as it was.
+    func testNothingPlayedWritesNoFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("recorder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fresh = dir.appendingPathComponent("new.jsonl").path
+        let r = try TouchScriptRecorder(path: fresh, rate: 48_000, position: { 0 })
+        r.close()
+        XCTAssertEqual(r.linesWritten, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fresh), "no file for a take with nothing played")
+
+        let old = dir.appendingPathComponent("old.jsonl").path
+        let before = #"{"t": 0.0, "type": "tilt", "value": 0.5}"# + "\n"
+        try before.write(toFile: old, atomically: true, encoding: .utf8)
+        let kept = try TouchScriptRecorder(path: old, rate: 48_000, position: { 0 })
+        kept.close()
+        XCTAssertEqual(try String(contentsOfFile: old, encoding: .utf8), before, "the earlier take stays")
+
+        // Something played: the earlier take is replaced.
+        let replaced = try TouchScriptRecorder(path: old, rate: 48_000, position: { .max })
+        replaced.observe(.touch(id: 1, phase: .down, x: 0.5, y: 1), source: 0, streamFrame: 0)
+        replaced.close()
+        XCTAssertEqual(replaced.linesWritten, 1)
+        XCTAssertEqual(try String(contentsOfFile: old, encoding: .utf8).split(separator: "\n").first,
+                       #"{"t": 0.000000, "type": "down", "id": 1, "x": 0.500000, "y": 1.000000}"#)
+    }
 }

@@ -83,6 +83,17 @@ final class TouchScriptTests: XCTestCase {
             ("{\"t\": 86401, \"type\": \"tilt\", \"value\": 0}", 1, "t", "out of range"),
             ("{\"t\": 0, \"type\": \"sustain\"}", 1, "on", "missing; expected true or false"),
             ("{\"t\": 0, \"type\": \"sustain\", \"on\": 1}", 1, "on", "expected true or false"),
+            // A misspelt field is named (not only the missing one it stood for).
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"gian\": 0.8}", 1, "gian", "unknown field"),
+            ("{\"time\": 0, \"type\": \"tilt\", \"value\": 0}", 1, "time", "unknown field"),
+            ("{\"t\": 0, \"type\": \"tilt\", \"value\": 0, \"x\": 0.5}", 1, "x", "not a field of a \"tilt\" event; it has t, type and value"),
+            ("{\"t\": 2, \"type\": \"end\", \"id\": 1}", 1, "id", "not a field of a \"end\" line; it has t and type"),
+            // A cut-short line and a NaN say where and what was expected.
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 0.5}\n{\"t\": 0.5, \"type\": \"mo", 2, nil, "the line ends inside a string (cut short?); expected one JSON object"),
+            ("{\"t\": 0.5, \"type\": \"tilt\", \"value\": 0", 1, nil, "the line ends before its JSON object does"),
+            ("{\"t\": NaN, \"type\": \"tilt\", \"value\": 0}", 1, "t", "column 7: 'NaN' is not a number JSON allows; expected a number of seconds in 0…86400"),
+            ("{\"t\": 0, \"type\": \"tilt\", \"value\": 0.5 0.6}", 1, nil, "column 39: '0.6' is not JSON"),
+            ("{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": zero, \"y\": 0.5}", 1, "x", "'zero' is not a JSON value; expected a number in 0…1"),
         ]
         for (text, line, field, words) in cases {
             XCTAssertThrowsError(try TouchScript.parse(text, file: "s.jsonl"), text) { error in
@@ -93,6 +104,19 @@ final class TouchScriptTests: XCTestCase {
                 XCTAssertTrue(e.description.contains(words), "\(e.description) should say \(words)")
             }
         }
+    }
+
+    /// A touch that goes down and is never lifted plays, with a warning naming the file
+    /// and the down's line. (An empty script is an error: `ScriptFile`.)
+    func testWarnsOfATouchNeverLifted() throws {
+        let script = try TouchScript.parse("""
+        {"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}
+        {"t": 0.5, "type": "down", "id": 2, "x": 0.25, "y": 0.5}
+        {"t": 1, "type": "up", "id": 1}
+        """, file: "s.jsonl")
+        XCTAssertEqual(script.warnings, ["s.jsonl:2: touch 2 goes down and is never lifted: it ends with the script, at 1.000 s"])
+        XCTAssertEqual(try TouchScript.parse(script.text).entries.count, 3)
+        XCTAssertEqual(try TouchScript.parse(#"{"t": 0, "type": "tilt", "value": 0}"#).warnings, [])
     }
 
     func testMissingFileIsAnErrorNamingIt() {

@@ -1,4 +1,3 @@
-import BendControl
 import BendEvdev
 import Foundation
 import XCTest

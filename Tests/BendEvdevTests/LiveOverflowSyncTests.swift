@@ -1,6 +1,4 @@
-import BendAudio
 import BendControl
-import BendEngine
 import BendEvdev
 import BendTestSupport
 import CFakeEvdev

@@ -1,5 +1,4 @@
 import BendAudio
-import BendControl
 import BendEngine
 import BendEvdev
 import BendTestSupport

@@ -34,7 +34,7 @@ final class TerminalCharsetTests: XCTestCase {
         let lines = TerminalScreen.lines(s, columns: 80, rows: 24)
         for line in lines { XCTAssertTrue(line.unicodeScalars.allSatisfy(\.isASCII), line) }
         XCTAssertTrue(lines[1].hasPrefix("+-"), lines[1])
-        XCTAssertTrue(lines[21].contains("o A#+1c g0.50"), "the touch: its marker and step: \(lines[21])")
+        XCTAssertTrue(lines[21].contains("o A#4+1c g0.50"), "the touch: its marker and step: \(lines[21])")
         XCTAssertTrue(TerminalScreen.frame(s, columns: 80, rows: 24).unicodeScalars.allSatisfy(\.isASCII), "the frame written too")
     }
 

@@ -20,7 +20,7 @@ final class TerminalGuidesTests: XCTestCase {
     }
 
     /// Chromatic over two octaves around A4: 23 guide lines, one on every step's cell
-    /// (roots solid), named in the border; a touch 30 cents above A#4 reads "A#+30¢".
+    /// (roots solid), named in the border; a touch 30 cents above A#4 reads "A#4+30¢".
     func testChromaticGuidesAndTouchOffset() {
         let map = PitchMap.exponential(octaves: 2)
         let tuning = Tuning(scale: Scale.builtIn("chromatic")!)
@@ -34,7 +34,7 @@ final class TerminalGuidesTests: XCTestCase {
         let root = geometry.cell(x: 0.5, y: 0).column
         XCTAssertEqual(at(out, root, 2), "A")
         XCTAssertTrue(out[1].contains("C#"), out[1])
-        XCTAssertTrue(out[21].contains("● A#+30¢ g0.50"), out[21])
+        XCTAssertTrue(out[21].contains("● A#4+30¢ g0.50"), out[21])
         // Without guides the old grid: lines at ¼, ½, ¾ only.
         var plain = PadStatus()
         plain.pitchMap = map

@@ -1,4 +1,3 @@
-import BendControl
 import BendInput
 import XCTest
 
@@ -30,7 +29,7 @@ final class TerminalScreenTests: XCTestCase {
         XCTAssertTrue(lines[6].contains("● ×0.73 g0.76"), lines[6])
         let p = g.cell(x: 0.95, y: 0.9)  // key p
         XCTAssertEqual(at(p.column, p.row), "P")
-        XCTAssertTrue(lines[p.row - 1].contains("×1.90 g0.90P"), "text goes left near the right edge: \(lines[p.row - 1])")
+        XCTAssertTrue(lines[p.row - 1].contains("×1.90 g0.90 P"), "text goes left near the right edge: \(lines[p.row - 1])")
         XCTAssertTrue(lines[0].hasPrefix("bendsynth · default · 48000 Hz"))
         XCTAssertEqual(at(1, 2), "┌")
         XCTAssertEqual(at(80, 21), "┘")

@@ -1,4 +1,5 @@
 import BendControl
+import Foundation
 import BendMIDI
 import XCTest
 
@@ -49,6 +50,38 @@ final class MIDIInterpreterTests: XCTestCase {
             guard case let .tilt(back)? = m.events.last else { return XCTFail("tilt \(tilt): \(m.events)") }
             XCTAssertEqual(back, tilt, accuracy: 1.0 / 127, "tilt \(tilt) through MPE out and back")
         }
+    }
+
+    /// Through a scale (`--scale edo:17`, 12 keys a period from A4): each key at its step,
+    /// a bend moving continuously from it in 12-TET semitones (a sweep's ratios rise
+    /// steadily, each the key's times 2^(bend/12)), tuning messages on top; a key the
+    /// map leaves out makes no touch.
+    func testNotesThroughAScaleBendContinuouslyIn12TETSemitones() throws {
+        var m = Interpreted()
+        m.interpreter = MIDIInterpreter(keys: KeyboardTuning(toneNote: 69, scale: Scale.edo(17), rootHz: 440))
+        m.feed([0x90, 72, 100])
+        let step = 4 * 1200.0 / 17  // key 72, 3 semitones up: the step nearest 300 cents (4.25 steps)
+        XCTAssertEqual(cents(m.last!.ratio, 1), step, accuracy: 1e-9, "key 72: step 4 of 17")
+        var previous = 0.0
+        for value in stride(from: 8192, through: 16383, by: 97) {
+            m.feed([0xE0, UInt8(value & 127), UInt8(value >> 7)])
+            let bend = Double(value - 8192) / 8192 * 2
+            XCTAssertEqual(cents(m.last!.ratio, 1), step + 100 * bend, accuracy: 1e-9)
+            XCTAssertGreaterThan(m.last!.ratio, previous)
+            previous = m.last!.ratio
+        }
+        m.feed([0xE0, 0, 0x40, 0xB0, 101, 0, 0xB0, 100, 1, 0xB0, 6, 0x50])  // bend back, RPN 1: +25 cents
+        XCTAssertEqual(cents(m.last!.ratio, 1), step + 25, accuracy: 1e-9)
+
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/kbm")
+        let white = try KeyboardMap.parse([UInt8](try Data(contentsOf: dir.appendingPathComponent("whitekeys-c261.kbm"))), path: "w.kbm")
+        var w = Interpreted()
+        w.interpreter = MIDIInterpreter(keys: KeyboardTuning(toneNote: 69, scale: Scale.edo(7), keyboard: white))
+        w.feed([0x90, 61, 100, 0x80, 61, 0])
+        XCTAssertTrue(w.events.isEmpty, "C#: not mapped, no touch: \(w.events)")
+        XCTAssertEqual(w.interpreter.unmappedNotes, 1)
+        w.feed([0x90, 62, 100])
+        XCTAssertEqual(w.last!.ratio * 440, 261.625565 * pow(2, 1.0 / 7), accuracy: 1e-9)
     }
 
     func testNotesToRatioRelativeToTheToneNote() {

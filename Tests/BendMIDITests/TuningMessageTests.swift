@@ -1,4 +1,3 @@
-import BendControl
 import BendMIDI
 import BendTestSupport
 import XCTest

@@ -1,4 +1,3 @@
-import BendControl
 @testable import BendOSC
 import XCTest
 

@@ -1,5 +1,4 @@
 import BendPeers
-import BendTestSupport
 import XCTest
 
 final class FrameCodecTests: XCTestCase {

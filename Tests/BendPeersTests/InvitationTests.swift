@@ -1,6 +1,5 @@
 @testable import BendPeers
 import Foundation
-import Glibc
 import XCTest
 
 /// Invitations the player answers (`.ask`), as Bluetooth invitations are.

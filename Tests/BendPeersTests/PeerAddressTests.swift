@@ -1,5 +1,4 @@
 import BendPeers
-import BendSystem
 import XCTest
 
 /// The protocol's address syntax, now a thin parser over BendSystem's `SocketAddress`:

@@ -1,5 +1,4 @@
 @testable import BendPeers
-import BendSystem
 import Foundation
 import Glibc
 import XCTest

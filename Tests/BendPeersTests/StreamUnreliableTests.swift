@@ -1,6 +1,5 @@
 @testable import BendPeers
 import BendSystem
-import Foundation
 import Glibc
 import XCTest
 

@@ -1,6 +1,5 @@
 import CJack
 import Dispatch
-import Foundation
 import Glibc
 
 /// A JACK client of the test's own that records two input ports (`in_L`, `in_R`) into

@@ -1,6 +1,5 @@
 import CJack
 import Dispatch
-import Foundation
 import Glibc
 import Synchronization
 

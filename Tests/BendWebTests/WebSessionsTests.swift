@@ -1,5 +1,6 @@
 import BendControl
 @testable import BendWeb
+import Synchronization
 import XCTest
 
 final class WebSessionsTests: XCTestCase {
@@ -13,7 +14,7 @@ final class WebSessionsTests: XCTestCase {
             XCTFail("not paired")
             return c
         }
-        XCTAssertEqual(replies, ["ok \(sessions.paired) linear"], "phones are numbered 1, 2, … as they pair")
+        XCTAssertEqual(replies, ["ok \(sessions.paired) linear 69"], "phones are numbered 1, 2, … as they pair")
         return c
     }
 
@@ -24,9 +25,9 @@ final class WebSessionsTests: XCTestCase {
         let first = paired(sessions), _ = paired(sessions)
         sessions.close(first)
         let (again, _) = sessions.open(now: 0)
-        XCTAssertEqual(send(sessions, again, "h \(token.text)"), .keep(replies: ["ok 1 linear"]))
+        XCTAssertEqual(send(sessions, again, "h \(token.text)"), .keep(replies: ["ok 1 linear 69"]))
         let (third, _) = sessions.open(now: 0)
-        XCTAssertEqual(send(sessions, third, "h \(token.text)"), .keep(replies: ["ok 3 linear"]))
+        XCTAssertEqual(send(sessions, third, "h \(token.text)"), .keep(replies: ["ok 3 linear 69"]))
     }
 
     private func send(_ sessions: WebSessions, _ c: UInt64, _ text: String, now: UInt64 = 0) -> WebSessions.Verdict {
@@ -44,7 +45,7 @@ final class WebSessionsTests: XCTestCase {
         XCTAssertTrue(counter.events.isEmpty)
         let c = paired(sessions)
         XCTAssertEqual(send(sessions, c, "h \(token.text)"), .close(.badMessage, "paired already: 'h' comes once, first"))
-        XCTAssertEqual(send(sessions, c, "p 12.5"), .keep(replies: ["P 12.5 0 0"]))
+        XCTAssertEqual(send(sessions, c, "p 12.5"), .keep(replies: ["P 12.5 0 0 -"]))
     }
 
     func testAScaleSendsItsGuidesAfterOk() throws {
@@ -54,10 +55,10 @@ final class WebSessionsTests: XCTestCase {
         let sessions = WebSessions(token: token, pitchMap: map, guides: guides, emit: { _ in })
         let (c, _) = sessions.open(now: 0)
         guard case let .keep(replies) = sessions.receive(c, Array("h \(token.text)".utf8), now: 0) else { return XCTFail("not paired") }
-        XCTAssertEqual(replies.first, "ok 1 exp:1.0:1.0")
+        XCTAssertEqual(replies.first, "ok 1 exp:1.0:1.0 69")
         // One octave of A major centred on A: E F# G# (below), A, B C# D (above).
         XCTAssertEqual(replies.dropFirst().first,
-                       "guides 0.083333:0.749154:4:E 0.25:0.840896:5:F# 0.416667:0.943874:6:G# 0.5:1:0:A 0.666667:1.122462:1:B 0.833333:1.259921:2:C# 0.916667:1.33484:3:D")
+                       "guides 0.083333:0.749154:4:E:E4 0.25:0.840896:5:F#:F#4 0.416667:0.943874:6:G#:G#4 0.5:1:0:A:A4 0.666667:1.122462:1:B:B4 0.833333:1.259921:2:C#:C#5 0.916667:1.33484:3:D:D5")
     }
 
     func testSustainIsOnWhileAnyPhoneHoldsItAndAClosedPhoneLetsGo() {
@@ -119,7 +120,8 @@ final class WebSessionsTests: XCTestCase {
         XCTAssertEqual(counter.held, limits.maxTouches)
         XCTAssertEqual(counter.events.count, limits.maxTouches)
         // Events per second: 50 at once pass (less the 20 sent: h, 17 d, m, u), then 100 a second.
-        XCTAssertEqual(send(sessions, a, Array(repeating: "p 1", count: 30).joined(separator: "\n")), .keep(replies: Array(repeating: "P 1.0 0 0", count: 30)))
+        XCTAssertEqual(send(sessions, a, Array(repeating: "p 1", count: 30).joined(separator: "\n")), .keep(replies: Array(repeating: "P 1.0 0 0 " + (0..<16).map { "\($0):0" }.joined(separator: ","), count: 30)),
+                       "the 16 held sound; the 17th is not among them")
         XCTAssertEqual(send(sessions, a, "p 1"), .close(.overLimit, "over 100 events per second"))
         let b = paired(sessions, now: 0)
         XCTAssertEqual(send(sessions, b, Array(repeating: "t 0", count: 49).joined(separator: "\n"), now: 0), .keep(replies: []))
@@ -160,6 +162,47 @@ final class WebSessionsTests: XCTestCase {
     func testTheExponentialMapGoesToThePage() {
         let sessions = WebSessions(token: token, pitchMap: .exponential(octaves: 3), emit: { _ in })
         let (c, _) = sessions.open(now: 0)
-        XCTAssertEqual(sessions.receive(c, Array("h \(token.text)".utf8), now: 0), .keep(replies: ["ok 1 exp:3.0"]))
+        XCTAssertEqual(sessions.receive(c, Array("h \(token.text)".utf8), now: 0), .keep(replies: ["ok 1 exp:3.0 69"]))
+    }
+
+    /// A finger the instrument ended for its phone's silence (a stall: the browser froze)
+    /// comes back at its next move, and the pong lists the fingers that sound: not it
+    /// while it is ended, it again after the move; an up of an ended finger sends nothing.
+    func testAStalledFingerComesBackAtItsNextMoveAndThePongSaysWhichSound() {
+        let counter = EventCounter()
+        let lines = Mutex<[String]>([])
+        let sessions = WebSessions(token: token, emit: { counter.add($0) }, log: { line in lines.withLock { $0.append(line) } })
+        let a = paired(sessions)
+        _ = send(sessions, a, "d 7 0.5 0.5 0\nd 8 0.25 0.5 0", now: 0)
+        XCTAssertEqual(send(sessions, a, "p 1", now: 100 * ms), .keep(replies: ["P 1.0 0 0 7:0,8:0"]))
+        sessions.endSilent(now: 800 * ms)
+        XCTAssertEqual(counter.held, 0, "the stall ended both")
+        XCTAssertEqual(send(sessions, a, "p 2", now: 3000 * ms), .keep(replies: ["P 2.0 0 0 -"]), "the page is told: none sounds")
+        _ = send(sessions, a, "m 7 0.6 0.5 3001", now: 3001 * ms)
+        XCTAssertEqual(counter.held, 1, "finger 7's move starts it again")
+        XCTAssertEqual(counter.events.last, .touch(id: 3, phase: .down, x: 0.6, y: 0.5), "as a new touch, where the finger is")
+        XCTAssertEqual(send(sessions, a, "p 3", now: 3002 * ms), .keep(replies: ["P 3.0 0 0 7:0"]))
+        let before = counter.events.count
+        _ = send(sessions, a, "u 8 0.25 0.5 3003", now: 3003 * ms)
+        XCTAssertEqual(counter.events.count, before, "finger 8 lifted: nothing to end")
+        _ = send(sessions, a, "m 8 0.3 0.5 3004", now: 3004 * ms)
+        XCTAssertEqual(counter.held, 1, "a lifted finger's stray move starts nothing")
+        XCTAssertEqual(lines.withLock { $0 }, ["web: phone 1 silent for 0.6 s: its 2 touches ended (a move starts them again)",
+                                               "web: phone 1: 1 held touch started again"])
+    }
+
+    /// The pong gives each finger's cents from its pitch to the one that sounds (the
+    /// board's: `--round` moved it), so the page labels what sounds.
+    func testThePongSaysHowFarTheSoundingPitchIsFromTheFinger() throws {
+        let map = PitchMap.exponential(octaves: 2)
+        let sounding = Mutex<[UInt32: Double]>([:])
+        let sessions = WebSessions(token: token, pitchMap: map, emit: { e in
+            // The port's rounding: every touch sounds at x = 0.5 (the root).
+            if case let .touch(id, phase, _, _) = e { sounding.withLock { $0[id] = phase == .up ? nil : 0.5 } }
+        }, sounding: { sounding.withLock { $0 } })
+        let (a, _) = sessions.open(now: 0)
+        XCTAssertEqual(send(sessions, a, "h \(token.text)"), .keep(replies: ["ok 1 exp:2.0 69"]))
+        _ = send(sessions, a, "d 1 \(0.5 + 30.0 / 2400) 0.5 0")
+        XCTAssertEqual(send(sessions, a, "p 1"), .keep(replies: ["P 1.0 0 0 1:-30"]))
     }
 }

@@ -1,0 +1,61 @@
+import Glibc
+
+/// How MIDI keys 0…127 become pitch ratios to the tone's pitch: 12-TET from the tone's
+/// note (key `toneNote` is ratio 1), or a scale laid on the keys by a keyboard map
+/// (`--scale`, `--kbm`). MIDI in and MIDI files play their notes through it
+/// (`MIDIInterpreter`); bends and MIDI tuning messages move a note from its key's pitch
+/// in 12-TET semitones.
+public struct KeyboardTuning: Sendable, Equatable {
+    /// MIDI note of the tone's pitch in 12-TET (ratio 1), 0…127, fractional for a tone
+    /// between keys (its fine tune: 64.02 is 2 cents above E4).
+    public let toneNote: Double
+    /// Each key's ratio to the tone's pitch (nil: the key plays nothing); nil: 12-TET.
+    private let ratios: [Double?]?
+
+    /// 12-TET: key k at ratio 2^((k − toneNote)/12).
+    public init(toneNote: Double = 69) {
+        self.toneNote = min(max(toneNote, 0), 127)
+        ratios = nil
+    }
+
+    /// `scale` through `keyboard`: each key at the frequency the map gives it, over the
+    /// tone's pitch (`toneNote` in 12-TET at A4 = 440 Hz).
+    public init(toneNote: Double, scale: Scale, keyboard: KeyboardMap) {
+        self.toneNote = min(max(toneNote, 0), 127)
+        let toneHz = KeyboardTuning.hz(ofNote: self.toneNote)
+        ratios = keyboard.frequencies(scale: scale).map { $0.map { $0 / toneHz } }
+    }
+
+    /// `scale` on every key, 12 keys a period (the default without a `.kbm`): the root at
+    /// `rootHz` on the key nearest it in 12-TET (the tone's note, rounded, when the root
+    /// is the tone's pitch); the key j semitones above it (j = 0…11) plays the step
+    /// nearest j/12 of the period — step j itself in a 12-note scale — and 12 keys up is
+    /// the next period. A scale of more than 12 steps reaches 12 of them a period so (a
+    /// linear `.kbm`, map size 0, gives one key a step); a scale of fewer repeats a step
+    /// on the keys between (a black key plays its lower neighbour at a tie).
+    public init(toneNote: Double, scale: Scale, rootHz: Double) {
+        let key = min(max(Int((69 + 12 * log2(rootHz / 440)).rounded()), 0), 127)
+        self.init(toneNote: toneNote, scale: scale, keyboard: KeyboardTuning.twelveKeys(scale: scale, rootKey: key, rootHz: rootHz))
+    }
+
+    /// The default map: 12 keys a period from `rootKey` (at `rootHz`), each the step
+    /// nearest its 12-TET place in the period.
+    public static func twelveKeys(scale: Scale, rootKey: Int, rootHz: Double) -> KeyboardMap {
+        let n = scale.degrees.count
+        let mapping: [Int?] = (0..<12).map { j in n == 12 ? j : scale.nearestStep(cents: Double(j) * scale.periodCents / 12) }
+        return KeyboardMap(size: 12, firstKey: 0, lastKey: 127, middleKey: rootKey, referenceKey: rootKey,
+                           referenceHz: rootHz, formalOctave: n, mapping: mapping)
+    }
+
+    /// The ratio of `key` (0…127) to the tone's pitch; nil when the key plays nothing.
+    public func ratio(ofKey key: Int) -> Double? {
+        guard let ratios else { return pow(2, (Double(key) - toneNote) / 12) }
+        return (0...127).contains(key) ? ratios[key] : nil
+    }
+
+    /// True for plain 12-TET (no scale).
+    public var isEqualTemperament: Bool { ratios == nil }
+
+    /// A MIDI note's frequency in 12-TET at A4 = 440 Hz (fractional: between keys).
+    public static func hz(ofNote note: Double) -> Double { 440 * pow(2, (note - 69) / 12) }
+}
