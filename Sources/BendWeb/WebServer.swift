@@ -23,6 +23,8 @@ public final class WebServer: @unchecked Sendable {
     /// The player's lines of phones connecting, leaving, refused and closed.
     private let connections: WebConnectionLog
     private var context: OpaquePointer?
+    /// libwebsockets' own service loop (`lws_service`: it polls its sockets and runs its
+    /// timers itself), the one loop of the program not on an `EventLoop`.
     private var thread: SystemThread?
     /// The silence rule's lws timer (zeroed `lws_sorted_usec_list_t`), this server's
     /// pointer stored right after it for the callback. Service thread once started.
