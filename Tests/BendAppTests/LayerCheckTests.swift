@@ -91,10 +91,10 @@ final class LayerCheckTests: XCTestCase {
         try edit("Sources/BendSystem/UntrustedText.swift") {
             $0 + "\nextension String {\n    public var escapedForPlanting: String { self }\n}\n"
         }
-        try edit("Sources/BendApp/DefaultTone.swift") { "import Glibc\n" + $0 + "\nfunc plantedClose(_ h: FileHandle) { try? h.close() }\n" }
+        try edit("Sources/BendInstrument/DefaultTone.swift") { "import Glibc\n" + $0 + "\nfunc plantedClose(_ h: FileHandle) { try? h.close() }\n" }
         XCTAssertEqual(try lint().findings.sorted(), [
-            "Sources/BendApp/DefaultTone.swift:1: import Glibc is unused (no name Glibc provides appears in the file), expected the line removed",
             "Sources/BendApp/ProgressLine.swift:1: import BendWeb is unused (no name BendWeb provides appears in the file), expected the line removed",
+            "Sources/BendInstrument/DefaultTone.swift:1: import Glibc is unused (no name Glibc provides appears in the file), expected the line removed",
         ])
     }
 }

@@ -18,11 +18,11 @@ final class TmuxOtherTouchesTests: XCTestCase {
         """.write(to: script, atomically: true, encoding: .utf8)
         try tmux.start("play", columns: 100, rows: 24, "\(BinaryRunner.executable.path) play -d null --script \(script.path)", log: log)
         defer { try? tmux(["kill-server"]) }
-        try waitUntil("the script's touch on the pad") { try tmux.screen("play").contains("S ×0.50 g0.50") }
+        try waitUntil("the script's touch on the pad") { try tmux.screen("play").contains("S ×0.50 A3+0¢ g0.50") }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;60;10M"])
         try waitUntil("the mouse's touch beside it") {
             let s = try tmux.screen("play")
-            return s.contains("voices 2") && s.contains("● ×") && s.contains("  S ×0.50 g0.50")
+            return s.contains("voices 2") && s.contains("● ×") && s.contains("  S ×0.50 A3+0¢ g0.50")
         }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;60;10m"])
         let said = try quit(tmux, "play", log: log)
