@@ -63,6 +63,8 @@ ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
 WEB_ASSETS  = $(wildcard Assets/web/*)
 # VERSION, plus the commit (`git describe`) when built from a git checkout.
 VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
+# Compiled into the binary (Package.swift, CBuildInfo): a copied bendsynth knows its version.
+export BENDSYNTH_VERSION := $(VERSION_STRING)
 GEN         = $(BUILD_DIR)/generated
 
 # The recipe that installs those of the Debian packages $(1) that are missing (apt-get,

@@ -6,7 +6,7 @@
 //   bendsynth (main) → BendApp
 //   bendsynth-bench (main) → BendApp, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
 //   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
-//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
+//   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   audio out and the input sources (one layer; none sees another):
@@ -21,7 +21,20 @@
 //   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
+import Foundation
 import PackageDescription
+
+// The version compiled into bendsynth (`--version`, CBuildInfo): `make` passes its
+// VERSION_STRING (the VERSION file and `git describe`) as BENDSYNTH_VERSION; a plain
+// `swift build` takes the VERSION file. Only characters a version has are kept (it
+// becomes a C string literal).
+let buildVersion: String = {
+    let given = Context.environment["BENDSYNTH_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
+    let file = try? String(contentsOfFile: Context.packageDirectory + "/VERSION", encoding: .utf8)
+    let text = (given ?? file ?? "unknown").trimmingCharacters(in: .whitespacesAndNewlines)
+    let kept = text.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-._~".unicodeScalars.contains($0)) }
+    return kept.isEmpty ? "unknown" : String(String.UnicodeScalarView(kept))
+}()
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
 let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -86,6 +99,9 @@ let package = Package(
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         // MXCSR (flush denormals on the render thread): <xmmintrin.h> wrappers.
         .systemLibrary(name: "CFloatEnv", path: "Sources/CFloatEnv"),
+        // The version the build was made as (`bendsynth --version`), compiled in.
+        .target(name: "CBuildInfo", path: "Sources/CBuildInfo",
+                cSettings: [.define("BENDSYNTH_VERSION", to: "\"\(buildVersion)\"")]),
         // Test support only: counts malloc calls made on a marked thread.
         .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
         // Test support only: a fake input device behind a pipe whose evdev ioctls (libevdev's
@@ -124,7 +140,7 @@ let package = Package(
         // priority when SCHED_FIFO is refused) and sd_notify (a Type=notify service's READY=1).
         .target(name: "BendDBus", dependencies: ["BendSystem", "CSystemd"], path: "Sources/BendDBus"),
         // Command line: options, commands, wiring.
-        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA", "CBuildInfo"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),

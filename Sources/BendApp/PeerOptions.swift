@@ -33,6 +33,7 @@ extension PeerSource {
         var key: SharedKey?
         if let keyFile {
             do { key = try SharedKey.load(path: keyFile) } catch { throw AppError.input("\(error)") }
+            warnIfOpenToOthers(keyFile, what: "the shared key")
         } else if !ep.isLoopback {
             let path = SharedKey.defaultPath
             do {
@@ -42,6 +43,7 @@ extension PeerSource {
                 }
                 key = k
             } catch { throw AppError.input("\(error)") }
+            warnIfOpenToOthers(path, what: "the shared key")
         }
         self.init(listening: ep, key: key)
         log = { printErr("bendsynth: " + $0) }

@@ -40,7 +40,7 @@ struct WebOptions: Equatable {
 
     /// The web source asked for, if any. - Throws: `AppError.usage` for a bad address or
     /// web options without `--web`, a certificate without its key; `AppError.input` for a
-    /// bad `--web-token-file`.
+    /// bad `--web-token-file`; `AppError.runtime` when the page's files are not found.
     func source(pitchMap: PitchMap) throws -> WebSource? {
         guard let listen else {
             if self != WebOptions() { throw AppError.usage("play: --web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]") }
@@ -53,8 +53,9 @@ struct WebOptions: Equatable {
         do { address = try WebListenAddress(listen) } catch {
             throw AppError.usage("play: --web \(error)")
         }
-        let candidates = assetCandidates("web")
-        let assets = Self.assetFolder ?? "(not found: looked in \(candidates.joined(separator: ", ")); set BENDSYNTH_ASSETS)"
+        guard let assets = Self.assetFolder else {
+            throw AppError.runtime("play --web: the web page's files (index.html, pad.js, pad.css) are not found (looked in: \(assetCandidates("web").joined(separator: ", "))); set BENDSYNTH_ASSETS to the folder holding web/")
+        }
         let env = ProcessInfo.processInfo.environment
         let config = (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")) + "/bendsynth"
         var settings = WebSource.Settings(address: address, assets: assets, configDirectory: config)
@@ -64,6 +65,8 @@ struct WebOptions: Equatable {
         // A bad token file is bad input: said now, with the other options, before the
         // audio device opens.
         do { settings.token = try tokenFile.map { try WebToken.load(path: $0) } } catch { throw AppError.input("\(error)") }
+        if let tokenFile { warnIfOpenToOthers(tokenFile, what: "the pairing token file") }
+        if let key { warnIfOpenToOthers(key, what: "the web certificate's private key") }
         settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
         return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printOwnLineErr($0) })

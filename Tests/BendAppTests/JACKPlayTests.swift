@@ -228,6 +228,9 @@ final class JACKPlayTests: JACKTestCase {
                                         environment: ["JACK_DEFAULT_SERVER": "bendsynth_no_such_server"])
         XCTAssertEqual(none.status, 1)
         XCTAssertTrue(none.stderr.contains("server 'bendsynth_no_such_server': jack_client_open: no JACK server running"), none.stderr)
+        // bendsynth's one line, not libjack's own ("Cannot connect to server socket…").
+        XCTAssertFalse(none.stderr.contains("Cannot connect") || none.stderr.contains("JackShm") || none.stderr.contains("jack server is not running"), none.stderr)
+        XCTAssertEqual(none.stderr.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("jack") }.count, 1, none.stderr)
     }
 
     /// `--midi-in` with ALSA output opens an ALSA sequencer port; on a machine without
