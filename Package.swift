@@ -93,6 +93,9 @@ let package = Package(
         // LV2 (header-only): the plugin API of bendsynth.lv2.
         .systemLibrary(name: "CLV2", path: "Sources/CLV2", pkgConfig: "lv2",
                        providers: [.apt(["lv2-dev"])]),
+        // liblilv: the LV2 host library of the tests' and the benches' plugin host.
+        .systemLibrary(name: "CLilv", path: "Sources/CLilv", pkgConfig: "lilv-0",
+                       providers: [.apt(["liblilv-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
@@ -147,6 +150,9 @@ let package = Package(
         // The LV2 instrument plugin (bendsynth.lv2): a front end over the instrument, as
         // the command line is.
         .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendAudio", "CLV2"], path: "Sources/BendLV2"),
+        // Test and bench support: a headless LV2 host on liblilv (instantiate, ports, MIDI
+        // in, atom out, worker, state).
+        .target(name: "BendLV2Host", dependencies: ["CLilv", "CLV2", "CLV2Host"], path: "Sources/BendLV2Host"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // `bendsynth-bench`: the benches' command line (the app's option parser and messages).
         .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
@@ -173,7 +179,7 @@ let package = Package(
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendDBus", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
-        .testTarget(name: "BendLV2Tests", path: "Tests/BendLV2Tests", swiftSettings: testSettings),
+        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendTestSupport"], path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )
