@@ -168,7 +168,7 @@ let package = Package(
         .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
-        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CAllocCounter"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev", "CFakeEvdev"],
