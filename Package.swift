@@ -149,7 +149,7 @@ let package = Package(
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         // The LV2 instrument plugin (bendsynth.lv2): a front end over the instrument, as
         // the command line is.
-        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendAudio", "CLV2"], path: "Sources/BendLV2"),
+        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendMIDI", "CLV2"], path: "Sources/BendLV2"),
         // Test and bench support: a headless LV2 host on liblilv (instantiate, ports, MIDI
         // in, atom out, worker, state).
         .target(name: "BendLV2Host", dependencies: ["CLilv", "CLV2", "CLV2Host"], path: "Sources/BendLV2Host"),
@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendDBus", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
-        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendTestSupport"], path: "Tests/BendLV2Tests", swiftSettings: testSettings),
+        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendTestSupport", "CAllocCounter"], path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

@@ -89,9 +89,9 @@ public struct MIDIInterpreter: Sendable {
     var strayRealTime = 0
 
     /// Bytes of the stream that made no message (see `MIDIStreamParser`).
-    public var strayBytes: Int { parser.strayBytes + strayRealTime }
+    public var strayBytes: Int { @_noLocks get { parser.strayBytes + strayRealTime } }
     /// Notes held now (not those only the sustain pedal holds: the port keeps those).
-    public var heldNotes: Int { heldCount }
+    public var heldNotes: Int { @_noLocks get { heldCount } }
 
     /// - Parameters:
     ///   - toneNote: MIDI note of the tone's pitch, fine tune included (the tone's root or
