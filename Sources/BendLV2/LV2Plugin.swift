@@ -1,6 +1,4 @@
-import BendAudio
 import BendControl
-import BendEngine
 import CLV2
 
 /// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and

@@ -1,6 +1,4 @@
 import BendControl
-import BendEngine
-import BendMIDI
 import Glibc
 
 /// The control ports' values as the render thread last applied them, and their way into

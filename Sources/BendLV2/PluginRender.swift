@@ -1,6 +1,5 @@
 import BendAudio
 import BendControl
-import BendEngine
 import BendMIDI
 import CLV2
 

@@ -1,6 +1,5 @@
 import XCTest
 import BendControl
-import BendEngine
 import BendTestSupport
 import CAllocCounter
 
