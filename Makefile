@@ -12,18 +12,20 @@ ARGS       ?=
 # Build and link: alsa-lib, libsndfile, libsamplerate, FFTW 3, libevdev, libsodium, BlueZ libbluetooth,
 # liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
 # TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them), lv2-dev
-# (the LV2 plugin's headers; its lv2_validate checks the bundle).
+# (the LV2 plugin's headers; its lv2_validate checks the bundle), liblilv-dev (the LV2 test and
+# bench host, BendLV2Host).
 # Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses),
 # lintian (the .deb), python3-dbusmock (a mock RealtimeKit1 on a private bus), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
 # chromium (the web controller's page, driven headless over its DevTools pipe by
 # Tests/BendAppTests/web), sordi (sord_validate, which lv2_validate runs), lilv-utils (lv2ls,
-# lv2info: the plugin as hosts see it).
+# lv2info: the plugin as hosts see it), jalv (a real host of the plugin on jackd), synthv1-lv2 and
+# samplv1-lv2 (plugins the test host and the benches also play).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
-            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev
+            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev liblilv-dev
 DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
-            sordi lilv-utils zbar-tools
+            sordi lilv-utils zbar-tools jalv synthv1-lv2 samplv1-lv2
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy

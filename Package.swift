@@ -5,7 +5,8 @@
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
 //   bendsynth-bench (main) → BendApp, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
-//   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
+//   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, CLV2
+//   BendLV2Host → CLilv, CLV2, CLV2Host
 //   BendApp → BendEngine, BendSystem, BendControl, BendAudio, BendInput, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
@@ -105,6 +106,9 @@ let package = Package(
         // The version the build was made as (`bendsynth --version`), compiled in.
         .target(name: "CBuildInfo", path: "Sources/CBuildInfo",
                 cSettings: [.define("BENDSYNTH_VERSION", to: "\"\(buildVersion)\"")]),
+        // Test and bench support: the host side of the LV2 features (URID map, log, worker,
+        // state paths, options) in C, for BendLV2Host.
+        .target(name: "CLV2Host", dependencies: ["CLV2"], path: "Sources/CLV2Host"),
         // Test support only: counts malloc calls made on a marked thread.
         .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
         // Test support only: a fake input device behind a pipe whose evdev ioctls (libevdev's
