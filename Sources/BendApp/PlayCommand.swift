@@ -20,7 +20,7 @@ enum PlayCommand {
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM, as in 'aplay -D' (default 'default'); see 'bendsynth devices'"),
         OptionSpec("period", value: "FRAMES", help: "ALSA period in frames (16…8192, default 256)"),
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
-        OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
+        OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played, in the format of the name's extension as render -o does (.wav float32, .flac, .ogg, .aiff, .caf)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script: the take, timed from the recording's start like --record's WAV"),
         OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
         OptionSpec("overwrite", help: "let the recordings replace existing files (default: the take goes to new numbered names, e.g. take-1.wav, and play says so)"),
@@ -219,7 +219,7 @@ enum PlayCommand {
         var recorder: WAVRecorder?
         if let path = o.record {
             let r = SPSCRing<Float>(capacity: rate * 2 * 4)  // 4 s of stereo: the writer thread is never that late
-            do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
+            do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, format: RecordingFiles.format(path), ring: r) } catch {
                 r.deallocate()
                 output.stop()
                 throw AppError.input("\(error)")
@@ -348,7 +348,7 @@ enum PlayCommand {
             }
         }
         if let recorder, let path = o.record {
-            printErr("bendsynth: recorded '\(path)': \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
+            printErr("bendsynth: recorded '\(path)' (\(recorder.format)): \(recorder.framesWritten) frames" + (recorder.failure.map { " (\($0))" } ?? ""))
         }
         if let path = o.recordTouches, let touchRecorder {
             printErr(touchRecorder.linesWritten > 0 ? "bendsynth: touches written to '\(path)'" : "bendsynth: no touches played; '\(path)' not written")

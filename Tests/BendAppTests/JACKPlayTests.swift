@@ -166,7 +166,7 @@ final class JACKPlayTests: JACKTestCase {
         XCTAssertTrue(log.contains("the JACK server '\(server!.name)' went away"), log)
         let take = try WAVReader.read(wav)
         XCTAssertEqual(take.channels, 2)
-        XCTAssertTrue(log.contains("recorded '\(wav)': \(take.frames) frames"), "the header counts every frame written: \(log)")
+        XCTAssertTrue(log.contains("recorded '\(wav)' (WAV f32): \(take.frames) frames"), "the header counts every frame written: \(log)")
         let rendered = try BinaryRunner.run(["render", touches, "-o", dir.appendingPathComponent("again.wav").path])
         XCTAssertEqual(rendered.status, 0, "the touch script is whole: \(rendered.stderr)")
     }
