@@ -31,7 +31,11 @@ enum Completion {
                 }
             }.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
             for (action, specs) in kinds {
-                let pattern = specs.flatMap(flags).map { "\(c.name):\($0)" }.joined(separator: "|")
+                // An optional value (`--listen`): no value to offer; what follows completes
+                // as any word (the next option).
+                let required = specs.filter { !$0.valueIsOptional }
+                guard !required.isEmpty else { continue }
+                let pattern = required.flatMap(flags).map { "\(c.name):\($0)" }.joined(separator: "|")
                 valueCases.append("        \(pattern)) \(action); return ;;")
             }
             let operand = c.operandsAreFiles ? "COMPREPLY=( $(compgen -f -- \"$cur\") ); compopt -o filenames 2>/dev/null" : ":"
@@ -92,6 +96,8 @@ enum Completion {
                 default: tail = ":\(message): "
                 }
             }
+            // An optional value (`[ADDR][:PORT]`): "::", so the next word may be an option.
+            if o.valueIsOptional, let v = o.value { tail = "::\(v.filter { !":[]\\".contains($0) }): " }
             let arg = o.value == nil ? "" : (o.short == nil ? "=" : "+")
             if let s = o.short {
                 return quote("(-\(s) --\(o.long))") + "{-\(s)\(arg == "=" ? "+" : arg),--\(o.long)\(o.value == nil ? "" : "=")}" + quote(help + tail)

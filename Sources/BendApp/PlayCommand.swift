@@ -25,7 +25,7 @@ enum PlayCommand {
         OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
         OptionSpec("overwrite", help: "let the recordings replace existing files (default: the take goes to new numbered names, e.g. take-1.wav, and play says so)"),
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
-        OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key"),
+        OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); bare --listen: loopback, port 47810; no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key; the next word is its value only when it is an address or port (a host name: --listen=NAME)"),
         OptionSpec("key-file", value: "FILE", help: "shared key every remote must prove, on loopback too (off loopback the default is made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("name", value: "NAME", help: "with --listen or --bluetooth: the name remotes see and bendsynth peers lists (default 'bendsynth on HOST'; 1…64 UTF-8 bytes)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth (registers the bendsynth profile with bluetoothd; answers pairing requests)"),
@@ -109,7 +109,12 @@ enum PlayCommand {
         try o.sound.validate()
         try o.evdev.validate()
         try o.audio.validate()
-        guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
+        guard operands.isEmpty else {
+            // A bare --listen/--web takes only an address or port from the next word.
+            let hint = arguments.contains("--listen") || arguments.contains("--web")
+                ? " (a host name after --listen or --web goes with '=': --listen=\(operands[0]))" : ""
+            throw AppError.usage("play: unexpected argument '\(operands[0])'\(hint)")
+        }
         o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"],
                                      implicit: o.defaultFilesRead)
         try RecordingFiles.check(o)  // before a source reads its files (the key, the certificate)

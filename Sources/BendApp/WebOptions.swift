@@ -12,7 +12,7 @@ struct WebOptions: Equatable {
     var https = false
 
     static let specs: [OptionSpec] = [
-        OptionSpec("web", value: "[ADDR][:PORT]", help: "serve the pad to a phone's browser (an input source; port 47880; no ADDR: loopback only, over http; see docs/WEB.md)"),
+        OptionSpec("web", value: "[ADDR][:PORT]", help: "serve the pad to a phone's browser (an input source; bare --web: loopback, port 47880, over http; no ADDR: loopback only; the next word is its value only when it is an address or port; see docs/PHONE.md)"),
         OptionSpec("web-cert", value: "FILE", help: "TLS certificate (PEM) for --web (default: made on first use in $XDG_CONFIG_HOME/bendsynth/)"),
         OptionSpec("web-key", value: "FILE", help: "its private key (PEM), with --web-cert"),
         OptionSpec("web-token-file", value: "FILE", help: "pairing token for --web, kept across starts (made there if missing; a file of your own holds 16–64 characters of A-Z a-z 0-9 - _; default: a new one each start)"),

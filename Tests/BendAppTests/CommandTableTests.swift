@@ -119,6 +119,9 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(try complete([bin, "play", "--scale", "minor"], script: script), ["minor", "minor-pentatonic"])
         XCTAssertEqual(try complete([bin, "render", "--tone", dir.path + "/t"], script: script), [dir.path + "/t.WAV", dir.path + "/t.flac"])
         XCTAssertEqual(try complete([bin, "play", "--round", ""], script: script), ["hold", "initial", "off"])
+        // A bare --listen / --web needs no value: the next word completes as an option.
+        XCTAssertEqual(try complete([bin, "play", "--listen", "--no-t"], script: script), ["--no-terminal"])
+        XCTAssertEqual(try complete([bin, "play", "--web", "--web-t"], script: script), ["--web-token-file"])
         // PCM options ask the binary for the PCM names (devices --pcm-names): 'null' is always one.
         XCTAssertEqual(try complete([bin, "play", "--device", "nul"], script: script), ["null"])
         // Every option of every --help completes.
@@ -143,6 +146,11 @@ final class CommandTableTests: XCTestCase {
         // --scale: the built-in names and Scala files; --tone: sound files.
         XCTAssertTrue(text.contains("'words:name:(chromatic major minor") && text.contains("_files -g \"*.(scl|SCL)\""), text)
         XCTAssertTrue(text.contains(":FILE:_bendsynth_tone_values") && text.contains("*.(wav|wave|caf|aif|aiff|aifc|flac"), text)
+        // --listen and --web: an optional value ("::"), as the parser takes them.
+        for option in ["--listen", "--web"] {
+            let spec = text.split(separator: "\n").first { $0.contains("'\(option)=[") } ?? ""
+            XCTAssertTrue(spec.contains("]::ADDRPORT: '"), "\(option): \(spec)")
+        }
         for command in CommandTable.names {
             let start = try XCTUnwrap(text.range(of: "\n    (\(command)) _arguments"), "no case for \(command)").upperBound
             let block = text[start..<(text.range(of: " ;;", range: start..<text.endIndex)?.lowerBound ?? text.endIndex)]
