@@ -142,7 +142,7 @@ enum PlayCommand {
         }
         if let osc = try o.osc.source() { sources.append(osc) }
         if o.audio.midiIn { sources.append(try midiInSource(o)) }
-        if let web = try o.web.source(pitchMap: o.sound.pitchMap) { sources.append(web) }
+        if let web = try o.web.source(pitchMap: o.sound.pitchMap, addressOnStandardOutput: !o.terminal) { sources.append(web) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {

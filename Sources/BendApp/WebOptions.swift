@@ -41,7 +41,10 @@ struct WebOptions: Equatable {
     /// The web source asked for, if any. - Throws: `AppError.usage` for a bad address or
     /// web options without `--web`, a certificate without its key; `AppError.input` for a
     /// bad `--web-token-file`; `AppError.runtime` when the page's files are not found.
-    func source(pitchMap: PitchMap) throws -> WebSource? {
+    /// - Parameter addressOnStandardOutput: print the address on standard output too (the
+    ///   terminal pad is not drawn there), unless standard output and error are both the
+    ///   terminal (it would show twice).
+    func source(pitchMap: PitchMap, addressOnStandardOutput: Bool = false) throws -> WebSource? {
         guard let listen else {
             if self != WebOptions() { throw AppError.usage("play: --web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]") }
             return nil
@@ -69,7 +72,10 @@ struct WebOptions: Equatable {
         if let key { warnIfOpenToOthers(key, what: "the web certificate's private key") }
         settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
-        return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printOwnLineErr($0) })
+        let toStandardOutput = addressOnStandardOutput && !(isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1)
+        var again: (@Sendable (String) -> Void)?
+        if toStandardOutput { again = { printLineOut($0) } }
+        return WebSource(settings, log: { printErr("bendsynth: \($0)") }, show: { printOwnLineErr($0) }, address: again)
     }
 }
 

@@ -233,6 +233,17 @@ final class JACKPlayTests: JACKTestCase {
         XCTAssertEqual(none.stderr.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("jack") }.count, 1, none.stderr)
     }
 
+    /// `devices` says whether a JACK server runs for `-a jack`, with its rate and period.
+    func testDevicesSaysWhetherAJACKServerRuns() throws {
+        let server = try XCTUnwrap(self.server)
+        let running = try BinaryRunner.run(["devices"])
+        XCTAssertEqual(running.status, 0, running.stderr)
+        XCTAssertTrue(running.stdout.contains("JACK server (for play -a jack):\n  '\(server.name)' runs: 48000 Hz, period 64 frames"), running.stdout)
+        let none = try BinaryRunner.run(["devices"], environment: ["JACK_DEFAULT_SERVER": "bendsynth_no_such_server"])
+        XCTAssertTrue(none.stdout.contains("none running as 'bendsynth_no_such_server' — start jackd"), none.stdout)
+        XCTAssertFalse(none.stderr.contains("Cannot connect"), "libjack's lines silenced: \(none.stderr)")
+    }
+
     /// `--midi-in` with ALSA output opens an ALSA sequencer port; on a machine without
     /// /dev/snd/seq it says so and exits 1 (the port itself is tested where it exists).
     func testMIDIInWithALSAOutputNeedsTheSequencer() throws {
