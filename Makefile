@@ -224,27 +224,25 @@ deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static) $(if $(filter $(DEFAULT_LV2
 clean:
 	rm -rf $(BUILD_DIR)
 
-# Figures (printed, never asserted): the mixer — bendsynth and OpenAL Soft on the same
-# voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; real time —
-# `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
-# latency — an evdev event's read → the period that renders it, at 64-frame periods;
-# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
-# web latency — a touch dispatched in headless Chromium → the engine's queue (under
-# SCHED_FIFO 10 where chrt may set it: the instrument, the pad driver and Chromium, which
-# stands in for a phone's own CPU; the line names the policy it ran under); the soak —
-# 8 peers, an OSC flood and 8 web pads on jackd's dummy driver for SOAK_SECONDS (xruns,
-# limits, memory growth, touches ended after the sources go).
+# Figures (printed, never asserted), collected into docs/FIGURES.md (written whole by
+# Benchmarks/figures.sh from Benchmarks/FIGURES.md.in when every bench succeeded; never
+# edit it by hand): the mixer — bendsynth and OpenAL Soft on the same voice set, ns per
+# voice-frame at 16…1024 voices and 64/256-frame periods, and instructions per
+# voice-frame under callgrind; real time — `play` on jackd's dummy driver (load, xruns,
+# event latency, start-up); input latency — an evdev event's read → the period that
+# renders it, at 64-frame periods; peer latency — send → the instrument's queue; OSC
+# latency — datagram → effect frame; web latency — a touch dispatched in headless
+# Chromium → the engine's queue (under SCHED_FIFO 10 where chrt may set it: the
+# instrument, the pad driver and Chromium, which stands in for a phone's own CPU; the
+# line names the policy it ran under); the soak — 8 peers, an OSC flood and 8 web pads on
+# jackd's dummy driver for SOAK_SECONDS (xruns, limits, memory growth, touches ended
+# after the sources go). About 15 minutes.
 bench: build $(OPENAL_BASELINE)
-	@Benchmarks/bench.sh $(BENCH_BIN) $(OPENAL_BASELINE) $(BENCH_SECONDS)
-	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
-	$(BENCH_BIN) --evdev Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --period 64
-	$(BENCH_BIN) --peers 1,8 --seconds 4
-	$(BENCH_BIN) --osc --period 64
-	@if chrt -f 10 true 2>/dev/null; then chrt -f 10 $(BENCH_BIN) --web Tests/BendAppTests/web/pad_driver.py; \
-	else $(BENCH_BIN) --web Tests/BendAppTests/web/pad_driver.py; fi
-	@Benchmarks/soak.sh $(BENCH_BIN) $(SOAK_SECONDS)
+	@BENCH_SECONDS=$(BENCH_SECONDS) RT_SECONDS=$(RT_SECONDS) SOAK_SECONDS=$(SOAK_SECONDS) BENCH_CPU=$(CPU) \
+	  Benchmarks/figures.sh $(RELEASE) $(BENCH_BIN) $(OPENAL_BASELINE) docs/FIGURES.md
 
-# Instructions per voice-frame under callgrind: the noise-free figure.
+# Instructions per voice-frame under callgrind: the noise-free figure (printed only;
+# `make bench` puts it in docs/FIGURES.md).
 bench-icount: build $(OPENAL_BASELINE)
 	@Benchmarks/icount.sh $(BENCH_BIN) $(OPENAL_BASELINE)
 
