@@ -12,18 +12,20 @@ ARGS       ?=
 # Build and link: alsa-lib, libsndfile, libsamplerate, FFTW 3, libevdev, libsodium, BlueZ libbluetooth,
 # liblo, libjack (jackd2's), libwebsockets + OpenSSL (the web controller: HTTP, WebSocket,
 # TLS), libqrencode, libsystemd (sd_notify, sd-bus for RTKit; + pkg-config to find them), lv2-dev
-# (the LV2 plugin's headers; its lv2_validate checks the bundle).
+# (the LV2 plugin's headers; its lv2_validate checks the bundle), liblilv-dev (the LV2 test and
+# bench host, BendLV2Host).
 # Tests: alsa-utils (aplay -L), tmux, sox, man-db (man -l: the man page), zsh (the zsh completion parses),
 # lintian (the .deb), python3-dbusmock (a mock RealtimeKit1 on a private bus), iproute2 (ip netns: the two-host peer tests),
 # liblo-tools (oscsend), python3-venv (python-osc from PyPI, below), jackd2 (jackd with its
 # dummy driver, jack_lsp, jack_midiseq, jack_midi_dump: the JACK tests), gcc (render_watch.so),
 # chromium (the web controller's page, driven headless over its DevTools pipe by
 # Tests/BendAppTests/web), sordi (sord_validate, which lv2_validate runs), lilv-utils (lv2ls,
-# lv2info: the plugin as hosts see it).
+# lv2info: the plugin as hosts see it), jalv (a real host of the plugin on jackd), synthv1-lv2 and
+# samplv1-lv2 (plugins the test host and the benches also play).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
-            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev
+            libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev liblilv-dev
 DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
-            sordi lilv-utils zbar-tools
+            sordi lilv-utils zbar-tools jalv synthv1-lv2 samplv1-lv2
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -63,6 +65,8 @@ ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
 WEB_ASSETS  = $(wildcard Assets/web/*)
 # VERSION, plus the commit (`git describe`) when built from a git checkout.
 VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
+# Compiled into the binary (Package.swift, CBuildInfo): a copied bendsynth knows its version.
+export BENDSYNTH_VERSION := $(VERSION_STRING)
 GEN         = $(BUILD_DIR)/generated
 
 # The recipe that installs those of the Debian packages $(1) that are missing (apt-get,
@@ -220,27 +224,25 @@ deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static) $(if $(filter $(DEFAULT_LV2
 clean:
 	rm -rf $(BUILD_DIR)
 
-# Figures (printed, never asserted): the mixer — bendsynth and OpenAL Soft on the same
-# voice set, ns per voice-frame at 16…1024 voices and 64/256-frame periods; real time —
-# `play` on jackd's dummy driver (load, xruns, event latency, start-up); input
-# latency — an evdev event's read → the period that renders it, at 64-frame periods;
-# peer latency — send → the instrument's queue; OSC latency — datagram → effect frame;
-# web latency — a touch dispatched in headless Chromium → the engine's queue (under
-# SCHED_FIFO 10 where chrt may set it: the instrument, the pad driver and Chromium, which
-# stands in for a phone's own CPU; the line names the policy it ran under); the soak —
-# 8 peers, an OSC flood and 8 web pads on jackd's dummy driver for SOAK_SECONDS (xruns,
-# limits, memory growth, touches ended after the sources go).
+# Figures (printed, never asserted), collected into docs/FIGURES.md (written whole by
+# Benchmarks/figures.sh from Benchmarks/FIGURES.md.in when every bench succeeded; never
+# edit it by hand): the mixer — bendsynth and OpenAL Soft on the same voice set, ns per
+# voice-frame at 16…1024 voices and 64/256-frame periods, and instructions per
+# voice-frame under callgrind; real time — `play` on jackd's dummy driver (load, xruns,
+# event latency, start-up); input latency — an evdev event's read → the period that
+# renders it, at 64-frame periods; peer latency — send → the instrument's queue; OSC
+# latency — datagram → effect frame; web latency — a touch dispatched in headless
+# Chromium → the engine's queue (under SCHED_FIFO 10 where chrt may set it: the
+# instrument, the pad driver and Chromium, which stands in for a phone's own CPU; the
+# line names the policy it ran under); the soak — 8 peers, an OSC flood and 8 web pads on
+# jackd's dummy driver for SOAK_SECONDS (xruns, limits, memory growth, touches ended
+# after the sources go). About 15 minutes.
 bench: build $(OPENAL_BASELINE)
-	@Benchmarks/bench.sh $(BENCH_BIN) $(OPENAL_BASELINE) $(BENCH_SECONDS)
-	@Benchmarks/realtime.sh $(RELEASE) $(RT_SECONDS) 1024
-	$(BENCH_BIN) --evdev Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --period 64
-	$(BENCH_BIN) --peers 1,8 --seconds 4
-	$(BENCH_BIN) --osc --period 64
-	@if chrt -f 10 true 2>/dev/null; then chrt -f 10 $(BENCH_BIN) --web Tests/BendAppTests/web/pad_driver.py; \
-	else $(BENCH_BIN) --web Tests/BendAppTests/web/pad_driver.py; fi
-	@Benchmarks/soak.sh $(BENCH_BIN) $(SOAK_SECONDS)
+	@BENCH_SECONDS=$(BENCH_SECONDS) RT_SECONDS=$(RT_SECONDS) SOAK_SECONDS=$(SOAK_SECONDS) BENCH_CPU=$(CPU) \
+	  Benchmarks/figures.sh $(RELEASE) $(BENCH_BIN) $(OPENAL_BASELINE) docs/FIGURES.md
 
-# Instructions per voice-frame under callgrind: the noise-free figure.
+# Instructions per voice-frame under callgrind: the noise-free figure (printed only;
+# `make bench` puts it in docs/FIGURES.md).
 bench-icount: build $(OPENAL_BASELINE)
 	@Benchmarks/icount.sh $(BENCH_BIN) $(OPENAL_BASELINE)
 

@@ -5,8 +5,9 @@
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
 //   bendsynth-bench (main) → BendApp, BendInstrument, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
-//   BendLV2 → BendEngine, BendSystem, BendAudio, CLV2
-//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA
+//   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, CLV2
+//   BendLV2Host → CLilv, CLV2, CLV2Host
+//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
@@ -22,7 +23,20 @@
 //   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem
 //   BendEngine → —
+import Foundation
 import PackageDescription
+
+// The version compiled into bendsynth (`--version`, CBuildInfo): `make` passes its
+// VERSION_STRING (the VERSION file and `git describe`) as BENDSYNTH_VERSION; a plain
+// `swift build` takes the VERSION file. Only characters a version has are kept (it
+// becomes a C string literal).
+let buildVersion: String = {
+    let given = Context.environment["BENDSYNTH_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
+    let file = try? String(contentsOfFile: Context.packageDirectory + "/VERSION", encoding: .utf8)
+    let text = (given ?? file ?? "unknown").trimmingCharacters(in: .whitespacesAndNewlines)
+    let kept = text.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-._~".unicodeScalars.contains($0)) }
+    return kept.isEmpty ? "unknown" : String(String.UnicodeScalarView(kept))
+}()
 
 // Tests use Swift 5 language mode: they start plain threads and share results with them.
 let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -81,12 +95,21 @@ let package = Package(
         // LV2 (header-only): the plugin API of bendsynth.lv2.
         .systemLibrary(name: "CLV2", path: "Sources/CLV2", pkgConfig: "lv2",
                        providers: [.apt(["lv2-dev"])]),
+        // liblilv: the LV2 host library of the tests' and the benches' plugin host.
+        .systemLibrary(name: "CLilv", path: "Sources/CLilv", pkgConfig: "lilv-0",
+                       providers: [.apt(["liblilv-dev"])]),
         // glibc's getopt_long (not in the Glibc Swift module).
         .systemLibrary(name: "CGetopt", path: "Sources/CGetopt"),
         // glibc's GNU extensions the runtime uses (ppoll, accept4, eventfd, thread names).
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         // MXCSR (flush denormals on the render thread): <xmmintrin.h> wrappers.
         .systemLibrary(name: "CFloatEnv", path: "Sources/CFloatEnv"),
+        // The version the build was made as (`bendsynth --version`), compiled in.
+        .target(name: "CBuildInfo", path: "Sources/CBuildInfo",
+                cSettings: [.define("BENDSYNTH_VERSION", to: "\"\(buildVersion)\"")]),
+        // Test and bench support: the host side of the LV2 features (URID map, log, worker,
+        // state paths, options) in C, for BendLV2Host.
+        .target(name: "CLV2Host", dependencies: ["CLV2"], path: "Sources/CLV2Host"),
         // Test support only: counts malloc calls made on a marked thread.
         .target(name: "CAllocCounter", path: "Sources/CAllocCounter"),
         // Test support only: a fake input device behind a pipe whose evdev ioctls (libevdev's
@@ -129,13 +152,16 @@ let package = Package(
         // instrument that owns its sources, render driver and shutdown. `play`, `render` and
         // the LV2 plugin are front ends over it.
         .target(name: "BendInstrument", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendDBus", "BendAudio", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI", "CALSA"], path: "Sources/BendInstrument"),
-        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA"],
+        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA", "CBuildInfo"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         // The LV2 instrument plugin (bendsynth.lv2): a front end over the instrument, as
         // the command line is.
-        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendAudio", "CLV2"], path: "Sources/BendLV2"),
+        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendMIDI", "CLV2"], path: "Sources/BendLV2"),
+        // Test and bench support: a headless LV2 host on liblilv (instantiate, ports, MIDI
+        // in, atom out, worker, state).
+        .target(name: "BendLV2Host", dependencies: ["CLilv", "CLV2", "CLV2Host"], path: "Sources/BendLV2Host"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // `bendsynth-bench`: the benches' command line (the app's option parser and messages).
         .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendInstrument", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
@@ -151,7 +177,7 @@ let package = Package(
         .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
-        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendControlTests", swiftSettings: testSettings),
+        .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CAllocCounter"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev", "CFakeEvdev"],
@@ -162,7 +188,7 @@ let package = Package(
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInstrument", "BendDBus", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
-        .testTarget(name: "BendLV2Tests", path: "Tests/BendLV2Tests", swiftSettings: testSettings),
+        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendTestSupport", "CAllocCounter"], path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

@@ -43,6 +43,8 @@ LAYERS = {
     "BendWeb": 3, "BendMIDI": 3,
     # the benches: they drive sinks and sources, so they sit above both.
     "BendBench": 5,
+    # a headless LV2 host on liblilv: the tests' and the benches' plugin host.
+    "BendLV2Host": 4,
     # the fuzz targets: they feed every input source's decoder.
     "BendFuzz": 5,
     # the instrument assembly: sources, sinks and their wiring from one settings value.

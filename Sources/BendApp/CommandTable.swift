@@ -1,3 +1,4 @@
+import BendControl
 import Foundation
 
 /// One command of `bendsynth`, as every view of the command line shows it.
@@ -102,11 +103,19 @@ extension OptionSpec {
     enum ValueKind: Equatable {
         case none, file, pcm
         case words([String])
+        /// Files with these extensions (and folders), and these words: `--scale` (a
+        /// Scala file or a built-in's name), `--tone` (the sound formats read).
+        case files(extensions: [String], words: [String])
         case other
     }
 
+    /// Sound files a tone may be (what libsndfile reads that a tone is made in).
+    static let toneExtensions = ["wav", "wave", "caf", "aif", "aiff", "aifc", "flac", "ogg", "w64", "rf64"]
+
     var valueKind: ValueKind {
         guard let v = value else { return .none }
+        if long == "scale" { return .files(extensions: ["scl"], words: Scale.builtIns.map(\.name) + ["edo:12", "edo:19", "edo:24", "edo:31"]) }
+        if long == "tone" { return .files(extensions: Self.toneExtensions, words: []) }
         if v == "PCM" { return .pcm }
         if v.contains("FILE") || v.contains(".") || v == "DEV" || v == "DIR" { return .file }
         if v.contains("|") && !v.contains("[") { return .words(v.split(separator: "|").map(String.init)) }

@@ -17,6 +17,18 @@ func printOwnLineErr(_ line: String) {
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
 
+/// Writes a line to standard output at once (no buffering: a script waiting for it reads
+/// it while play runs). Controls other than newline are written out, as `printErr`'s.
+func printLineOut(_ message: String) {
+    let line = UntrustedText.escaped(message, keepingNewlines: true) + "\n"
+    _ = line.withCString { write(1, $0, strlen($0)) }
+}
+
+/// Warns when a secret's file (what: "the shared key") can be read by others.
+func warnIfOpenToOthers(_ path: String, what: String) {
+    if let why = InputFile.openToOthers(path) { printErr("bendsynth: warning: \(what) '\(path)' \(why)") }
+}
+
 /// Parses with `OptionParser`, turning its errors into `AppError.usage`.
 func parse(_ arguments: [String], specs: [OptionSpec]) throws -> (options: [(String, String?)], operands: [String]) {
     do {

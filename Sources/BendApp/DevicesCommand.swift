@@ -33,6 +33,7 @@ enum DevicesCommand {
             return
         }
         print(report())
+        print(jackReport())
         print(EvdevDiscovery.report())
     }
 
@@ -61,6 +62,14 @@ enum DevicesCommand {
             lines.append("  cannot list PCMs: \(error)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The JACK server `play -a jack` would play into, if one runs.
+    static func jackReport() -> String {
+        guard let s = JACKServerProbe.running() else {
+            return "JACK server (for play -a jack):\n  none running as '\(JACKServerProbe.serverName)' — start jackd, or run under PipeWire with pw-jack"
+        }
+        return "JACK server (for play -a jack):\n  '\(UntrustedText.escaped(s.name))' runs: \(s.rate) Hz, period \(s.periodFrames) frames — play -a jack plays into it"
     }
 
     /// Whether `name` opens now. Plugins print their own complaints while being probed

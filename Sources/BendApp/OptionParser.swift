@@ -16,6 +16,26 @@ public struct OptionSpec: Sendable {
         self.value = value
         self.help = help
     }
+
+    /// True when the value may be left out: its name is all optional parts
+    /// (`[ADDR][:PORT]`). A bare option then has the empty value.
+    public var valueIsOptional: Bool {
+        guard let v = value, v.hasPrefix("["), v.hasSuffix("]") else { return false }
+        var depth = 0
+        for c in v {
+            if c == "[" { depth += 1 } else if c == "]" { depth -= 1 } else if depth == 0 { return false }
+        }
+        return depth == 0
+    }
+
+    /// Whether `word`, after this option (an optional value's), is its value: an address
+    /// or a port — digits, or a word with a dot, a colon or a bracket (`0.0.0.0`, `:5000`,
+    /// `[::1]:47810`), or `localhost` — never an option (`-…`). Any other word (a host
+    /// name without a dot) goes with `=`: `--listen=myhost`.
+    public func takesAsValue(_ word: String) -> Bool {
+        guard !word.isEmpty, !word.hasPrefix("-") else { return false }
+        return word.allSatisfy(\.isNumber) || word.contains { $0 == "." || $0 == ":" || $0 == "[" } || word == "localhost"
+    }
 }
 
 /// Bad usage: unknown option, missing or malformed value, wrong arguments. Exit code 2.
@@ -33,13 +53,13 @@ public enum OptionParser {
     /// - Throws: `UsageError` naming the option at fault.
     public static func parse(_ arguments: [String], specs: [OptionSpec]) throws -> (options: [(String, String?)], operands: [String]) {
         // getopt_long wants argv[0] and mutable C strings that outlive the parse.
-        let argv = (["bendsynth"] + arguments).map { strdup($0) }
+        let argv = (["bendsynth"] + bindOptionalValues(arguments, specs: specs)).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var cArgv = argv + [nil]
         let names = specs.map { strdup($0.long) }
         defer { names.forEach { free($0) } }
         var longOptions = specs.enumerated().map { i, spec in
-            option(name: UnsafePointer(names[i]), has_arg: spec.value == nil ? no_argument : required_argument,
+            option(name: UnsafePointer(names[i]), has_arg: spec.value == nil ? no_argument : spec.valueIsOptional ? optional_argument : required_argument,
                    flag: nil, val: Int32(1000 + i))
         }
         // Every flag also has its negation (`--no-FLAG`, and `--X` for a flag named
@@ -91,13 +111,42 @@ public enum OptionParser {
                         spec = specs.first { $0.short.map { Int32($0.asciiValue ?? 0) } == c }
                     }
                     guard let spec else { throw UsageError("unknown option '\(offending)'") }
-                    found.append((spec.long, spec.value == nil ? nil : String(cString: cgetopt_optarg())))
+                    found.append((spec.long, spec.value == nil ? nil : cgetopt_optarg().map { String(cString: $0) } ?? ""))
                 }
             }
         }
         // After parsing, glibc has permuted the operands to the end of argv.
         let operands = (Int(cgetopt_optind())..<argv.count).map { String(cString: cArgv[$0]!) }
         return (found, operands)
+    }
+
+    /// getopt binds an optional value only when it is written with `=`: `--listen` alone
+    /// takes the next word as its value only when that word is one (`takesAsValue`: an
+    /// address or port), and is bare (the empty value: the default) otherwise, wherever
+    /// it stands — before another option, at the end, before an operand. Written here as
+    /// `--listen=WORD` or `--listen=` for getopt; a unique abbreviation counts too.
+    static func bindOptionalValues(_ arguments: [String], specs: [OptionSpec]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if arg == "--" { out += arguments[(i - 1)...]; break }
+            guard arg.hasPrefix("--"), !arg.contains("=") else { out.append(arg); continue }
+            let name = arg.dropFirst(2)
+            let spec = specs.first { $0.long == name } ?? {
+                let matches = specs.filter { $0.long.hasPrefix(name) }
+                return matches.count == 1 ? matches[0] : nil
+            }()
+            guard let spec, spec.valueIsOptional, !name.isEmpty else { out.append(arg); continue }
+            if i < arguments.count, spec.takesAsValue(arguments[i]) {
+                out.append("--\(spec.long)=\(arguments[i])")
+                i += 1
+            } else {
+                out.append("--\(spec.long)=")
+            }
+        }
+        return out
     }
 
     /// The negation of each flag of `specs` that has one: `--no-FLAG`, or `--X` for a flag

@@ -107,9 +107,9 @@ struct SoundOptions {
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.5 dBFS, 1 ms look-ahead and latency (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
         OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
-        OptionSpec("scale-root", value: "HZ", help: "pitch of the scale's root (1…20000 Hz; default the tone's pitch, A4 = 440 Hz for the default tone)"),
+        OptionSpec("scale-root", value: "HZ|NOTE", help: "pitch of the scale's root: Hz (1…20000) or a note with its octave (C4, A#3, Bb2; A4 = 440 Hz); default the tone's pitch"),
         OptionSpec("kbm", value: "FILE.kbm", help: "Scala keyboard mapping: which scale degree each MIDI key plays and the reference key's Hz (12-TET without --scale); without it 12 keys a period, the root on --tone-note"),
-        OptionSpec("round", value: "MODE", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
+        OptionSpec("round", value: "off|initial|hold", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files, MIDI in/out and the scale (0…127, decimals for cents: 64.02); default the file's root note (smpl/INST), else the pitch found in it at load; 69 = A4 for the default tone"),
         OptionSpec("attack", value: "MS", help: "envelope attack: fade-in time of a touch (1…10000 ms, default 4)"),
@@ -131,7 +131,14 @@ struct SoundOptions {
             pitchMapName = value!
             pitchMapGiven = true
         case "scale": scale = try ScaleOption.load(value ?? "")
-        case "scale-root": scaleRootHz = try OptionValues.number(value, option: name, in: 1...20_000)
+        case "scale-root":
+            if let v = value, let note = Tuning.midiNote(named: v) {
+                scaleRootHz = 440 * pow(2, Double(note - 69) / 12)
+            } else if let v = value, let hz = Double(v), hz.isFinite, (1...20_000).contains(hz) {
+                scaleRootHz = hz
+            } else {
+                throw AppError.usage("option '--scale-root': expected a pitch in Hz (1…20000) or a note with its octave (C4, A#3, Bb2), got '\(value ?? "")'")
+            }
         case "kbm": keyboardMap = try ScaleOption.loadKeyboardMap(value ?? "")
         case "round":
             guard let mode = PitchRounding.Mode(rawValue: value ?? "") else {

@@ -15,7 +15,7 @@ import Glibc
 /// with exit 2 before reading or writing anything.
 enum OutputPath {
     /// - Throws: `AppError.input` when `path` is a folder or a device, or its folder is
-    ///   missing or not writable. `-` (standard output) passes.
+    ///   missing or no file can be made in it. `-` (standard output) passes.
     static func check(_ path: String, option: String, command: String) throws {
         guard path != "-" else { return }
         var info = stat()
@@ -30,6 +30,17 @@ enum OutputPath {
         guard access(folder, W_OK) == 0 else {
             throw AppError.input("\(command): \(option) '\(path)': cannot write in the folder '\(folder)' (\(String(cString: strerror(errno))))")
         }
+        // Writable by its mode is not enough (/proc, a read-only mount, root's access()):
+        // a file made there and removed at once says whether one can be.
+        let probe = (folder == "/" ? "" : folder) + "/.bendsynth-probe-\(getpid())"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let reason = errno == EEXIST ? nil : String(cString: strerror(errno))
+            if let reason { throw AppError.input("\(command): \(option) '\(path)': cannot make a file in the folder '\(folder)' (\(reason))") }
+            return
+        }
+        close(fd)
+        unlink(probe)
     }
 
     /// An existing file: its device and inode (symbolic links followed).

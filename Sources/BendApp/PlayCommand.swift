@@ -12,12 +12,12 @@ enum PlayCommand {
         OptionSpec("device", "d", value: "PCM", help: "ALSA playback PCM, as in 'aplay -D' (default 'default'); see 'bendsynth devices'"),
         OptionSpec("period", value: "FRAMES", help: "ALSA period in frames (16…8192, default 256)"),
         OptionSpec("periods", value: "N", help: "periods in the ALSA buffer (2…16, default 3)"),
-        OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played (float32 stereo WAV)"),
+        OptionSpec("record", value: "FILE.wav", help: "also write exactly what is played, in the format of the name's extension as render -o does (.wav float32, .flac, .ogg, .aiff, .caf)"),
         OptionSpec("record-touches", value: "FILE.jsonl", help: "also write every touch and tilt as a touch script: the take, timed from the recording's start like --record's WAV"),
         OptionSpec("record-midi", value: "FILE.mid", help: "also write every touch and tilt as MPE into a Standard MIDI File"),
         OptionSpec("overwrite", help: "let the recordings replace existing files (default: the take goes to new numbered names, e.g. take-1.wav, and play says so)"),
         OptionSpec("script", value: "FILE", help: "play a touch script (.jsonl) or a MIDI file (by its MThd header) live (an input source; standard input need not be a terminal)"),
-        OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key"),
+        OptionSpec("listen", value: "[ADDR][:PORT]", help: "also play touches from other machines (bendsynth remote); bare --listen: loopback, port 47810; no ADDR: loopback only; [IPv6]:PORT too; other addresses need the shared key; the next word is its value only when it is an address or port (a host name: --listen=NAME)"),
         OptionSpec("key-file", value: "FILE", help: "shared key every remote must prove, on loopback too (off loopback the default is made on first use in $XDG_CONFIG_HOME/bendsynth/key)"),
         OptionSpec("name", value: "NAME", help: "with --listen or --bluetooth: the name remotes see and bendsynth peers lists (default 'bendsynth on HOST'; 1…64 UTF-8 bytes)"),
         OptionSpec("bluetooth", help: "also accept remote players over Bluetooth (registers the bendsynth profile with bluetoothd; answers pairing requests)"),
@@ -101,7 +101,12 @@ enum PlayCommand {
         try o.sound.validate()
         try o.evdev.validate()
         try o.audio.validate()
-        guard operands.isEmpty else { throw AppError.usage("play: unexpected argument '\(operands[0])'") }
+        guard operands.isEmpty else {
+            // A bare --listen/--web takes only an address or port from the next word.
+            let hint = arguments.contains("--listen") || arguments.contains("--web")
+                ? " (a host name after --listen or --web goes with '=': --listen=\(operands[0]))" : ""
+            throw AppError.usage("play: unexpected argument '\(operands[0])'\(hint)")
+        }
         o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"],
                                      implicit: o.defaultFilesRead)
         try RecordingChecks.check(o)  // before a source reads its files (the key, the certificate)
@@ -122,7 +127,7 @@ enum PlayCommand {
         if o.bluetooth { sources.append(.bluetooth(admission: o.bluetoothAdmission, name: o.name)) }
         if let osc = try o.osc.settings() { sources.append(osc) }
         if o.audio.midiIn { sources.append(.midiIn) }
-        if let web = try o.web.settings() { sources.append(.web(web)) }
+        if let web = try o.web.settings() { sources.append(.web(web, address: o.web.addressOnStandardOutput(!o.terminal))) }
         if o.terminal {
             guard isatty(STDIN_FILENO) == 1 else {
                 if sources.isEmpty {

@@ -1,3 +1,5 @@
+import BendAudio
+import Foundation
 
 /// `play`'s recording options checked before anything starts: each a file that may be
 /// written (`OutputPath.check`), no two naming one file, none an input of play's.
@@ -18,6 +20,17 @@ enum RecordingChecks {
             try OutputPath.check(path, option: name, command: "play")
             try OutputPath.checkNotInput(path, option: name, command: "play", inputs: o.inputs)
         }
+        // Its format from its name, as render -o, before anything plays.
+        if let record = o.record { _ = try format(record) }
         return outputs
+    }
+
+    /// The format `--record`'s name asks for (its extension, as `render -o`).
+    /// - Throws: `AppError.usage` for an extension no format is written in.
+    static func format(_ path: String) throws -> SoundFileFormat {
+        guard path != "-" else { throw AppError.usage("play: --record: standard output is the terminal's; name a file (take.wav, take.flac…)") }
+        do { return try SoundFileFormat.forOutput(path: path, sample: nil) } catch {
+            throw AppError.usage("play: --record: " + "\(error)".replacingOccurrences(of: " (or - for WAV on standard output)", with: ""))
+        }
     }
 }

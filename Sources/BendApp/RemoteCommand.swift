@@ -103,6 +103,7 @@ enum RemoteCommand {
         do { script = try o.script.map { try TouchScript.load(path: $0) } } catch { throw AppError.input("\(error)") }
         let key: SharedKey?
         do { key = try o.keyFile.map { try SharedKey.load(path: $0) } } catch { throw AppError.input("\(error)") }
+        if let keyFile = o.keyFile { warnIfOpenToOthers(keyFile, what: "the shared key") }
         guard script != nil || isatty(STDIN_FILENO) == 1 else {
             throw AppError.usage("remote: standard input is not a terminal; the pad is played from a terminal, or give --script")
         }

@@ -1,25 +1,14 @@
-import BendInstrument
 import BendAudio
+import CBuildInfo
 import Foundation
 import Glibc
 
 /// `bendsynth --version`: the version, then each linked library with the version it
 /// reports and the file the dynamic linker loaded (its name carries the release).
 enum VersionInfo {
-    /// The version: the VERSION file `make` writes beside the assets (from `git describe`
-    /// at build/install time, else the checkout's VERSION file).
-    static func version() -> String {
-        for dir in Installation.assetDirectories() {
-            let url = URL(fileURLWithPath: dir).deletingLastPathComponent()
-            for candidate in [dir + "/VERSION", url.appendingPathComponent("VERSION").path] {
-                if let text = try? String(contentsOfFile: candidate, encoding: .utf8) {
-                    let v = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                    if !v.isEmpty { return v }
-                }
-            }
-        }
-        return "unknown"
-    }
+    /// The version the build was made as, compiled in (CBuildInfo: `make`'s VERSION_STRING,
+    /// the VERSION file and `git describe`): a copied binary knows it without its files.
+    static func version() -> String { String(cString: bendsynth_build_version()) }
 
     /// Libraries whose loaded file is shown: (name, file name prefix).
     static let libraries: [(String, String)] = [

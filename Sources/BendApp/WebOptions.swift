@@ -12,7 +12,7 @@ struct WebOptions: Equatable {
     var https = false
 
     static let specs: [OptionSpec] = [
-        OptionSpec("web", value: "[ADDR][:PORT]", help: "serve the pad to a phone's browser (an input source; port 47880; no ADDR: loopback only, over http; see docs/WEB.md)"),
+        OptionSpec("web", value: "[ADDR][:PORT]", help: "serve the pad to a phone's browser (an input source; bare --web: loopback, port 47880, over http; no ADDR: loopback only; the next word is its value only when it is an address or port; see docs/PHONE.md)"),
         OptionSpec("web-cert", value: "FILE", help: "TLS certificate (PEM) for --web (default: made on first use in $XDG_CONFIG_HOME/bendsynth/)"),
         OptionSpec("web-key", value: "FILE", help: "its private key (PEM), with --web-cert"),
         OptionSpec("web-token-file", value: "FILE", help: "pairing token for --web, kept across starts (made there if missing; a file of your own holds 16–64 characters of A-Z a-z 0-9 - _; default: a new one each start)"),
@@ -40,7 +40,7 @@ struct WebOptions: Equatable {
 
     /// The web pad's settings, if `--web` asked for it. - Throws: `AppError.usage` for a bad address or
     /// web options without `--web`, a certificate without its key; `AppError.input` for a
-    /// bad `--web-token-file`.
+    /// bad `--web-token-file`; `AppError.runtime` when the page's files are not found.
     func settings() throws -> WebSource.Settings? {
         guard let listen else {
             if self != WebOptions() { throw AppError.usage("play: --web-cert, --web-key, --web-token-file and --web-https need --web [ADDR][:PORT]") }
@@ -53,8 +53,9 @@ struct WebOptions: Equatable {
         do { address = try WebListenAddress(listen) } catch {
             throw AppError.usage("play: --web \(error)")
         }
-        let candidates = assetCandidates("web")
-        let assets = Self.assetFolder ?? "(not found: looked in \(candidates.joined(separator: ", ")); set BENDSYNTH_ASSETS)"
+        guard let assets = Self.assetFolder else {
+            throw AppError.runtime("play --web: the web page's files (index.html, pad.js, pad.css) are not found (looked in: \(assetCandidates("web").joined(separator: ", "))); set BENDSYNTH_ASSETS to the folder holding web/")
+        }
         let env = ProcessInfo.processInfo.environment
         let config = (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")) + "/bendsynth"
         var settings = WebSource.Settings(address: address, assets: assets, configDirectory: config)
@@ -64,9 +65,18 @@ struct WebOptions: Equatable {
         // A bad token file is bad input: said now, with the other options, before the
         // audio device opens.
         do { settings.token = try tokenFile.map { try WebToken.load(path: $0) } } catch { throw AppError.input("\(error)") }
+        if let tokenFile { warnIfOpenToOthers(tokenFile, what: "the pairing token file") }
+        if let key { warnIfOpenToOthers(key, what: "the web certificate's private key") }
         settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
         return settings
     }
-}
 
+    /// Where the address goes again, besides standard error: standard output when the
+    /// terminal pad is not drawn there (`toStandardOutput`), unless standard output and
+    /// error are both the terminal (it would show twice); nil: nowhere.
+    func addressOnStandardOutput(_ toStandardOutput: Bool) -> (@Sendable (String) -> Void)? {
+        guard toStandardOutput, !(isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1) else { return nil }
+        return { printLineOut($0) }
+    }
+}

@@ -52,6 +52,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     public init(name: String = "bendsynth", connect: Bool = true) throws {
         serverName = ProcessInfoLite.environment("JACK_DEFAULT_SERVER") ?? "default"
         var status = jack_status_t(0)
+        JACKLibraryLog.silence()  // our one line, not libjack's five
         // JackNoStartServer: a missing server is an error, never a jackd started behind
         // the player's back (libjack would read ~/.jackdrc and start one).
         guard let c = cjack_client_open(name, JackNoStartServer, &status) else {

@@ -99,13 +99,16 @@ final class FloatWAVWriter {
 }
 
 /// Records what the render thread plays: a writer thread (normal priority, never the
-/// render thread) drains an `SPSCRing<Float>` of interleaved float frames into a 32-bit float
-/// WAV (exactly the samples that were played, no conversion).
+/// render thread) drains an `SPSCRing<Float>` of interleaved float frames into a sound
+/// file in the format its name asks for, as `render -o` writes (`SoundFileFormat`): a
+/// 32-bit float WAV by default (exactly the samples that were played, no conversion),
+/// FLAC (24-bit), Ogg Vorbis, AIFF or CAF, libsndfile converting.
 ///
-/// The header is rewritten after every write (libsndfile `SFC_SET_UPDATE_HEADER_AUTO`),
-/// so if the process is killed the file is a valid WAV holding everything the writer had
-/// drained: at most one poll interval (10 ms) plus the ring's fill behind the render
-/// thread. WAV limits a file to 4 GB (3.1 hours of 48 kHz stereo float).
+/// The header of a WAV, AIFF or CAF is rewritten after every write (libsndfile
+/// `SFC_SET_UPDATE_HEADER_AUTO`), so if the process is killed the file is valid, holding
+/// everything the writer had drained: at most one poll interval (10 ms) plus the ring's
+/// fill behind the render thread. WAV limits a file to 4 GB (3.1 hours of 48 kHz stereo
+/// float).
 ///
 /// The ring must hold comfortably more than the poll interval's worth of samples (e.g.
 /// 0.25 s: `SPSCRing<Float>(capacity: rate * channels / 4)`); the render thread drops whole
@@ -119,6 +122,8 @@ public final class WAVRecorder: @unchecked Sendable {
     public let rate: Int
     /// Interleaved channels per frame.
     public let channels: Int
+    /// The file's container and encoding.
+    public let format: SoundFileFormat
     /// How long the writer sleeps when the ring is empty.
     public static let pollNanoseconds = 10_000_000
 
@@ -138,21 +143,24 @@ public final class WAVRecorder: @unchecked Sendable {
 
     /// Creates (truncates) `path` and starts the writer thread.
     /// - Parameters:
-    ///   - path: the WAV file to write.
+    ///   - path: the file to write.
+    ///   - format: its container and encoding (`SoundFileFormat.forOutput(path:sample:)`).
     ///   - rate: frames per second written in the header.
     ///   - channels: interleaved channels per frame in the ring (1…1024).
     ///   - ring: the render thread's recording ring; this recorder is its only consumer.
     /// - Throws: `WAVFileError` naming `path` with `sf_strerror`'s text when the file
     ///   cannot be created; `SystemError` ("pthread_create") when the thread cannot start.
     /// - Thread: setup or control.
-    public init(path: String, rate: Int, channels: Int = 2, ring: SPSCRing<Float>) throws {
+    public init(path: String, rate: Int, channels: Int = 2, format: SoundFileFormat = .wavFloat, ring: SPSCRing<Float>) throws {
         precondition(rate > 0 && channels >= 1)
         self.path = path
         self.rate = rate
         self.channels = channels
         self.ring = ring
-        writer = try FloatWAVWriter(path: path, displayPath: path, rate: rate, channels: channels)
-        writer.updateHeaderAfterEveryWrite()
+        self.format = format
+        writer = try FloatWAVWriter(path: path, displayPath: path, rate: rate, channels: channels, format: format)
+        // FLAC and Ogg are streams: their header is written at the close.
+        if format.container != .flac && format.container != .ogg { writer.updateHeaderAfterEveryWrite() }
         capacity = 4096 * channels
         buffer = .allocate(capacity: capacity)
         do {

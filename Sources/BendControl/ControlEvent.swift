@@ -32,13 +32,16 @@ public enum ControlEvent: Sendable, Equatable {
 extension ControlEvent {
     /// The touch id and phase of a `.touch` or `.pitched` event, nil for `.tilt` and `.sustain`.
     public var touchPhase: (id: UInt32, phase: TouchPhase)? {
-        switch self {
-        case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _): (id, phase)
-        case .tilt, .sustain: nil
+        @_noLocks get {
+            switch self {
+            case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _): (id, phase)
+            case .tilt, .sustain: nil
+            }
         }
     }
 
     /// The same event for touch `id` (tilt and sustain unchanged).
+    @_noLocks
     public func withTouchID(_ id: UInt32) -> ControlEvent {
         switch self {
         case let .touch(_, phase, x, y): .touch(id: id, phase: phase, x: x, y: y)

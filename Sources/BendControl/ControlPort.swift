@@ -29,6 +29,8 @@ extension ControlEventObserver {
 /// calls `tick()` every few milliseconds (`RoundingTicker` live; the offline renderer
 /// with frames).
 ///
+/// The touches, the sustain control and the ring's reserve are its `TouchGate` (the
+/// real-time core every source shares; a plugin's render thread uses one directly).
 /// Calls are serialised by the port's lock (the source's thread and the ticker's), so
 /// the ring keeps one producer at a time.
 public final class ControlPort: @unchecked Sendable {
@@ -45,28 +47,16 @@ public final class ControlPort: @unchecked Sendable {
     /// Frames per second (stream frames → seconds for rounding).
     let rate: Double
     private let lock = Mutex(())
-    /// Touches that are down, by the source's id, for `releaseAll`.
-    private(set) public var activeTouches: Set<UInt32> = []
-    /// The sustain control (`ControlEvent.sustain`), and the touches released while it was
-    /// down: still sounding, their ups deferred until it is let go (or `releaseAll`).
-    private var sustain = Sustain()
-    private var lastFrame: UInt64 = 0
+    /// The touches down, the sustain control, pending ups: under `lock`.
+    private let gate: TouchGate
     /// Rounded pad touches: their rounder, the y they last had and the x last sent.
     private var rounded: [UInt32: (rounder: PitchRounder, y: Double, x: Double)] = [:]
-    /// Downs, moves and pans refused to keep the ring's reserve for ups.
-    private let refused = Atomic<Int>(0)
-    /// Ups the full ring could not take: pushed first by the next call (never lost).
-    private var pendingUps: [UInt32] = []
 
-    /// Slots of the engine's ring kept for ups (and the release of the whole source): a
-    /// down, move or pan is refused when no more than this many are free, so a flood that
-    /// fills the ring (a render thread that fell behind, a sender far over its limits)
-    /// costs moves and new touches, never the up of a touch that sounds — which would
-    /// leave its voice sounding for good. An eighth of the ring.
-    var upReserve: Int { ring.capacity / 8 }
+    /// Touches that are down, by port id (a copy). - Thread: any.
+    public var activeTouches: Set<UInt32> { lock.withLock { _ in gate.activeTouches } }
 
-    /// True while the ring has room above the reserve for ups.
-    private var hasRoom: Bool { ring.capacity - ring.count > upReserve }
+    /// Slots of the engine's ring kept for ups (see `TouchGate`): an eighth of the ring.
+    var upReserve: Int { gate.upReserve }
 
     /// - Parameters:
     ///   - mixer: the engine; a new event ring is made for this source (setup only).
@@ -83,14 +73,17 @@ public final class ControlPort: @unchecked Sendable {
         self.observers = observers
         self.rate = mixer.configuration.rate
         self.mixer = mixer
+        gate = TouchGate(source: index, ring: ring)
     }
+
+    deinit { gate.deallocate() }
 
     /// True when the port's pitches move between events (`hold` rounding): call `tick`.
     public var needsTicks: Bool { rounding?.mode == .hold }
 
     /// Events dropped because the engine's ring for this source was full (or had only
     /// its reserve for ups left: `upReserve`). - Thread: any.
-    public var dropped: Int { ring.dropped + refused.load(ordering: .relaxed) }
+    public var dropped: Int { ring.dropped + gate.refused }
 
     /// Sends a live event, stamped from the monotonic clock.
     /// - Thread: this source's thread.
@@ -104,7 +97,7 @@ public final class ControlPort: @unchecked Sendable {
     /// - Thread: this source's thread.
     public func trySend(_ event: ControlEvent, atFrame frame: UInt64) -> Bool {
         lock.withLock { _ in
-            guard hasRoom else { return false }
+            guard gate.hasRoom else { return false }
             sendLocked(event, atFrame: frame)
             return true
         }
@@ -118,65 +111,32 @@ public final class ControlPort: @unchecked Sendable {
     }
 
     private func sendLocked(_ event: ControlEvent, atFrame frame: UInt64) {
-        let frame = max(frame, lastFrame)
-        lastFrame = frame
-        while let id = pendingUps.first, ring.push(EngineEvent(frame: frame, kind: .up, key: TouchKey(source: source, touch: id))) {
-            pendingUps.removeFirst()
-        }
-        var event = event
-        // Source ids → port ids (the same unless a reused id's earlier touch is sustained).
-        if let (id, phase) = event.touchPhase {
-            let portID = sustain.portID(id, phase) { activeTouches.contains($0) }
-            if portID != id { event = event.withTouchID(portID) }
-        }
+        let frame = gate.begin(atFrame: frame)
         switch event {
         case let .touch(id, phase, rawX, y):
-            let x = round(id: id, phase: phase, x: rawX, y: y, frame: frame)
-            if x != rawX { event = .touch(id: id, phase: phase, x: x, y: y) }
-            guard push(id: id, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: y)), frame: frame) else { return }
-        case let .pitched(id, phase, ratio, g, _):
-            let r = ratio.isNaN ? 0 : min(max(ratio, 0), Double(EngineLimits.maximumRatio))
-            guard push(id: id, phase: phase, ratio: Float(r), gain: Float(gain(y: g)), frame: frame) else { return }
+            let portID = gate.portID(id, phase)
+            // Rounding follows the touch by its port id (as `tick` moves it).
+            let x = round(id: portID, phase: phase, x: rawX, y: y, frame: frame)
+            guard gate.push(id: portID, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: y)), frame: frame) else { return }
+            notify(.touch(id: portID, phase: phase, x: x, y: y), frame)
+        case let .pitched(id, phase, r, g, y):
+            let portID = gate.portID(id, phase)
+            let (ratio, gain) = TouchGate.pitchedValues(ratio: r, gain: g)
+            guard gate.push(id: portID, phase: phase, ratio: ratio, gain: gain, frame: frame) else { return }
+            notify(.pitched(id: portID, phase: phase, ratio: r, gain: g, y: y), frame)
         case let .tilt(value):
-            let pan = value.isNaN ? 0 : min(max(value, -1), 1)
-            guard hasRoom else { refused.add(1, ordering: .relaxed); return }
-            ring.push(EngineEvent(frame: frame, kind: .pan, value: Float(pan)))
+            if gate.pan(value, atFrame: frame) { notify(event, frame) }
         case let .sustain(on):
-            guard on != sustain.held else { return }
-            for o in observers { o.observe(event, source: source, streamFrame: frame) }
-            for id in sustain.set(on) { pushUp(id, frame: frame) }
-            return
+            guard on != gate.sustained else { return }
+            notify(event, frame)
+            let n = gate.setSustain(on, atFrame: frame)
+            for i in 0..<n { notify(.touch(id: gate.released(i), phase: .up, x: 0, y: 0), frame) }
         }
+    }
+
+    /// Tells every observer.
+    private func notify(_ event: ControlEvent, _ frame: UInt64) {
         for o in observers { o.observe(event, source: source, streamFrame: frame) }
-    }
-
-    /// A deferred touch's up, now: the engine's and the observers'.
-    private func pushUp(_ id: UInt32, frame: UInt64) {
-        if !ring.push(EngineEvent(frame: frame, kind: .up, key: TouchKey(source: source, touch: id))) { pendingUps.append(id) }
-        for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
-    }
-
-    /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
-    /// touch that is not down, and for a down or move refused to keep the ring's reserve
-    /// for ups (a refused down never started: its moves and up are ignored too).
-    private func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64) -> Bool {
-        let key = TouchKey(source: source, touch: id)
-        switch phase {
-        case .down:
-            guard hasRoom else { refused.add(1, ordering: .relaxed); return false }
-            activeTouches.insert(id)
-            ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
-        case .move:
-            guard activeTouches.contains(id) else { return false }
-            guard hasRoom else { refused.add(1, ordering: .relaxed); return false }
-            ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
-        case .up:
-            guard activeTouches.remove(id) != nil else { return false }
-            // Held by the sustain control: sounds on, its up (engine's and observers') later.
-            if sustain.defer(id) { return false }
-            if !ring.push(EngineEvent(frame: frame, kind: .up, key: key)) { pendingUps.append(id) }
-        }
-        return true
     }
 
     /// Ends every touch of this source (the source went away, or the player quit):
@@ -191,28 +151,20 @@ public final class ControlPort: @unchecked Sendable {
 
     private func releaseAllLocked() {
         rounded.removeAll()
-        var frame = lastFrame
+        var frame = gate.lastFrame
         if let clock {
             frame = clock.stamp(nanos: MonotonicClock.nanos())
-            if frame < lastFrame {
+            if frame < gate.lastFrame {
                 // Events are queued ahead: they are not played.
                 mixer.cut(source: source, atFrame: frame)
                 for o in observers { o.cut(source: source, atFrame: frame) }
-            } else {
-                frame = max(frame, lastFrame)
             }
-            lastFrame = frame
         }
         // The sustained touches end too, and the control is let go: nothing stays stuck
         // (observers see it let go first, so a recorded take's ups are not held either).
-        let held = sustain.held
-        let deferred = sustain.releaseAll()
-        if held { for o in observers { o.observe(.sustain(false), source: source, streamFrame: frame) } }
-        for id in activeTouches.union(deferred).sorted() {
-            for o in observers { o.observe(.touch(id: id, phase: .up, x: 0, y: 0), source: source, streamFrame: frame) }
-        }
-        activeTouches.removeAll()
-        ring.push(EngineEvent(frame: frame, kind: .releaseSource, key: TouchKey(source: source, touch: 0)))
+        let (held, n) = gate.releaseAll(atFrame: frame, rewind: clock != nil)
+        if held { notify(.sustain(false), gate.lastFrame) }
+        for i in 0..<n { notify(.touch(id: gate.released(i), phase: .up, x: 0, y: 0), gate.lastFrame) }
     }
 
     /// Moves every resting touch of `hold` rounding to where it has got to now.
@@ -220,7 +172,7 @@ public final class ControlPort: @unchecked Sendable {
     public func tick() {
         guard needsTicks else { return }
         lock.withLock { _ in
-            let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? lastFrame, lastFrame)
+            let frame = max(clock?.stamp(nanos: MonotonicClock.nanos()) ?? gate.lastFrame, gate.lastFrame)
             tickLocked(atFrame: frame)
         }
     }
@@ -228,24 +180,21 @@ public final class ControlPort: @unchecked Sendable {
     /// `tick()` at stream frame `frame` (offline).
     public func tick(atFrame frame: UInt64) {
         guard needsTicks else { return }
-        lock.withLock { _ in tickLocked(atFrame: max(frame, lastFrame)) }
+        lock.withLock { _ in tickLocked(atFrame: max(frame, gate.lastFrame)) }
     }
 
     private func tickLocked(atFrame frame: UInt64) {
         guard let rounding, !rounded.isEmpty else { return }
-        lastFrame = frame
         let t = Double(frame) / rate
         for id in rounded.keys.sorted() {
             guard var entry = rounded[id] else { continue }
             entry.rounder.advance(to: t)
             let x = pitchMap.x(ratio: rounding.tuning.ratio(cents: entry.rounder.output))
             // A move the full ring cannot take is sent by a later tick (x stays behind).
-            let send = abs(x - entry.x) > 1e-9 && activeTouches.contains(id) && hasRoom
+            let send = abs(x - entry.x) > 1e-9 && gate.isDown(id) && gate.hasRoom
             if send { entry.x = x }
             rounded[id] = entry
-            guard send else { continue }
-            ring.push(EngineEvent(frame: frame, kind: .move, key: TouchKey(source: source, touch: id),
-                                  value: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: entry.y))))
+            guard send, gate.tickMove(id: id, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: entry.y)), atFrame: frame) else { continue }
             let event = ControlEvent.touch(id: id, phase: .move, x: x, y: entry.y)
             for o in observers { o.observe(event, source: source, streamFrame: frame) }
         }

@@ -18,15 +18,17 @@ public enum PitchMap: Sendable, Equatable {
     case exponentialAround(octaves: Double, centre: Double)
 
     /// Pitch ratio for `x` (clamped to 0…1; NaN counts as 0.5).
+    @_noLocks
     public func ratio(x: Double) -> Double {
         let x = x.isNaN ? 0.5 : min(max(x, 0), 1)
         switch self {
         case .linear:
             return 2 * x
         case .exponential(let octaves):
-            return min(pow(2, (x - 0.5) * octaves), Double(EngineLimits.padMaximumRatio))
+            // pow (libm): no lock, no allocation.
+            return min(_unsafePerformance { pow(2, (x - 0.5) * octaves) }, Double(EngineLimits.padMaximumRatio))
         case let .exponentialAround(octaves, centre):
-            return min(centre * pow(2, (x - 0.5) * octaves), Double(EngineLimits.padMaximumRatio))
+            return min(centre * _unsafePerformance { pow(2, (x - 0.5) * octaves) }, Double(EngineLimits.padMaximumRatio))
         }
     }
 
@@ -47,6 +49,7 @@ public enum PitchMap: Sendable, Equatable {
 
 /// Gain for pad `y` (0 at the bottom, 1 at the top): linear amplitude, clamped to 0…1
 /// (NaN counts as 0).
+@_noLocks
 public func gain(y: Double) -> Double {
     y.isNaN ? 0 : min(max(y, 0), 1)
 }

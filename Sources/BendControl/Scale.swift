@@ -52,9 +52,10 @@ public struct Scale: Sendable, Equatable {
     /// Largest n of `edo:n`.
     public static let maximumEDO = 1000
 
-    /// A built-in scale: one of `builtIns`' names or `edo:N` (1 ≤ N ≤ `maximumEDO`);
-    /// nil for any other name.
+    /// A built-in scale: one of `builtIns`' names or `edo:N` (1 ≤ N ≤ `maximumEDO`), in
+    /// any case; nil for any other name.
     public static func builtIn(_ name: String) -> Scale? {
+        let name = name.lowercased()  // "Major" as "major"
         if name.hasPrefix("edo:") {
             guard let n = Int(name.dropFirst(4)), (1...maximumEDO).contains(n) else { return nil }
             return edo(n)

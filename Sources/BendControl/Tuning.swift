@@ -57,6 +57,20 @@ public struct Tuning: Sendable, Equatable {
         return Scale.noteNames[pc] + String(octave)
     }
 
+    /// The MIDI note of a note name with its octave ("C4" 60, "A#3" 58, "Bb2" 46,
+    /// "c-1" 0; scientific pitch, A4 = 69; letter in either case, `#`/`♯` or `b`/`♭`),
+    /// 0…127; nil for anything else.
+    public static func midiNote(named text: String) -> Int? {
+        var scalars = Array(text.unicodeScalars)[...]
+        guard let letter = scalars.popFirst(), let pc = ["c": 0, "d": 2, "e": 4, "f": 5, "g": 7, "a": 9, "b": 11][Character(letter).lowercased()] else { return nil }
+        var note = pc
+        if let a = scalars.first, a == "#" || a == "♯" { note += 1; scalars = scalars.dropFirst() }
+        else if let a = scalars.first, a == "b" || a == "♭" { note -= 1; scalars = scalars.dropFirst() }
+        guard !scalars.isEmpty, let octave = Int(String(String.UnicodeScalarView(scalars))), (-1...9).contains(octave) else { return nil }
+        let midi = 12 * (octave + 1) + note
+        return (0...127).contains(midi) ? midi : nil
+    }
+
     /// A pitch as the pads show it: the nearest step's name with its octave and the
     /// offset in cents ("A#4+30¢", "3-5¢" for a scale without note names).
     public func pitchText(ratio: Double) -> String {

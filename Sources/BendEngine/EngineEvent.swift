@@ -7,6 +7,7 @@ public struct TouchKey: Hashable, BitwiseCopyable, Sendable {
     /// The source's own touch id.
     public var touch: UInt32
 
+    @_noLocks
     public init(source: UInt32, touch: UInt32) {
         self.source = source
         self.touch = touch
@@ -50,6 +51,7 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
     /// Linear gain 0…1.
     public var gain: Float
 
+    @_noLocks
     public init(frame: UInt64, kind: Kind, key: TouchKey = TouchKey(source: 0, touch: 0), value: Float = 0, gain: Float = 0) {
         self.frame = frame
         self.kind = kind

@@ -62,12 +62,17 @@ struct Limiter {
 
     func deallocate() { delay.deallocate(); required.deallocate(); held.deallocate(); state.deallocate(); release.deallocate() }
 
-    /// Limits `frames` interleaved stereo frames of `buffer` in place (each first
-    /// multiplied by `gain`, the master gain). Returns the smallest gain applied
-    /// (1: untouched) and the largest absolute sample written (the mixer's peak meter).
+    /// Limits `frames` interleaved stereo frames of `buffer` in place, each first
+    /// multiplied by the master gain: `gain + step·(n + 1)` at frame n < `ramp` (its
+    /// glide), `target` after. Returns the smallest gain applied (1: untouched) and the
+    /// largest absolute sample written (the mixer's peak meter). With `limiting` false
+    /// no frame asks for a gain below 1: the mix is only delayed, and a reduction under
+    /// way recovers over the release.
     /// - Thread: render.
     @_noLocks
-    func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, gain: Float) -> (smallestGain: Float, peak: Float) {
+    func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, gain: Float, step: Float = 0, ramp: Int = 0, target: Float? = nil,
+                 limiting: Bool = true) -> (smallestGain: Float, peak: Float) {
+        let after = target ?? gain
         let l = length
         var at = state[0]
         var quiet = state[1]
@@ -77,9 +82,10 @@ struct Limiter {
         let ceiling = Limiter.ceiling
         var n = 0
         while n < frames {
-            let left = buffer[2 * n] * gain, right = buffer[2 * n + 1] * gain
+            let master = n < ramp ? gain + step * Float(n + 1) : after
+            let left = buffer[2 * n] * master, right = buffer[2 * n + 1] * master
             let level = max(abs(left), abs(right))
-            let need: Float = level > ceiling ? ceiling / level : 1
+            let need: Float = limiting && level > ceiling ? ceiling / level : 1
             var g: Float = 1
             if need < 1 || r < 1 || quiet < l {
                 required[at] = need

@@ -21,8 +21,10 @@ import Synchronization
 /// (`EqualPowerPan`) is applied once per frame, gliding linearly over
 /// `panSmoothingSeconds` to each new value.
 ///
-/// Mix bus: after the pan stage, the master gain (`configuration.gain`) and the
-/// limiter (`Limiter`, when `configuration.limiter`), before the output.
+/// Mix bus: after the pan stage, the master gain (`configuration.gain`, changed while
+/// rendering by `setMasterGain`, gliding) and the limiter (`Limiter`, when
+/// `configuration.limiter`; `setLimiting` turns its limiting off and on), before the
+/// output (`MixBus.swift`).
 ///
 /// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`);
 /// every per-frame value is a closed form of the frame number (no per-sample branches or
@@ -113,6 +115,18 @@ public struct Mixer: @unchecked Sendable {
         /// Pan events of the current period waiting for the pan stage (count, ≤
         /// `Mixer.panEventCapacity`). Owner: render (event merge adds, pan stage takes).
         var panEventCount = 0
+        /// Master gain (linear, ≥ 0) at the end of the last period, and the gain its glide
+        /// heads to (`setMasterGain`). Owner: render (mix bus); setup starts both at
+        /// `configuration.gain`.
+        var gain: Float = 1
+        var gainTarget: Float = 1
+        /// Frames left in the master gain's glide (0: none), and its length, frames.
+        /// Owner: render (mix bus); the length: setup.
+        var gainLeft: Int32 = 0
+        var gainGlideFrames: Int32 = 1
+        /// The limiter limits (true), or only delays while its gain recovers to 1 over
+        /// its release (`setLimiting(false)`). Owner: render (mix bus).
+        var limiting = true
     }
 
     /// - Parameters:
@@ -135,6 +149,9 @@ public struct Mixer: @unchecked Sendable {
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), longest))
         s.envelope = configuration.envelope
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
+        s.gain = max(configuration.gain, 0)
+        s.gainTarget = s.gain
+        s.gainGlideFrames = Int32(min(max(1, (Mixer.gainGlideSeconds * rate).rounded()), longest))
         state.initialize(to: s)
         rings = .allocate(capacity: configuration.maxSources)
         // A voice's last block loads and stores back unchanged (adding 0) up to 7 frames
@@ -241,20 +258,7 @@ public struct Mixer: @unchecked Sendable {
             a += 1
         }
         panStage(out, to: frames)
-        // The mix bus: master gain, then the limiter; the same pass over `out` finds
-        // the peak meter's value.
-        var limiterGain: Float = 1
-        var peak: Float = 0
-        if let limiter {
-            (limiterGain, peak) = limiter.process(out, frames: frames, gain: configuration.gain)
-        } else if configuration.gain != 1 {
-            let g = configuration.gain
-            i = 0
-            while i < 2 * frames { out[i] *= g; peak = max(peak, abs(out[i])); i += 1 }
-        } else {
-            i = 0
-            while i < 2 * frames { peak = max(peak, abs(out[i])); i += 1 }
-        }
+        let (limiterGain, peak) = mixBus(out, frames: frames)
 
         state.pointee.position = end
         meters[0].store(end, ordering: .relaxed)

@@ -16,7 +16,7 @@ import Synchronization
 /// code, so the generic methods carry no `@_noLocks` themselves (they are `@inlinable`,
 /// so a caller gets a copy specialized to its element type). What the render thread
 /// calls is checked all the same: the index arithmetic (`SPSCIndices`) is `@_noLocks`,
-/// and for the element types the render thread uses, `peek`/`pop` of `EngineEvent`
+/// and for the element types the render thread uses, `push`/`peek`/`pop` of `EngineEvent`
 /// rings, `write` of `Float` rings and `push`/`peek`/`pop` of `MIDIPacket` rings are overloaded below with concrete `@_noLocks`
 /// methods of the same names, which Swift picks over the generic ones. (They live in
 /// this file because a debug build compiles each file on its own and cannot specialize
@@ -133,6 +133,16 @@ public struct SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 /// The render thread's side of the event rings (control → render), specialized and
 /// checked: `Mixer` takes its events through these.
 extension SPSCRing where Element == EngineEvent {
+    /// Appends an event; returns false (and counts one drop) when the ring is full.
+    /// - Thread: the one producer (a port's control thread, or a plugin's render thread
+    ///   whose own events are rendered in the same call).
+    @_noLocks @inline(__always) @discardableResult
+    public func push(_ event: EngineEvent) -> Bool { pushCore(event) }
+
+    /// Slots free now (exact on the producer's thread; the consumer only frees more).
+    /// - Thread: the one producer.
+    public var freeSlots: Int { @_noLocks @inline(__always) get { indices.capacity &- indices.count } }
+
     /// The oldest event without removing it, or nil when empty.
     /// - Thread: render (the one consumer).
     @_noLocks @inline(__always)
@@ -217,7 +227,7 @@ struct SPSCIndices {
     var dropped: Int { producer[2].load(ordering: .relaxed) }
 
     var count: Int {
-        producer[0].load(ordering: .acquiring) &- consumer[0].load(ordering: .acquiring)
+        @_noLocks get { producer[0].load(ordering: .acquiring) &- consumer[0].load(ordering: .acquiring) }
     }
 
     /// The tail at which `count` more elements may be written, or nil (counting `count`

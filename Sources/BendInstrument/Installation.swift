@@ -1,12 +1,13 @@
 import Foundation
 
 /// Where an installed or checked-out bendsynth keeps its assets (the default tone,
-/// demo.jsonl, VERSION).
+/// demo.jsonl, the web page).
 public enum Installation {
     /// Folders to look in, in order: `$BENDSYNTH_ASSETS`; `PREFIX/share/bendsynth` of
     /// the running executable (`PREFIX/bin/bendsynth`), so an installed binary uses its
     /// own files, never a checkout's; the Assets folder of the checkout the executable
     /// was built in (walking up from it); /usr/local/share/bendsynth; /usr/share/bendsynth.
+    /// Each folder once.
     public static func assetDirectories() -> [String] {
         var dirs: [String] = []
         if let dir = ProcessInfo.processInfo.environment["BENDSYNTH_ASSETS"], !dir.isEmpty { dirs.append(dir) }
@@ -16,13 +17,16 @@ public enum Installation {
         if dir.lastPathComponent == "bin" {
             dirs.append(dir.deletingLastPathComponent().appendingPathComponent("share/bendsynth").path)
         } else {
+            // Up to 6 levels, stopping at / (a binary copied near the root looks there once).
             for _ in 0..<6 {
                 dirs.append(dir.appendingPathComponent("Assets").path)
+                guard dir.path != "/" else { break }
                 dir.deleteLastPathComponent()
             }
         }
         dirs += ["/usr/local/share/bendsynth", "/usr/share/bendsynth"]
-        return dirs
+        var seen = Set<String>()
+        return dirs.filter { seen.insert($0).inserted }
     }
 }
 

@@ -39,7 +39,10 @@ final class LiveRecordings: @unchecked Sendable {
         var recorder: WAVRecorder?
         if let path = names.sound {
             let r = SPSCRing<Float>(capacity: rate * 2 * 4)  // 4 s of stereo: the writer is never that late
-            do { recorder = try WAVRecorder(path: path, rate: rate, channels: 2, ring: r) } catch {
+            do {
+                let format = try SoundFileFormat.forOutput(path: path, sample: nil)  // checked by the front end
+                recorder = try WAVRecorder(path: path, rate: rate, channels: 2, format: format, ring: r)
+            } catch {
                 r.deallocate()
                 touches?.close()
                 throw InstrumentError(.input, "\(error)")
@@ -66,7 +69,7 @@ final class LiveRecordings: @unchecked Sendable {
         var midiFailure: String?
         do { try midi?.close() } catch { midiFailure = "cannot write MIDI file '\(names.midi ?? "")': \(error)" }
         if let sound, let path = names.sound {
-            log("recorded '\(path)': \(sound.framesWritten) frames" + (sound.failure.map { " (\($0))" } ?? ""))
+            log("recorded '\(path)' (\(sound.format)): \(sound.framesWritten) frames" + (sound.failure.map { " (\($0))" } ?? ""))
         }
         if let path = names.touches, let touches {
             log(touches.linesWritten > 0 ? "touches written to '\(path)'" : "no touches played; '\(path)' not written")

@@ -66,8 +66,8 @@ struct SourceFactory {
                     midi.log = log
                     made.append(Made(source: midi, observers: []))
                 }
-            case let .web(web):
-                made.append(Made(source: WebSource(web, log: log, show: show), observers: []))
+            case let .web(web, address):
+                made.append(Made(source: WebSource(web, log: log, show: show, address: address), observers: []))
             case let .source(source, observers):
                 made.append(Made(source: source, observers: observers))
             }
@@ -94,7 +94,11 @@ struct SourceFactory {
     /// - Throws: `InstrumentError(.input)` for a key file that does not load.
     func key(_ keyFile: String?, address: SocketAddress) throws -> SharedKey? {
         if let keyFile {
-            do { return try SharedKey.load(path: keyFile) } catch { throw InstrumentError(.input, "\(error)") }
+            do {
+                let k = try SharedKey.load(path: keyFile)
+                warnIfOpenToOthers(keyFile)
+                return k
+            } catch { throw InstrumentError(.input, "\(error)") }
         }
         guard !address.isLoopback else { return nil }
         let path = SharedKey.defaultPath
@@ -103,7 +107,13 @@ struct SourceFactory {
             if created {
                 log("made a shared key in '\(path)'; give it to the players who may connect (remote --key-file):\n\(k.hex)")
             }
+            warnIfOpenToOthers(path)
             return k
         } catch { throw InstrumentError(.input, "\(error)") }
+    }
+
+    /// Warns when the shared key's file can be read by others.
+    private func warnIfOpenToOthers(_ path: String) {
+        if let why = InputFile.openToOthers(path) { log("warning: the shared key '\(path)' \(why)") }
     }
 }

@@ -25,8 +25,9 @@ public enum SourceSettings: @unchecked Sendable {
     case osc(address: OSCListenAddress, tcp: Bool, timeout: Double, restTimeout: Double)
     /// MIDI and MPE in: JACK's `midi_in` with a JACK output, else an ALSA sequencer port.
     case midiIn
-    /// The web pad (`play --web`).
-    case web(WebSource.Settings)
+    /// The web pad (`play --web`); `address` also gets the pad's address (standard
+    /// output, when the terminal pad is not drawn there).
+    case web(WebSource.Settings, address: (@Sendable (String) -> Void)? = nil)
     /// A source the front end made; `observers` see its port's events too.
     case source(InputSource, observers: [ControlEventObserver] = [])
 

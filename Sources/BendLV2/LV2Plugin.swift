@@ -1,3 +1,4 @@
+import BendControl
 import CLV2
 
 /// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and
@@ -30,8 +31,11 @@ final class LV2Plugin {
         self.bundle = bundle
         self.rate = rate
         self.instrument = instrument
+        let mixer = instrument.instrument.mixer
+        let (source, ring) = mixer.addSource()
         render = .allocate(capacity: 1)
-        render.initialize(to: PluginRender(driver: instrument.instrument.driver(), bound: bound))
+        render.initialize(to: PluginRender(driver: instrument.instrument.driver(), bound: bound,
+                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host)))
     }
 
     /// `instantiate`: nil (the host reports a failure) without `urid:map`, at a rate
@@ -73,7 +77,8 @@ final class LV2Plugin {
         handle.unsafelyUnwrapped.assumingMemoryBound(to: LV2Instance.self).pointee.plugin.takeUnretainedValue()
     }
 
-    func activate() {}
+    /// `activate`: a fresh start (LV2: the plugin resets its state); every note ends.
+    func activate() { render.pointee.reset() }
     func deactivate() {}
 
     /// `cleanup`: frees everything the instance made.

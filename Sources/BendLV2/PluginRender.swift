@@ -1,4 +1,6 @@
 import BendAudio
+import BendControl
+import BendMIDI
 import CLV2
 
 /// The render thread's half of the plugin: what `connect_port` and `run` touch. Plain
@@ -6,10 +8,14 @@ import CLV2
 /// reference counting, takes no lock and allocates nothing (`@_noLocks`, checked in
 /// release builds).
 ///
-/// `run` is the render thread (LV2's Audio threading class): it calls the same period
-/// step as the ALSA and JACK sinks (`RenderDriver.period`), in steps of at most the
-/// mixer's period bound, straight into the host's two output buffers
-/// (`PeriodBuffer.planar`, JACK's layout).
+/// `run` is the render thread (LV2's Audio threading class). Each block: the control
+/// ports go to the mixer and the interpreter (`PluginControls`), then the input
+/// sequence's MIDI goes through the same `MIDIInterpreter` as `--midi-in` and the same
+/// `TouchGate` as every port into the engine, each event stamped with the stream frame
+/// of its offset in this block, then the same period step as the ALSA and JACK sinks
+/// (`RenderDriver.period`) renders the block, in steps of at most the mixer's period
+/// bound, straight into the host's two output buffers (`PeriodBuffer.planar`, JACK's
+/// layout). The mixer applies each event at its frame: sample-accurate within the block.
 struct PluginRender {
     /// The host's port buffers by `PluginPort` index (`connect_port`); nil until
     /// connected. Control ports point at one Float each. Owner: render.
@@ -23,9 +29,24 @@ struct PluginRender {
     let bound: Int
     /// What the latency port reports, frames: the mixer's `latencyFrames`.
     let latencyFrames: Float
+    /// MIDI in: the interpreter (inline state) and the gate into the engine's ring of
+    /// this source. Owner: render.
+    let interpreter: UnsafeMutablePointer<MIDIInterpreter>
+    let gate: TouchGate
+    let urids: PluginURIDs
+    /// The control values last applied, and other scalars. Owner: render.
+    let state: UnsafeMutablePointer<RenderState>
+
+    struct RenderState {
+        var controls = PluginControls()
+        /// MIDI events that were not one message (counted, never stall the block).
+        var strayEvents = 0
+        /// Output events the host's buffer had no room for.
+        var droppedOutput = 0
+    }
 
     /// - Thread: setup (instantiate).
-    init(driver: RenderDriver, bound: Int) {
+    init(driver: RenderDriver, bound: Int, gate: TouchGate, urids: PluginURIDs) {
         latencyFrames = Float(driver.mixer.latencyFrames)
         ports = .allocate(capacity: PluginPort.count)
         ports.initialize(repeating: nil, count: PluginPort.count)
@@ -33,12 +54,22 @@ struct PluginRender {
         self.bound = bound
         scratch = .allocate(capacity: 2 * bound)
         scratch.initialize(repeating: 0, count: 2 * bound)
+        interpreter = .allocate(capacity: 1)
+        interpreter.initialize(to: MIDIInterpreter())
+        self.gate = gate
+        self.urids = urids
+        state = .allocate(capacity: 1)
+        state.initialize(to: RenderState())
     }
 
     /// - Thread: setup (cleanup).
     func deallocate() {
         ports.deallocate()
         scratch.deallocate()
+        interpreter.deinitialize(count: 1)
+        interpreter.deallocate()
+        gate.deallocate()
+        state.deallocate()
     }
 
     /// `connect_port`: the host's buffer for `port` (it may change between `run` calls).
@@ -47,6 +78,12 @@ struct PluginRender {
     func connect(port: UInt32, to data: UnsafeMutableRawPointer?) {
         guard Int(port) < PluginPort.count else { return }
         ports[Int(port)] = data
+    }
+
+    /// The value of control port `index` (its default when not connected).
+    @_noLocks @inline(__always)
+    func control(_ index: Int, default value: Float) -> Float {
+        ports[index].map { $0.assumingMemoryBound(to: Float.self).pointee } ?? value
     }
 
     /// `run`: `frames` frames (any count the host gives, 0 included) into the two outputs.
@@ -59,11 +96,46 @@ struct PluginRender {
         if let latency = ports[PluginPort.latency] {
             latency.assumingMemoryBound(to: Float.self).pointee = latencyFrames
         }
+        let position = driver.mixer.position
+        applyControls(atFrame: position)
+        if let out = ports[PluginPort.eventsOut] {
+            _ = AtomSequenceWriter(out, sequenceType: urids.atomSequence)
+        }
+        if let input = ports[PluginPort.eventsIn] {
+            AtomEvents(start: UnsafeRawPointer(input)).forEach { event in
+                let offset = min(max(Int(event.frame), 0), max(frames - 1, 0))
+                take(event, atFrame: position &+ UInt64(offset))
+            }
+        }
         var done = 0
         while done < frames {
             let n = min(bound, frames - done)
             _ = driver.period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch))
             done += n
         }
+    }
+
+    /// One input event at stream frame `frame`: MIDI through the interpreter and the gate.
+    /// - Thread: render.
+    @_noLocks
+    func take(_ event: AtomEvents.Event, atFrame frame: UInt64) {
+        guard event.type == urids.midiEvent else { return }
+        let gate = self.gate
+        let before = interpreter.pointee.strayBytes
+        interpreter.pointee.interpretInRealTime(bytes: event.body) { touch in
+            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
+        }
+        if interpreter.pointee.strayBytes != before { state.pointee.strayEvents += 1 }
+    }
+
+    /// Ends every touch and note (activate: a fresh start; the host may have stopped
+    /// between blocks with notes held).
+    /// - Thread: setup (activate, never concurrent with run).
+    func reset() {
+        let gate = self.gate, frame = driver.mixer.position
+        interpreter.pointee.releaseAllInRealTime { touch in
+            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
+        }
+        gate.releaseAll(atFrame: frame) { _, _ in }
     }
 }

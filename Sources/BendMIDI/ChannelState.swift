@@ -1,15 +1,19 @@
-/// What `MIDIInterpreter` keeps of one channel.
+/// What `MIDIInterpreter` keeps of one channel: a plain value, inline (its pitch
+/// classes' tuning too), so the interpreter's state needs no heap.
 struct ChannelState: Sendable {
     /// Pitch bend, −8192…+8191.
     var bend = 0
-    /// Bend range, semitones (RPN 0).
+    /// Bend range, semitones (RPN 0, an MCM's default, or the interpreter's default).
     var bendRange = 2.0
+    /// The bend range was set by RPN 0 or an MCM (the interpreter's default no longer
+    /// applies).
+    var bendRangeSet = false
     /// Channel fine tuning (RPN 1), the 14-bit value: 8192 = 0, ±100 cents.
     var fineTuning = 8192
     /// Channel coarse tuning (RPN 2), semitones, −64…+63.
     var coarseSemitones = 0
     /// Scale/octave tuning (MTS, GS scale tune) of each pitch class C…B, cents from 12-TET.
-    var keyCents = [Double](repeating: 0, count: 12)
+    var keyCents = KeyCents()
     /// The selected RPN (CC 101, CC 100); (127, 127) = none.
     var rpn: (msb: Int, lsb: Int) = (127, 127)
     /// The latest CC 74, 0…1; nil before the first.
@@ -17,26 +21,32 @@ struct ChannelState: Sendable {
     /// CC 64 ≥ 64: the pedal is down.
     var sustain = false
 
+    @_noLocks
+    init() {}
+
     /// Bend in semitones.
-    var bendSemitones: Double { Double(bend) / 8192 * bendRange }
+    var bendSemitones: Double { @_noLocks get { Double(bend) / 8192 * bendRange } }
 
     /// RPN 1 and 2 together, semitones.
-    var tuningSemitones: Double { Double(coarseSemitones) + Double(fineTuning - 8192) / 8192 }
+    var tuningSemitones: Double { @_noLocks get { Double(coarseSemitones) + Double(fineTuning - 8192) / 8192 } }
 
     /// The state after reset-all-controllers (CC 121): bend, pressure, CC 74 and the
     /// pedal back to rest; the bend range and the tunings kept (they are RPN values,
     /// which GM2's reset-all-controllers leaves alone).
     var afterResetAllControllers: ChannelState {
-        var c = ChannelState()
-        c.bendRange = bendRange
-        c.fineTuning = fineTuning
-        c.coarseSemitones = coarseSemitones
-        c.keyCents = keyCents
-        return c
+        @_noLocks get {
+            var c = ChannelState()
+            c.bendRange = bendRange
+            c.bendRangeSet = bendRangeSet
+            c.fineTuning = fineTuning
+            c.coarseSemitones = coarseSemitones
+            c.keyCents = keyCents
+            return c
+        }
     }
 }
 
-/// A note that sounds.
+/// A note that sounds (a plain value: the interpreter keeps them inline).
 struct HeldNote: Sendable {
     var channel: Int
     var note: Int
@@ -48,4 +58,37 @@ struct HeldNote: Sendable {
     /// Its pitch class's scale/octave tuning, cents: the channel's when the note began,
     /// changed later only by a real-time retuning (MTS 7F, GS).
     var keyCents = 0.0
+
+    @_noLocks
+    init(channel: Int, note: Int, id: UInt32, velocity: Double, pressure: Double? = nil, keyCents: Double = 0) {
+        self.channel = channel
+        self.note = note
+        self.id = id
+        self.velocity = velocity
+        self.pressure = pressure
+        self.keyCents = keyCents
+    }
+}
+
+/// Cents from 12-TET of each pitch class C…B (a scale/octave tuning), inline.
+public struct KeyCents: Sendable, Equatable, ExpressibleByArrayLiteral {
+    private var cents = InlineArray<12, Double>(repeating: 0)
+
+    @_noLocks
+    public init() {}
+
+    /// The first 12 values of `values` (0 for the rest).
+    public init(_ values: [Double]) {
+        for i in 0..<min(12, values.count) { cents[i] = values[i] }
+    }
+
+    public init(arrayLiteral values: Double...) { self.init(values) }
+
+    /// Pitch class `i`'s cents, 0…11.
+    public subscript(i: Int) -> Double {
+        @_noLocks get { cents[i] }
+        @_noLocks set { cents[i] = newValue }
+    }
+
+    public static func == (a: KeyCents, b: KeyCents) -> Bool { (0..<12).allSatisfy { a[$0] == b[$0] } }
 }

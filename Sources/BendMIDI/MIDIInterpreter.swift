@@ -50,38 +50,53 @@ import Glibc
 /// - Ignored: program change, other controllers, clock and transport, other SysEx;
 ///   bytes that make no message are counted (`strayBytes`), never stall the stream.
 ///
-/// Touch ids come from a `TouchNamespace` keyed by (channel, note): every sounding
-/// note has an id no other held note has.
-/// - Thread: one control thread (not the render thread: the namespace allocates).
+/// Touch ids come from a 32-bit counter from `firstID`: every sounding note has an id no
+/// other held note has (after the counter wraps, 4·10⁹ notes on, it skips held ids).
+///
+/// Real-time safe: every field is inline (16 channels, up to 16 × 128 held notes), so a
+/// plugin's render thread interprets through the `…InRealTime` entry points
+/// (`@_noLocks`, checked); the others (the same code) are for other threads (the
+/// performance checker would check their callers' closures as real-time code).
+/// - Thread: one at a time (a control thread, or a render thread).
 public struct MIDIInterpreter: Sendable {
-    /// MIDI note of the tone's pitch (ratio 1), 0…127.
-    public var toneNote: Double { keys.toneNote }
+    /// MIDI note of the tone's pitch (ratio 1), 0…127, fine tune included.
+    public var toneNote: Double { @_noLocks get { keys.toneNote } }
     /// Each key's pitch: 12-TET, or a scale through a keyboard map.
-    public let keys: KeyboardTuning
+    public private(set) var keys: KeyboardTuning
     /// Note-ons of keys the keyboard map leaves out (they play nothing), since the start.
     public private(set) var unmappedNotes = 0
+    /// The bend range of a channel no RPN 0 or MCM has set, semitones (MIDI's ±2).
+    public private(set) var defaultBendRange = 2.0
     public private(set) var zones = MPEZones()
     /// Complete messages that mean nothing here (program change, other controllers,
     /// clock, transport), since the start.
     public private(set) var unusedMessages = 0
 
-    private var parser = MIDIStreamParser()
-    private var channels = [ChannelState](repeating: ChannelState(), count: 16)
+    var parser = MIDIStreamParser()
+    var channels = InlineArray<16, ChannelState>(repeating: ChannelState())
     /// Master tuning (universal SysEx), semitones: coarse + fine.
-    private var masterSemitones = 0.0
-    private var masterCoarse = 0, masterFineCents = 0.0
-    private var held: [HeldNote] = []
-    private var ids: TouchNamespace<UInt16>
+    var masterSemitones = 0.0
+    var masterCoarse = 0, masterFineCents = 0.0
+    /// The notes sounding, `held[0..<heldCount]`, in note-on order (one per channel and
+    /// note at most).
+    var held = InlineArray<2048, HeldNote>(repeating: HeldNote(channel: 0, note: 0, id: 0, velocity: 0))
+    var heldCount = 0
+    /// The next id and the first (ids wrap to it); after a wrap, held ids are skipped.
+    var nextID: UInt32
+    let firstID: UInt32
+    var wrapped = false
+    /// Bytes of real-time input that made no message.
+    var strayRealTime = 0
 
     /// Bytes of the stream that made no message (see `MIDIStreamParser`).
-    public var strayBytes: Int { parser.strayBytes }
+    public var strayBytes: Int { @_noLocks get { parser.strayBytes + strayRealTime } }
     /// Notes held now (not those only the sustain pedal holds: the port keeps those).
-    public var heldNotes: Int { held.count }
+    public var heldNotes: Int { @_noLocks get { heldCount } }
 
     /// - Parameters:
     ///   - toneNote: MIDI note of the tone's pitch, fine tune included (the tone's root or
     ///     `--tone-note`, 0…127; default 69 = A4).
-    ///   - firstID: the first touch id handed out (see `TouchNamespace`).
+    ///   - firstID: the first touch id handed out (≥ 1).
     public init(toneNote: Double = 69, firstID: UInt32 = 1) {
         self.init(keys: KeyboardTuning(toneNote: toneNote), firstID: firstID)
     }
@@ -89,30 +104,67 @@ public struct MIDIInterpreter: Sendable {
     /// - Parameter keys: each key's pitch (a scale through a keyboard map, or 12-TET).
     public init(keys: KeyboardTuning, firstID: UInt32 = 1) {
         self.keys = keys
-        ids = TouchNamespace(firstID: firstID)
-        held.reserveCapacity(64)
+        self.firstID = max(firstID, 1)
+        nextID = self.firstID
     }
 
-    /// Parses raw bytes (whole messages or any part of a stream) and interprets each
-    /// complete message; every event is passed on with `frame` (the frame offset of the
-    /// JACK event, or a stream frame), which the caller stamps them with.
-    public mutating func receive<C: Collection>(_ bytes: C, frame: UInt64,
-                                                emit: (ControlEvent, UInt64) -> Void) where C.Element == UInt8 {
-        var items: [StandardMIDIFile.TimedEvent] = []
-        parser.parse(bytes, emit: { items.append(.message($0)) }, sysEx: { items.append(.sysEx(Array($0))) })
-        for item in items {
-            switch item {
-            case .message(let m): interpret(m) { emit($0, frame) }
-            case .sysEx(let bytes): interpret(sysEx: bytes) { emit($0, frame) }
+    // MARK: - Real-time entry points (@_noLocks: the code below, checked)
+
+    /// One whole MIDI message as a plugin host hands it (an LV2 midi:MidiEvent: a channel
+    /// or real-time message, or a whole SysEx F0 … F7; no running status). Bytes that
+    /// make no message are counted in `strayBytes`.
+    /// - Thread: render (or any one).
+    @_noLocks
+    public mutating func interpretInRealTime(bytes b: UnsafeRawBufferPointer, emit: (ControlEvent) -> Void) {
+        guard b.count > 0 else { return }
+        if b[0] == 0xF0 { interpretSysEx(b, emit); return }
+        let length = MIDIMessage.length(status: b[0])
+        guard b[0] >= 0x80, length > 0, b.count >= length else { strayRealTime += b.count; return }
+        interpretMessage(MIDIMessage(status: b[0], data1: length > 1 ? b[1] : 0, data2: length > 2 ? b[2] : 0), emit)
+    }
+
+    /// `releaseAll`. - Thread: render (or any one).
+    @_noLocks
+    public mutating func releaseAllInRealTime(emit: (ControlEvent) -> Void) { releaseEverything(emit) }
+
+    /// The tone's MIDI note changes (a plugin's control): held notes move to their new
+    /// ratio. - Thread: render (or any one).
+    @_noLocks
+    public mutating func setToneNote(_ note: Double, emit: (ControlEvent) -> Void) {
+        let n = min(max(note.isNaN ? 69 : note, 0), 127)
+        guard n != toneNote else { return }
+        keys = keys.withToneNote(n)
+        moveAll(emit)
+    }
+
+    /// Each key's pitch changes (a plugin's scale file loaded): held notes move to their
+    /// key's new pitch (a key the new map leaves out keeps sounding until its note-off).
+    /// - Thread: render (or any one).
+    @_noLocks
+    public mutating func setKeys(_ tuning: KeyboardTuning, emit: (ControlEvent) -> Void) {
+        keys = tuning
+        moveAll(emit)
+    }
+
+    /// The bend range of channels that no RPN 0 or MCM has set (a plugin's control,
+    /// semitones, 0…96): held notes on them follow. - Thread: render (or any one).
+    @_noLocks
+    public mutating func setDefaultBendRange(_ semitones: Double, emit: (ControlEvent) -> Void) {
+        let r = min(max(semitones.isNaN ? 2 : semitones, 0), 96)
+        guard r != defaultBendRange else { return }
+        defaultBendRange = r
+        var c = 0
+        while c < 16 {
+            if !channels[c].bendRangeSet {
+                channels[c].bendRange = r
+                moveAffected(by: c, emit)
             }
+            c += 1
         }
     }
 
-    /// Interprets one whole SysEx (F0 … F7): the tuning messages (`TuningSysEx`); any
-    /// other is counted in `unusedMessages`.
-    public mutating func interpret<C: RandomAccessCollection>(sysEx bytes: C, emit: (ControlEvent) -> Void)
-    where C.Element == UInt8, C.Index == Int {
-        guard let message = TuningSysEx.decode(bytes) else {
+    mutating func interpretSysEx(_ bytes: UnsafeRawBufferPointer, _ emit: (ControlEvent) -> Void) {
+        guard let message = TuningSysEx.decode(bytes: bytes) else {
             unusedMessages += 1
             return
         }
@@ -122,45 +174,54 @@ public struct MIDIInterpreter: Sendable {
         case .masterCoarse(let semitones):
             masterCoarse = semitones
         case let .scaleOctave(mask, cents, realTime):
-            for c in 0..<16 where mask & (1 << c) != 0 {
-                channels[c].keyCents = cents
-                guard realTime else { continue }
-                for i in held.indices where held[i].channel == c { held[i].keyCents = cents[held[i].note % 12] }
+            var c = 0
+            while c < 16 { if mask & (1 << c) != 0 { channels[c].keyCents = cents }; c += 1 }
+            guard realTime else { return }
+            var i = 0
+            while i < heldCount {
+                if mask & (1 << held[i].channel) != 0 {
+                    held[i].keyCents = cents[held[i].note % 12]
+                    move(i, emit)
+                }
+                i += 1
             }
-            for i in held.indices where realTime && mask & (1 << held[i].channel) != 0 { move(i, emit: emit) }
             return
         }
         masterSemitones = Double(masterCoarse) + masterFineCents / 100
-        for i in held.indices { move(i, emit: emit) }
+        moveAll(emit)
     }
 
-    /// Interprets one complete message.
-    public mutating func interpret(_ m: MIDIMessage, emit: (ControlEvent) -> Void) {
+    // MARK: - Messages (one body for both kinds of entry point)
+
+    mutating func interpretMessage(_ m: MIDIMessage, _ emit: (ControlEvent) -> Void) {
         let ch = m.channel
         switch m.kind {
         case 0x80:
-            noteOff(ch, Int(m.data1), emit: emit)
+            noteOff(ch, Int(m.data1), emit)
         case 0x90:
-            if m.data2 == 0 { noteOff(ch, Int(m.data1), emit: emit) } else { noteOn(ch, Int(m.data1), Int(m.data2), emit: emit) }
+            if m.data2 == 0 { noteOff(ch, Int(m.data1), emit) } else { noteOn(ch, Int(m.data1), Int(m.data2), emit) }
         case 0xA0:
-            if let i = held.firstIndex(where: { $0.channel == ch && $0.note == Int(m.data1) }) {
+            let i = heldIndex(ch, Int(m.data1))
+            if i >= 0 {
                 held[i].pressure = Double(m.data2) / 127
-                move(i, emit: emit)
+                move(i, emit)
             }
         case 0xB0:
-            control(ch, Int(m.data1), Int(m.data2), emit: emit)
+            control(ch, Int(m.data1), Int(m.data2), emit)
         case 0xD0:
             let p = Double(m.data1) / 127
-            for i in held.indices where held[i].channel == ch {
-                held[i].pressure = p
-                move(i, emit: emit)
+            var i = 0
+            while i < heldCount {
+                if held[i].channel == ch { held[i].pressure = p; move(i, emit) }
+                i += 1
             }
         case 0xE0:
             channels[ch].bend = m.bendValue - 8192
-            moveAffected(by: ch, emit: emit)
+            moveAffected(by: ch, emit)
         case 0xF0 where m.status == 0xFF:
-            releaseAll(emit: emit)
-            channels = [ChannelState](repeating: ChannelState(), count: 16)
+            releaseEverything(emit)
+            var c = 0
+            while c < 16 { channels[c] = ChannelState(); channels[c].bendRange = defaultBendRange; c += 1 }
             zones = MPEZones()
             (masterSemitones, masterCoarse, masterFineCents) = (0, 0, 0)
         default:
@@ -168,148 +229,153 @@ public struct MIDIInterpreter: Sendable {
         }
     }
 
-    /// Ends every held note (an up for each, in id order): the source stops, or a reset.
-    /// Every pedal lifts too (`.sustain(false)` after the ups when one was down).
-    public mutating func releaseAll(emit: (ControlEvent) -> Void) {
-        for h in held.sorted(by: { $0.id < $1.id }) { emit(.pitched(id: h.id, phase: .up, ratio: 0, gain: 0, y: 0)) }
-        held.removeAll(keepingCapacity: true)
-        _ = ids.endAll()
-        setPedal({ channels in for c in channels.indices { channels[c].sustain = false } }, emit: emit)
-    }
-
-    /// True while any channel's sustain pedal is down.
-    public var sustained: Bool { channels.contains { $0.sustain } }
-
-    /// Changes pedal states; emits `.sustain` when "any pedal down" changes.
-    private mutating func setPedal(_ change: (inout [ChannelState]) -> Void, emit: (ControlEvent) -> Void) {
-        let before = sustained
-        change(&channels)
-        if sustained != before { emit(.sustain(sustained)) }
-    }
-
-    /// The pitch ratio a note `note` on `channel` would sound at now (a note begun now:
-    /// its pitch class's scale/octave tuning as the channel has it); 0 for a key the
-    /// keyboard map leaves out.
-    public func ratio(channel: Int, note: Int) -> Double {
-        ratio(channel: channel, note: note, keyCents: channels[channel].keyCents[note % 12])
-    }
-
-    /// The pitch ratio of `note` on `channel` with `keyCents` of scale/octave tuning:
-    /// the key, the bend (and the zone master's), the channel's and the master tuning.
-    private func ratio(channel: Int, note: Int, keyCents: Double) -> Double {
-        guard let key = keys.ratio(ofKey: note) else { return 0 }
-        var semitones = channels[channel].bendSemitones + channels[channel].tuningSemitones + masterSemitones + keyCents / 100
-        if zones.isMember(channel), let master = zones.master(of: channel) {
-            semitones += channels[master].bendSemitones
+    mutating func releaseEverything(_ emit: (ControlEvent) -> Void) {
+        // In id order: note-on order, unless the counter wrapped (an insertion sort, in
+        // place: the list is cleared after).
+        var i = 1
+        while i < heldCount {
+            let h = held[i]
+            var j = i
+            while j > 0 && held[j - 1].id > h.id { held[j] = held[j - 1]; j -= 1 }
+            held[j] = h
+            i += 1
         }
-        return key * pow(2, semitones / 12)
+        i = 0
+        while i < heldCount { emit(.pitched(id: held[i].id, phase: .up, ratio: 0, gain: 0, y: 0)); i += 1 }
+        heldCount = 0
+        let before = sustained
+        var c = 0
+        while c < 16 { channels[c].sustain = false; c += 1 }
+        if before { emit(.sustain(false)) }
     }
 
-    // MARK: - Messages
+    /// Sets channel `ch`'s pedal; emits `.sustain` when "any pedal down" changes.
+    private mutating func setPedal(_ ch: Int, _ down: Bool, _ emit: (ControlEvent) -> Void) {
+        let before = sustained
+        channels[ch].sustain = down
+        if sustained != before { emit(.sustain(!before)) }
+    }
 
-    private mutating func noteOn(_ ch: Int, _ note: Int, _ velocity: Int, emit: (ControlEvent) -> Void) {
+    private mutating func noteOn(_ ch: Int, _ note: Int, _ velocity: Int, _ emit: (ControlEvent) -> Void) {
         guard keys.ratio(ofKey: note) != nil else {
             unmappedNotes += 1
             return
         }
-        let owner = UInt16(ch << 7 | note)
-        if let i = held.firstIndex(where: { $0.channel == ch && $0.note == note }) {
-            emit(.pitched(id: held[i].id, phase: .up, ratio: 0, gain: 0, y: 0))
-            held.remove(at: i)
+        let old = heldIndex(ch, note)
+        if old >= 0 {
+            emit(.pitched(id: held[old].id, phase: .up, ratio: 0, gain: 0, y: 0))
+            remove(old)
         }
-        let (id, _) = ids.begin(owner)
+        let id = newID()
         let v = Double(velocity) / 127
         let h = HeldNote(channel: ch, note: note, id: id, velocity: v, keyCents: channels[ch].keyCents[note % 12])
-        held.append(h)
+        held[heldCount] = h
+        heldCount += 1
         emit(.pitched(id: id, phase: .down, ratio: ratio(channel: ch, note: note, keyCents: h.keyCents), gain: v,
                       y: channels[ch].timbre ?? v))
     }
 
-    private mutating func noteOff(_ ch: Int, _ note: Int, emit: (ControlEvent) -> Void) {
-        guard let i = held.firstIndex(where: { $0.channel == ch && $0.note == note }) else { return }
-        end(i, emit: emit)
+    private mutating func noteOff(_ ch: Int, _ note: Int, _ emit: (ControlEvent) -> Void) {
+        let i = heldIndex(ch, note)
+        if i >= 0 { end(i, emit) }
     }
 
-    private mutating func end(_ i: Int, emit: (ControlEvent) -> Void) {
-        let h = held.remove(at: i)
-        ids.end(UInt16(h.channel << 7 | h.note))
-        emit(.pitched(id: h.id, phase: .up, ratio: 0, gain: 0, y: 0))
+    private mutating func end(_ i: Int, _ emit: (ControlEvent) -> Void) {
+        let id = held[i].id
+        remove(i)
+        emit(.pitched(id: id, phase: .up, ratio: 0, gain: 0, y: 0))
     }
 
-    private mutating func control(_ ch: Int, _ cc: Int, _ value: Int, emit: (ControlEvent) -> Void) {
+    private mutating func control(_ ch: Int, _ cc: Int, _ value: Int, _ emit: (ControlEvent) -> Void) {
         switch cc {
         case 101: channels[ch].rpn = (value, channels[ch].rpn.lsb)
         case 100: channels[ch].rpn = (channels[ch].rpn.msb, value)
         case 99, 98: channels[ch].rpn = (127, 127)  // an NRPN: data entry no longer goes to an RPN
         case 6, 38:
-            dataEntry(ch, msb: cc == 6, value, emit: emit)
+            dataEntry(ch, msb: cc == 6, value, emit)
         case 74:
             channels[ch].timbre = Double(value) / 127
-            for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
+            moveNotes(on: ch, emit)
         case 10:
             // Pan → the instrument's tilt, on any channel (the tilt pans every voice):
             // 0 → −1, 127 → +1, the inverse of MPEEncoder's round(127·(tilt + 1)/2).
             emit(.tilt(Double(value) / 127 * 2 - 1))
         case 64:
-            setPedal({ $0[ch].sustain = value >= 64 }, emit: emit)
+            setPedal(ch, value >= 64, emit)
         case 120, 123:
             let isMaster = zones.master(of: ch) == ch
             var i = 0
-            while i < held.count {
-                if held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) { end(i, emit: emit) } else { i += 1 }
+            while i < heldCount {
+                if held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) { end(i, emit) } else { i += 1 }
             }
         case 121:
-            setPedal({ $0[ch] = $0[ch].afterResetAllControllers }, emit: emit)  // the pedal is up now
-            for i in held.indices where held[i].channel == ch {
-                held[i].pressure = nil
-            }
-            moveAffected(by: ch, emit: emit)
+            let before = sustained
+            channels[ch] = channels[ch].afterResetAllControllers  // the pedal is up now
+            if sustained != before { emit(.sustain(false)) }
+            var i = 0
+            while i < heldCount { if held[i].channel == ch { held[i].pressure = nil }; i += 1 }
+            moveAffected(by: ch, emit)
         default:
             unusedMessages += 1
         }
     }
 
-    private mutating func dataEntry(_ ch: Int, msb: Bool, _ value: Int, emit: (ControlEvent) -> Void) {
+    private mutating func dataEntry(_ ch: Int, msb: Bool, _ value: Int, _ emit: (ControlEvent) -> Void) {
         switch channels[ch].rpn {
         case (0, 0):
-            var range = channels[ch].bendRange
-            range = msb ? Double(value) : range.rounded(.down) + Double(value) / 100
-            channels[ch].bendRange = range
-            moveAffected(by: ch, emit: emit)
+            let range = channels[ch].bendRange
+            // (The whole semitones of a range ≥ 0: its integer part.)
+            channels[ch].bendRange = msb ? Double(value) : Double(Int(range)) + Double(value) / 100
+            channels[ch].bendRangeSet = true
+            moveAffected(by: ch, emit)
         case (0, 1):
             // Channel fine tuning: CC 6 the high 7 bits (the low ones cleared), CC 38 the low.
             let raw = channels[ch].fineTuning
             channels[ch].fineTuning = msb ? value << 7 : raw & ~0x7F | value
-            moveNotes(on: ch, emit: emit)
+            moveNotes(on: ch, emit)
         case (0, 2) where msb:
             channels[ch].coarseSemitones = value - 64  // channel coarse tuning; CC 38 ignored
-            moveNotes(on: ch, emit: emit)
+            moveNotes(on: ch, emit)
         case (0, 6) where msb && (ch == 0 || ch == 15):
             zones.configure(master: ch, members: value)
             // MPE defaults: members ±48, master ±2.
-            for c in 0..<16 where zones.master(of: c) != nil {
-                channels[c].bendRange = zones.isMember(c) ? 48 : 2
+            var c = 0
+            while c < 16 {
+                if zones.master(of: c) != nil {
+                    channels[c].bendRange = zones.isMember(c) ? 48 : 2
+                    channels[c].bendRangeSet = true
+                }
+                c += 1
             }
-            for i in held.indices { move(i, emit: emit) }
+            moveAll(emit)
         default:
             unusedMessages += 1
         }
     }
 
     /// Sends a move for every held note whose pitch depends on channel `ch`'s bend.
-    private mutating func moveAffected(by ch: Int, emit: (ControlEvent) -> Void) {
+    private func moveAffected(by ch: Int, _ emit: (ControlEvent) -> Void) {
         let isMaster = zones.master(of: ch) == ch
-        for i in held.indices where held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) {
-            move(i, emit: emit)
+        var i = 0
+        while i < heldCount {
+            if held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) { move(i, emit) }
+            i += 1
         }
     }
 
     /// Sends a move for every held note of channel `ch`.
-    private func moveNotes(on ch: Int, emit: (ControlEvent) -> Void) {
-        for i in held.indices where held[i].channel == ch { move(i, emit: emit) }
+    private func moveNotes(on ch: Int, _ emit: (ControlEvent) -> Void) {
+        var i = 0
+        while i < heldCount { if held[i].channel == ch { move(i, emit) }; i += 1 }
     }
 
-    private func move(_ i: Int, emit: (ControlEvent) -> Void) {
+    /// Sends a move for every held note.
+    private func moveAll(_ emit: (ControlEvent) -> Void) {
+        var i = 0
+        while i < heldCount { move(i, emit); i += 1 }
+    }
+
+    private func move(_ i: Int, _ emit: (ControlEvent) -> Void) {
         let h = held[i]
         emit(.pitched(id: h.id, phase: .move, ratio: ratio(channel: h.channel, note: h.note, keyCents: h.keyCents),
                       gain: h.pressure ?? h.velocity, y: channels[h.channel].timbre ?? h.velocity))

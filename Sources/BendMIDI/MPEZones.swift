@@ -11,16 +11,18 @@ public struct MPEZones: Sendable, Equatable {
     /// Member channels of the upper zone, 0…15 (0: no upper zone).
     public private(set) var upperMembers = 0
 
+    @_noLocks
     public init(lowerMembers: Int = 0, upperMembers: Int = 0) {
         configure(master: 0, members: lowerMembers)
         configure(master: 15, members: upperMembers)
     }
 
     /// True when no zone is configured (plain MIDI: every channel on its own).
-    public var isOff: Bool { lowerMembers == 0 && upperMembers == 0 }
+    public var isOff: Bool { @_noLocks get { lowerMembers == 0 && upperMembers == 0 } }
 
     /// Applies an MCM received on `master` (0 or 15; other channels are ignored) with
     /// `members` member channels (clamped to 0…15).
+    @_noLocks
     public mutating func configure(master: Int, members: Int) {
         let n = min(max(members, 0), 15)
         if master == 0 {
@@ -34,6 +36,7 @@ public struct MPEZones: Sendable, Equatable {
 
     /// The master channel of the zone `channel` belongs to (as master or member), nil
     /// when it is in no zone.
+    @_noLocks
     public func master(of channel: Int) -> Int? {
         if lowerMembers > 0 && channel >= 0 && channel <= lowerMembers { return 0 }
         if upperMembers > 0 && channel <= 15 && channel >= 15 - upperMembers { return 15 }
@@ -41,6 +44,7 @@ public struct MPEZones: Sendable, Equatable {
     }
 
     /// True when `channel` is a member channel (not the master) of a zone.
+    @_noLocks
     public func isMember(_ channel: Int) -> Bool {
         guard let m = master(of: channel) else { return false }
         return m != channel

@@ -27,40 +27,62 @@ public enum TuningSysEx: Sendable, Equatable {
     /// Per pitch class C…B, cents from 12-TET, for the channels whose bits are set in
     /// `channels` (bit 0 = channel 1); `realTime`: sounding notes follow at once (7F),
     /// otherwise only notes started after it (7E).
-    case scaleOctave(channels: UInt16, cents: [Double], realTime: Bool)
+    case scaleOctave(channels: UInt16, cents: KeyCents, realTime: Bool)
 
-    /// GS part block (the x of address 40 1x 40) → MIDI channel, 0-based.
-    static let gsChannelOfBlock = [9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15]
+    /// GS part block (the x of address 40 1x 40) → MIDI channel, 0-based: 0 is part 10,
+    /// 1–9 parts 1–9, A–F parts 11–16.
+    @_noLocks
+    static func gsChannel(ofBlock x: Int) -> Int { x == 0 ? 9 : x <= 9 ? x - 1 : x }
 
     /// The tuning message in `m`, or nil for any other SysEx, a truncated one, or a GS
     /// message whose checksum fails.
     public static func decode<C: RandomAccessCollection>(_ m: C) -> TuningSysEx? where C.Element == UInt8, C.Index == Int {
-        let b = Array(m)
-        guard b.count >= 6, b.first == 0xF0, b.last == 0xF7 else { return nil }
-        let body = b[1..<(b.count - 1)]
-        guard body.allSatisfy({ $0 < 0x80 }) else { return nil }
-        func fourteen(_ msb: UInt8, _ lsb: UInt8) -> Double { (Double(Int(msb) << 7 | Int(lsb)) - 8192) * 100 / 8192 }
+        Array(m).withUnsafeBytes { decode(bytes: $0) }
+    }
+
+    /// `decode` of the bytes at `b` (no heap: a plugin's render thread decodes here).
+    @_noLocks
+    public static func decode(bytes b: UnsafeRawBufferPointer) -> TuningSysEx? {
+        let n = b.count
+        guard n >= 6, b[0] == 0xF0, b[n - 1] == 0xF7 else { return nil }
+        var i = 1
+        while i < n - 1 { if b[i] >= 0x80 { return nil }; i += 1 }
         switch (b[1], b[3], b[4]) {
-        case (0x7F, 0x04, 0x03) where b.count == 8:
+        case (0x7F, 0x04, 0x03) where n == 8:
             return .masterFine(cents: fourteen(b[6], b[5]))
-        case (0x7F, 0x04, 0x04) where b.count == 8:
+        case (0x7F, 0x04, 0x04) where n == 8:
             return .masterCoarse(semitones: Int(b[6]) - 64)
-        case (0x7E, 0x08, 0x08) where b.count == 21, (0x7F, 0x08, 0x08) where b.count == 21:
-            return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: (0..<12).map { Double(b[8 + $0]) - 64 },
-                                realTime: b[1] == 0x7F)
-        case (0x7E, 0x08, 0x09) where b.count == 33, (0x7F, 0x08, 0x09) where b.count == 33:
-            return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: (0..<12).map { fourteen(b[8 + 2 * $0], b[9 + 2 * $0]) },
-                                realTime: b[1] == 0x7F)
-        case (0x41, 0x42, 0x12) where b.count == 22 && b[5] == 0x40 && b[6] & 0xF0 == 0x10 && b[7] == 0x40:
-            guard body[5..<(b.count - 1)].reduce(0, { ($0 + Int($1)) & 0x7F }) == 0 else { return nil }  // address + data + sum
-            let channel = gsChannelOfBlock[Int(b[6] & 0x0F)]
-            return .scaleOctave(channels: 1 << channel, cents: (0..<12).map { Double(b[8 + $0]) - 64 }, realTime: true)
+        case (0x7E, 0x08, 0x08) where n == 21, (0x7F, 0x08, 0x08) where n == 21:
+            var cents = KeyCents()
+            var k = 0
+            while k < 12 { cents[k] = Double(b[8 + k]) - 64; k += 1 }
+            return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: cents, realTime: b[1] == 0x7F)
+        case (0x7E, 0x08, 0x09) where n == 33, (0x7F, 0x08, 0x09) where n == 33:
+            var cents = KeyCents()
+            var k = 0
+            while k < 12 { cents[k] = fourteen(b[8 + 2 * k], b[9 + 2 * k]); k += 1 }
+            return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: cents, realTime: b[1] == 0x7F)
+        case (0x41, 0x42, 0x12) where n == 22 && b[5] == 0x40 && b[6] & 0xF0 == 0x10 && b[7] == 0x40:
+            // Roland's checksum: address + data + sum ≡ 0 (mod 128).
+            var sum = 0
+            var k = 5
+            while k < n - 1 { sum = (sum + Int(b[k])) & 0x7F; k += 1 }
+            guard sum == 0 else { return nil }
+            var cents = KeyCents()
+            k = 0
+            while k < 12 { cents[k] = Double(b[8 + k]) - 64; k += 1 }
+            return .scaleOctave(channels: 1 << gsChannel(ofBlock: Int(b[6] & 0x0F)), cents: cents, realTime: true)
         default:
             return nil
         }
     }
 
+    /// A 14-bit value (0x2000 = 0) as cents, ±100.
+    @_noLocks
+    static func fourteen(_ msb: UInt8, _ lsb: UInt8) -> Double { (Double(Int(msb) << 7 | Int(lsb)) - 8192) * 100 / 8192 }
+
     /// MTS channel bytes → a mask, bit 0 = channel 1.
+    @_noLocks
     static func channelMask(_ ff: UInt8, _ gg: UInt8, _ hh: UInt8) -> UInt16 {
         UInt16(hh & 0x7F) | UInt16(gg & 0x7F) << 7 | UInt16(ff & 0x03) << 14
     }

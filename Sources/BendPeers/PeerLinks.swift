@@ -253,6 +253,12 @@ final class PeerLinks: @unchecked Sendable {
              let (.connected, .challenge(_, _, nonce)) where c.outgoing && nonce == c.nonce:
             break   // a resent CHALLENGE: our HELLO (resent on its own timer) answers it
         case let (phase, .bye(reason, detail)) where phase != .connected:
+            // A remote that holds a key refuses an instrument that asks for none (it
+            // could not prove the key): the player is told, as of a key refused here, in
+            // our words (the remote's are anyone's).
+            if reason == .authenticationFailed && !c.outgoing {
+                onAuthenticationFailure(c.remoteAddress, "it refused to play: it holds a shared key and this instrument asks for none (give play --listen the key with --key-file)")
+            }
             closeConnection(c, reason, detail.isEmpty ? "peer said bye" : detail, bye: false, byPeer: true)
         default:
             let sealed = c.phase == .connected ? " (after the handshake every frame is sealed)" : ""

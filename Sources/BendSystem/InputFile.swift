@@ -15,4 +15,14 @@ public enum InputFile {
         default: return "is not a regular file (a device, a FIFO or a socket)"
         }
     }
+
+    /// For a secret (a shared key, a pairing token, a private key): "can be read by other
+    /// users of this machine (mode 0644); chmod 600 'PATH'" when its group or others may
+    /// read or write it, else nil (and for a path that cannot be read).
+    public static func openToOthers(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        return "can be read by other users of this machine (mode 0\(mode)); chmod 600 '\(path)'"
+    }
 }

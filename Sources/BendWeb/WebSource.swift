@@ -40,12 +40,17 @@ public final class WebSource: InputSource, @unchecked Sendable {
     /// Lines the source made itself, to be shown as they are (not escaped): the address
     /// (on a line of its own) and the QR code's rows with their colour escapes.
     private let show: @Sendable (String) -> Void
+    /// The address once more, for a script to read (standard output, when the pad is not
+    /// drawn there); nil: not.
+    private let address: (@Sendable (String) -> Void)?
     private var server: WebServer?
 
-    public init(_ settings: Settings, log: @escaping @Sendable (String) -> Void, show: @escaping @Sendable (String) -> Void) {
+    public init(_ settings: Settings, log: @escaping @Sendable (String) -> Void, show: @escaping @Sendable (String) -> Void,
+                address: (@Sendable (String) -> Void)? = nil) {
         self.settings = settings
         self.log = log
         self.show = show
+        self.address = address
         name = "web \(settings.address.host):\(settings.address.port)"
     }
 
@@ -96,6 +101,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
         }
         show(server.url)
         lines?.forEach(show)
+        address?(server.url)
         if let certificate {
             log("the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
         }

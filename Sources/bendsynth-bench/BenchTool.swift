@@ -108,7 +108,15 @@ enum BenchTool {
             return try bench { try SoakBench.run(seconds: secondsGiven ? seconds : 60, assets: try webAssets("--soak"), log: { printErr("bendsynth-bench: \($0)") }) }
         }
         if let peerCounts { return try bench { try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) } }
-        if let webDriver { return try WebLatencyMode.run(driver: webDriver, assets: try webAssets("--web")) }
+        if let webDriver {
+            // Said here, not by python3 (its "can't open file", or a traceback).
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: webDriver, isDirectory: &isFolder), !isFolder.boolValue else {
+                throw AppError.input("--web '\(webDriver)': " + (isFolder.boolValue ? "is a folder" : "no such file")
+                                     + "; expected the pad driver, a Python script (Tests/BendAppTests/web/pad_driver.py in a checkout)")
+            }
+            return try WebLatencyMode.run(driver: webDriver, assets: try webAssets("--web"))
+        }
         if osc {
             let r = try bench { try OSCBench.measure(period: period, rate: rate, count: 1_000, log: { printErr("bendsynth-bench: \($0)") }) }
             print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",

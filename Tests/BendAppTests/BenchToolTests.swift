@@ -33,6 +33,8 @@ final class BenchToolTests: XCTestCase {
             (["--bogus"], "unknown option '--bogus'"),
             (["extra"], "unexpected argument 'extra'"),
             (["--evdev", "/nonexistent/x.evemu"], "/nonexistent/x.evemu"),
+            (["--web", "nothere.py"], "--web 'nothere.py': no such file; expected the pad driver, a Python script"),
+            (["--web", "/tmp"], "--web '/tmp': is a folder"),
         ]
         for (args, words) in cases {
             let r = try bench(args)

@@ -42,6 +42,55 @@ final class CommandLineTests: XCTestCase {
         XCTAssertThrowsError(try OptionParser.parse(["-x"], specs: specs)) { XCTAssertTrue("\($0)".contains("unknown option '-x'")) }
     }
 
+    /// An optional value (`--listen [ADDR][:PORT]`) bare wherever it stands: the next word
+    /// is its value only when it is an address or port; `=` binds any.
+    func testABareOptionalValueTakesOnlyAnAddressFromTheNextWord() throws {
+        let specs = [OptionSpec("listen", value: "[ADDR][:PORT]", help: ""), OptionSpec("web", value: "[ADDR][:PORT]", help: ""),
+                     OptionSpec("no-terminal", help: ""), OptionSpec("device", "d", value: "PCM", help: "")]
+        func parsed(_ args: [String]) throws -> [String] {
+            let (opts, operands) = try OptionParser.parse(args, specs: specs)
+            return opts.map { "\($0.0)=\($0.1 ?? "nil")" } + operands.map { "operand:\($0)" }
+        }
+        XCTAssertEqual(try parsed(["--listen", "--no-terminal", "-d", "null"]), ["listen=", "no-terminal=nil", "device=null"])
+        XCTAssertEqual(try parsed(["--no-terminal", "--web"]), ["no-terminal=nil", "web="])
+        XCTAssertEqual(try parsed(["--web", "--listen"]), ["web=", "listen="])
+        XCTAssertEqual(try parsed(["--listen", "47810", "--web", "0.0.0.0"]), ["listen=47810", "web=0.0.0.0"])
+        XCTAssertEqual(try parsed(["--listen", ":5000", "--web", "[::1]:8443", "--listen", "localhost"]), ["listen=:5000", "web=[::1]:8443", "listen=localhost"])
+        XCTAssertEqual(try parsed(["--listen=myhost", "--lis", "10.0.0.2:4"]), ["listen=myhost", "listen=10.0.0.2:4"])
+        XCTAssertEqual(try parsed(["--listen", "myhost"]), ["listen=", "operand:myhost"])
+        XCTAssertEqual(try parsed(["--", "--listen"]), ["operand:--listen"])
+        XCTAssertFalse(OptionSpec("osc", value: "[ADDR:]PORT", help: "").valueIsOptional, "a port is needed")
+    }
+
+    /// `play --listen --no-terminal` and `play --web --no-terminal`: loopback on the
+    /// default port (or that port in use), never the next option taken as an address.
+    func testPlayWithABareListenOrWebListensOnLoopbacksDefaultPort() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (option, address) in [("--listen", "127.0.0.1:47810"), ("--web", "127.0.0.1:47880")] {
+            // Listening there, or told the port is in use (another instrument has it):
+            // either way the address is the default's. Stopped once it has said so.
+            let log = dir.appendingPathComponent("\(option).err").path
+            FileManager.default.createFile(atPath: log, contents: nil)
+            let p = Process()
+            p.executableURL = BinaryRunner.executable
+            p.arguments = ["play", option, "--no-terminal", "-d", "null"]
+            p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            p.standardError = FileHandle(forWritingAtPath: log)
+            try p.run()
+            let said = Poll.until(10) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(address) || !p.isRunning }
+            if p.isRunning { kill(p.processIdentifier, SIGTERM) }
+            p.waitUntilExit()
+            let stderr = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            XCTAssertTrue(said && stderr.contains(address), "\(option): \(stderr)")
+            XCTAssertFalse(stderr.contains("--no-terminal'"), stderr)
+        }
+        let host = try BinaryRunner.run(["play", "--listen", "myhost", "--no-terminal", "-d", "null"])
+        XCTAssertEqual(host.status, 2)
+        XCTAssertTrue(host.stderr.contains("play: unexpected argument 'myhost' (a host name after --listen or --web goes with '=': --listen=myhost)"), host.stderr)
+    }
+
     /// A bad script is an error naming the line and field, exit 2, and no OUT.wav.
     func testRenderBadScriptLeavesNoOutput() throws {
         let dir = try BinaryRunner.temporaryDirectory()

@@ -109,7 +109,19 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(try complete([bin, "play", "-a", "j"], script: script), ["jack"])
         // File options complete files.
         try Data().write(to: dir.appendingPathComponent("take.jsonl"))
-        XCTAssertEqual(try complete([bin, "render", "--tone", dir.path + "/ta"], script: script), [dir.path + "/take.jsonl"])
+        XCTAssertEqual(try complete([bin, "render", "-o", dir.path + "/ta"], script: script), [dir.path + "/take.jsonl"])
+        // --scale: Scala files (and folders) and the built-in names; --tone: sound files;
+        // --round: its modes.
+        for name in ["my.scl", "my.txt", "t.flac", "t.WAV", "t.txt"] { try Data().write(to: dir.appendingPathComponent(name)) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("my-scales"), withIntermediateDirectories: true)
+        XCTAssertEqual(try complete([bin, "play", "--scale", dir.path + "/my"], script: script), [dir.path + "/my-scales", dir.path + "/my.scl"])
+        XCTAssertEqual(try complete([bin, "render", "--scale", "ma"], script: script), ["major"])
+        XCTAssertEqual(try complete([bin, "play", "--scale", "minor"], script: script), ["minor", "minor-pentatonic"])
+        XCTAssertEqual(try complete([bin, "render", "--tone", dir.path + "/t"], script: script), [dir.path + "/t.WAV", dir.path + "/t.flac"])
+        XCTAssertEqual(try complete([bin, "play", "--round", ""], script: script), ["hold", "initial", "off"])
+        // A bare --listen / --web needs no value: the next word completes as an option.
+        XCTAssertEqual(try complete([bin, "play", "--listen", "--no-t"], script: script), ["--no-terminal"])
+        XCTAssertEqual(try complete([bin, "play", "--web", "--web-t"], script: script), ["--web-token-file"])
         // PCM options ask the binary for the PCM names (devices --pcm-names): 'null' is always one.
         XCTAssertEqual(try complete([bin, "play", "--device", "nul"], script: script), ["null"])
         // Every option of every --help completes.
@@ -131,6 +143,14 @@ final class CommandTableTests: XCTestCase {
         // Every option of every --help is in its command's _arguments (valid zsh alone
         // would pass a script that lost options).
         let text = try String(contentsOf: script, encoding: .utf8)
+        // --scale: the built-in names and Scala files; --tone: sound files.
+        XCTAssertTrue(text.contains("'words:name:(chromatic major minor") && text.contains("_files -g \"*.(scl|SCL)\""), text)
+        XCTAssertTrue(text.contains(":FILE:_bendsynth_tone_values") && text.contains("*.(wav|wave|caf|aif|aiff|aifc|flac"), text)
+        // --listen and --web: an optional value ("::"), as the parser takes them.
+        for option in ["--listen", "--web"] {
+            let spec = text.split(separator: "\n").first { $0.contains("'\(option)=[") } ?? ""
+            XCTAssertTrue(spec.contains("]::ADDRPORT: '"), "\(option): \(spec)")
+        }
         for command in CommandTable.names {
             let start = try XCTUnwrap(text.range(of: "\n    (\(command)) _arguments"), "no case for \(command)").upperBound
             let block = text[start..<(text.range(of: " ;;", range: start..<text.endIndex)?.lowerBound ?? text.endIndex)]

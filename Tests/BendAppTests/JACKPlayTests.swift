@@ -166,7 +166,7 @@ final class JACKPlayTests: JACKTestCase {
         XCTAssertTrue(log.contains("the JACK server '\(server!.name)' went away"), log)
         let take = try WAVReader.read(wav)
         XCTAssertEqual(take.channels, 2)
-        XCTAssertTrue(log.contains("recorded '\(wav)': \(take.frames) frames"), "the header counts every frame written: \(log)")
+        XCTAssertTrue(log.contains("recorded '\(wav)' (WAV f32): \(take.frames) frames"), "the header counts every frame written: \(log)")
         let rendered = try BinaryRunner.run(["render", touches, "-o", dir.appendingPathComponent("again.wav").path])
         XCTAssertEqual(rendered.status, 0, "the touch script is whole: \(rendered.stderr)")
     }
@@ -228,6 +228,20 @@ final class JACKPlayTests: JACKTestCase {
                                         environment: ["JACK_DEFAULT_SERVER": "bendsynth_no_such_server"])
         XCTAssertEqual(none.status, 1)
         XCTAssertTrue(none.stderr.contains("server 'bendsynth_no_such_server': jack_client_open: no JACK server running"), none.stderr)
+        // bendsynth's one line, not libjack's own ("Cannot connect to server socket…").
+        XCTAssertFalse(none.stderr.contains("Cannot connect") || none.stderr.contains("JackShm") || none.stderr.contains("jack server is not running"), none.stderr)
+        XCTAssertEqual(none.stderr.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("jack") }.count, 1, none.stderr)
+    }
+
+    /// `devices` says whether a JACK server runs for `-a jack`, with its rate and period.
+    func testDevicesSaysWhetherAJACKServerRuns() throws {
+        let server = try XCTUnwrap(self.server)
+        let running = try BinaryRunner.run(["devices"])
+        XCTAssertEqual(running.status, 0, running.stderr)
+        XCTAssertTrue(running.stdout.contains("JACK server (for play -a jack):\n  '\(server.name)' runs: 48000 Hz, period 64 frames"), running.stdout)
+        let none = try BinaryRunner.run(["devices"], environment: ["JACK_DEFAULT_SERVER": "bendsynth_no_such_server"])
+        XCTAssertTrue(none.stdout.contains("none running as 'bendsynth_no_such_server' — start jackd"), none.stdout)
+        XCTAssertFalse(none.stderr.contains("Cannot connect"), "libjack's lines silenced: \(none.stderr)")
     }
 
     /// `--midi-in` with ALSA output opens an ALSA sequencer port; on a machine without

@@ -51,6 +51,20 @@ final class ScaleCommandTests: XCTestCase {
         XCTAssertEqual(1200 * log2(second / (300 * pow(2, 2.0 / 12))), 0, accuracy: 3, "\(second) Hz")
     }
 
+    /// `--scale Major` is the built-in major scale, and `--scale-root C4` its root at
+    /// C4 (261.63 Hz): the pad's centre plays C4.
+    func testScaleNamesInAnyCaseAndANoteNameRoot() throws {
+        let (c4, r) = try renderPeak(touch(x: 0.5), ["--scale", "Major", "--scale-root", "C4"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(1200 * log2(c4 / 261.6256), 0, accuracy: 3, "\(c4) Hz")
+        let (bflat, r2) = try renderPeak(touch(x: 0.5), ["--scale", "MINOR", "--scale-root", "Bb3"])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertEqual(1200 * log2(bflat / 233.0819), 0, accuracy: 3, "\(bflat) Hz")
+        let (_, bad) = try renderPeak(touch(x: 0.5), ["--scale", "major", "--scale-root", "H4"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("option '--scale-root': expected a pitch in Hz (1…20000) or a note with its octave (C4, A#3, Bb2), got 'H4'"), bad.stderr)
+    }
+
     /// A malformed Scala file: exit 2, "FILE:LINE: expected …", no WAV written; and the
     /// options' own errors.
     func testBadScaleInput() throws {

@@ -79,6 +79,8 @@ final class SealedPeerTests: XCTestCase {
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("the instrument asks for no shared key, so it cannot prove it holds yours (--key-file)"), refused.stderr)
         XCTAssertFalse(open.stderr.contains("connected"), open.stderr)
+        // The player of the open instrument is told someone tried, and why it did not play.
+        XCTAssertTrue(open.waitFor("it refused to play: it holds a shared key and this instrument asks for none"), open.stderr)
     }
 
     /// SIGSTOP the remote past the heartbeat timeout: the instrument drops it; when it

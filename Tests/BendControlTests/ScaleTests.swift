@@ -64,4 +64,20 @@ final class ScaleTests: XCTestCase {
         XCTAssertEqual(step, 1)
         XCTAssertEqual(offset, 30, accuracy: 1e-9)
     }
+
+    /// Note names with their octave, as `--scale-root` takes them; built-in names in any case.
+    func testNoteNamesAndBuiltInNamesInAnyCase() {
+        XCTAssertEqual(Tuning.midiNote(named: "C4"), 60)
+        XCTAssertEqual(Tuning.midiNote(named: "a4"), 69)
+        XCTAssertEqual(Tuning.midiNote(named: "A#3"), 58)
+        XCTAssertEqual(Tuning.midiNote(named: "Bb2"), 46)
+        XCTAssertEqual(Tuning.midiNote(named: "C-1"), 0)
+        XCTAssertEqual(Tuning.midiNote(named: "G9"), 127)
+        for bad in ["H4", "C", "C10", "Cb-1", "4", "", "C#x", "G#9"] { XCTAssertNil(Tuning.midiNote(named: bad), bad) }
+        XCTAssertEqual(Tuning.noteName(midi: 69), "A4")
+        XCTAssertEqual(Tuning.noteName(midi: 60.4), "C4")
+        XCTAssertEqual(Scale.builtIn("Major"), Scale.builtIn("major"))
+        XCTAssertEqual(Scale.builtIn("EDO:19"), Scale.builtIn("edo:19"))
+        XCTAssertNil(Scale.builtIn("Lydian"))
+    }
 }

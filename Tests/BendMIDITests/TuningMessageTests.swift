@@ -43,7 +43,8 @@ final class TuningMessageTests: XCTestCase {
         for k in 0..<12 { two[8 + 2 * k] = 0x40 }
         two[8] = 0; two[9] = 0
         two[8 + 22] = 0x7F; two[9 + 22] = 0x7F
-        XCTAssertEqual(TuningSysEx.decode(two), .scaleOctave(channels: 0xFFFF, cents: [-100] + [Double](repeating: 0, count: 10) + [8191 * 100 / 8192], realTime: true))
+        let twoCents: [Double] = [-100] + [Double](repeating: 0, count: 10) + [8191 * 100 / 8192]
+        XCTAssertEqual(TuningSysEx.decode(two), .scaleOctave(channels: 0xFFFF, cents: KeyCents(twoCents), realTime: true))
         XCTAssertNil(TuningSysEx.decode(Array(two.dropLast(3)) + [0xF7]), "a cut message")
         XCTAssertNil(TuningSysEx.decode([0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]), "GM system on: not a tuning")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import XCTest
 
 /// `play --web` in a terminal (tmux) draws the address's QR code with colour escapes that
@@ -36,6 +37,35 @@ final class WebQRCodeTests: XCTestCase {
         XCTAssertEqual(decoded.trimmingCharacters(in: .whitespacesAndNewlines), url.trimmingCharacters(in: .whitespaces))
         try tmux(["send-keys", "-t", "qr", "C-c"])
         try waitUntil("play to exit") { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("exit=") ?? false }
+    }
+}
+
+/// Without the terminal pad, `play --web` prints its address on standard output too (a
+/// script reads it there), the same line as on standard error.
+final class WebAddressOutputTests: XCTestCase {
+    func testTheAddressIsOnStandardOutputWithoutThePad() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.txt").path, err = dir.appendingPathComponent("err.txt").path
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        let p = Process()
+        p.executableURL = BinaryRunner.executable
+        p.arguments = ["play", "-d", "null", "--no-terminal", "--web", "127.0.0.1:0"]
+        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        p.standardOutput = FileHandle(forWritingAtPath: out)
+        p.standardError = FileHandle(forWritingAtPath: err)
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
+        func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        try waitUntil("the address on standard output") { text(out).contains("\n") || !p.isRunning }
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, text(err))
+        let printed = text(out).split(separator: "\n").map(String.init)
+        XCTAssertEqual(printed.count, 1, text(out))
+        XCTAssertTrue(printed.first?.hasPrefix("http://127.0.0.1:") ?? false, text(out))
+        XCTAssertTrue(text(err).split(separator: "\n").map(String.init).contains(printed.first ?? "?"), "the same line as on stderr: \(text(err))")
     }
 }
 

@@ -1,0 +1,25 @@
+import CJack
+
+/// Whether a JACK server runs now, and how (for `bendsynth devices`, about `-a jack`): a
+/// client opens (never starting a server), reads the server's rate and period, and
+/// closes.
+public enum JACKServerProbe {
+    public struct Server: Sendable, Equatable {
+        /// `JACK_DEFAULT_SERVER`, or "default".
+        public var name: String
+        public var rate: Int
+        public var periodFrames: Int
+    }
+
+    /// The server `-a jack` would play into, nil when none runs. - Thread: setup.
+    public static func running() -> Server? {
+        JACKLibraryLog.silence()
+        var status = jack_status_t(0)
+        guard let c = cjack_client_open("bendsynth-devices", JackNoStartServer, &status) else { return nil }
+        defer { jack_client_close(c) }
+        return Server(name: serverName, rate: Int(jack_get_sample_rate(c)), periodFrames: Int(jack_get_buffer_size(c)))
+    }
+
+    /// The server's name as libjack picks it.
+    public static var serverName: String { ProcessInfoLite.environment("JACK_DEFAULT_SERVER") ?? "default" }
+}

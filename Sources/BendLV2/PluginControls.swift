@@ -1,0 +1,59 @@
+import BendControl
+import Glibc
+
+/// The control ports' values as the render thread last applied them, and their way into
+/// the engine: at the start of each block (LV2 control ports hold one value per run),
+/// each value that changed goes to the mixer (master gain — gliding over 10 ms —, the
+/// limiter, the interpolation) or the MIDI interpreter (the bend range of channels
+/// outside an MPE zone, the tone's note: held notes move at the block's first frame).
+/// The pad's settings (pitch map, octaves, scale root, rounding) and `web` are read by
+/// the web pad's control thread.
+struct PluginControls {
+    var gainDB: Float = .nan
+    var limiter: Float = .nan
+    var interpolation: Float = .nan
+    var bendRange: Float = .nan
+    var toneNote: Float = .nan
+}
+
+extension PluginRender {
+    /// Applies the control ports that changed since the last block, at stream frame
+    /// `frame` (the block's first).
+    /// - Thread: render.
+    @_noLocks
+    func applyControls(atFrame frame: UInt64) {
+        let mixer = driver.mixer
+        let gainDB = control(PluginPort.gain, default: 0)
+        if gainDB != state.pointee.controls.gainDB {
+            state.pointee.controls.gainDB = gainDB
+            // dB → linear (pow: libm, no lock); −60 dB and below: silence.
+            let linear: Float = gainDB <= -60 ? 0 : _unsafePerformance { powf(10, min(gainDB, 24) / 20) }
+            mixer.setMasterGain(linear)
+        }
+        let limiter = control(PluginPort.limiter, default: 1)
+        if limiter != state.pointee.controls.limiter {
+            state.pointee.controls.limiter = limiter
+            mixer.setLimiting(limiter > 0.5)
+        }
+        let interpolation = control(PluginPort.interpolation, default: 0)
+        if interpolation != state.pointee.controls.interpolation {
+            state.pointee.controls.interpolation = interpolation
+            mixer.setInterpolation(interpolation >= 1.5 ? .linear : interpolation >= 0.5 ? .cubic : .bandLimited)
+        }
+        let gate = self.gate
+        let bendRange = control(PluginPort.bendRange, default: 2)
+        if bendRange != state.pointee.controls.bendRange {
+            state.pointee.controls.bendRange = bendRange
+            interpreter.pointee.setDefaultBendRange(Double(bendRange)) { touch in
+                gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
+            }
+        }
+        let toneNote = control(PluginPort.toneNote, default: 69)
+        if toneNote != state.pointee.controls.toneNote {
+            state.pointee.controls.toneNote = toneNote
+            interpreter.pointee.setToneNote(Double(toneNote)) { touch in
+                gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+#include "build_info.h"
+
+#ifndef BENDSYNTH_VERSION
+#define BENDSYNTH_VERSION "unknown"
+#endif
+
+const char *bendsynth_build_version(void) { return BENDSYNTH_VERSION; }
