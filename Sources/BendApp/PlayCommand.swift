@@ -179,15 +179,15 @@ enum PlayCommand {
         let midiRings = try openMIDIPorts(o, output: output, sources: sources)
         let rate = output.rate
         if rate != o.sound.rate {
-            tone.table.deallocate()
+            tone.deallocate()
             tone = try ToneSource.load(o.sound, rate: Double(rate), levelsNow: false)  // resampled to the granted rate
         }
-        defer { tone.table.deallocate() }
+        defer { tone.deallocate() }
         let levelMaker = try ToneSource.makeLevelsInBackground(tone)
         defer { levelMaker?.join() }  // before the table is freed
         var configuration = MixerConfiguration(rate: Double(rate), maxPeriodFrames: output.periodFrames, voices: o.sound.voices)
         o.sound.configure(&configuration)
-        let instrument = Instrument(configuration: configuration, tone: tone.table, live: true)
+        let instrument = Instrument(configuration: configuration, region: tone.region, live: true)
         let mixer = instrument.mixer
 
         var touchRecorder: TouchScriptRecorder?

@@ -64,7 +64,7 @@ enum RenderCommand {
         try ToneSource.resolveRoot(&sound)  // before the script (a MIDI file) reads toneNote
         let script = try ScriptFile.load(path: operands[0], keys: sound.keyboardTuning)
         let tone = try ToneSource.load(sound, rate: Double(sound.rate))
-        defer { tone.table.deallocate() }
+        defer { tone.deallocate() }
         // Ctrl-C or SIGTERM mid-render: remove the half-written temporary file, keep OUT.
         var signalSources: [DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
@@ -82,7 +82,7 @@ enum RenderCommand {
         do {
             let line = ProgressLine(enabled: isatty(2) != 0)
             let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
-            let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
+            let summary = try OfflineRenderer.render(script: script, region: tone.region, voices: sound.voices,
                                                      pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period,
                                                      configure: sound.configure, to: output, format: format, progress: progress)
             printErr("wrote \(output == "-" ? "standard output" : output) (\(format)): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz, peak \(String(format: "%.1f", 20 * log10(max(Double(summary.peak), 1e-10)))) dBFS")

@@ -94,9 +94,9 @@ enum ReplayCommand {
         }
         if let output {
             let tone = try ToneSource.load(sound, rate: Double(sound.rate))
-            defer { tone.table.deallocate() }
+            defer { tone.deallocate() }
             do {
-                let summary = try OfflineRenderer.render(script: script, tone: tone.table, voices: sound.voices,
+                let summary = try OfflineRenderer.render(script: script, region: tone.region, voices: sound.voices,
                                                          pitchMap: sound.pitchMap, rounding: sound.rounding, periodFrames: period, configure: sound.configure, to: output)
                 printErr("wrote \(output): \(summary.frames) frames, \(String(format: "%.3f", summary.seconds)) s at \(sound.rate) Hz")
             } catch {

@@ -8,10 +8,19 @@ import Foundation
 enum ToneSource {
     struct Loaded {
         var path: String
-        var table: ToneTable
-        /// The loop at the output rate (what the band-limited levels are made from).
-        var samples: [Float]
+        /// What the voices play: the tone's tables (its loop points, its channels).
+        var region: SoundRegion
+        /// The tables' signals (what the band-limited levels are made from).
+        var layout: RegionMaker.Layout
         var interpolation: Interpolation
+        /// The held table (the whole tone for a tone without a loop of its own).
+        var table: ToneTable { region.held }
+
+        /// Frees the region's tables. - Thread: setup, after the render thread stopped.
+        func deallocate() {
+            region.held.deallocate()
+            region.release?.deallocate()
+        }
     }
 
     /// Shortest loop accepted, frames at the output rate (0.67 ms at 48 kHz).
@@ -31,26 +40,31 @@ enum ToneSource {
             }
             for note in loaded.notes { printErr("note: tone '\(path)': \(note)") }
             if loaded.samples.allSatisfy({ $0 == 0 }) { printErr("note: tone '\(path)': every sample is 0; touches will be silent") }
+            // A loop of the file's own: attack, sustain loop, tail (`RegionMaker`); its
+            // tail plays whole after the touch ends. Without one the tone loops whole.
+            let layout = RegionMaker.layout(loaded, crossfadeFrames: Int((sound.loopCrossfadeSeconds * rate).rounded()))
+            let frames = layoutFrames(layout)
             // The band-limited tables, only for the mode that reads them, and only when
             // they can be made (else cubic, for play and render alike).
             var interpolation = sound.interpolation
             if interpolation == .bandLimited {
-                if let reason = ToneLevelMaker.refusal(frames: loaded.samples.count) {
+                if let reason = ToneLevelMaker.refusal(frames: frames) {
                     printErr("note: tone '\(path)': \(reason); the voices read it with cubic interpolation")
                     interpolation = .cubic
-                } else if ToneLevelMaker.tableBytes(frames: loaded.samples.count) >= bigTables {
-                    printErr("note: tone '\(path)': making its band-limited tables: \(megabytes(loaded.samples.count)) MB "
+                } else if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
+                    printErr("note: tone '\(path)': making its band-limited tables: \(megabytes(frames)) MB "
                              + "(\(ToneLevelMaker.bytesPerFrame) bytes a frame at \(Int(rate)) Hz)")
                 }
             }
-            let table = ToneTable(samples: loaded.samples, rate: rate)
+            let region = RegionMaker.region(layout, rate: rate, releaseFades: false)
+            let tone = Loaded(path: path, region: region, layout: layout, interpolation: interpolation)
             if interpolation == .bandLimited && levelsNow {
-                do { try makeLevels(table, loaded.samples, path: path) } catch {
-                    table.deallocate()
+                do { try makeLevels(region, layout, path: path) } catch {
+                    tone.deallocate()
                     throw error
                 }
             }
-            return Loaded(path: path, table: table, samples: loaded.samples, interpolation: interpolation)
+            return tone
         } catch let e as AppError {
             throw e
         } catch {
@@ -82,15 +96,23 @@ enum ToneSource {
 
     static func megabytes(_ frames: Int) -> Int { (ToneLevelMaker.tableBytes(frames: frames) + 500_000) / 1_000_000 }
 
-    /// Makes the levels and installs them in `table`; for big tables, says how long they
+    /// Makes the levels of the region's tables and installs them; for big tables, says how long they
     /// took.
-    static func makeLevels(_ table: ToneTable, _ samples: [Float], path: String) throws {
+    static func makeLevels(_ region: SoundRegion, _ layout: RegionMaker.Layout, path: String) throws {
         let start = MonotonicClock.nanos()
-        table.install(try ToneLevelMaker.make(samples, path: path))
-        if ToneLevelMaker.tableBytes(frames: samples.count) >= bigTables {
+        let levels = try RegionMaker.levels(layout, path: path)
+        region.held.install(levels.held)
+        if let release = levels.release { region.release?.install(release) }
+        let frames = layoutFrames(layout)
+        if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
             let seconds = Double(MonotonicClock.nanos() - start) * 1e-9
-            printErr("note: tone '\(path)': band-limited tables made: \(megabytes(samples.count)) MB in \(String(format: "%.1f", seconds)) s")
+            printErr("note: tone '\(path)': band-limited tables made: \(megabytes(frames)) MB in \(String(format: "%.1f", seconds)) s")
         }
+    }
+
+    /// Frames the layout's tables hold, over their channels (what their levels take).
+    static func layoutFrames(_ layout: RegionMaker.Layout) -> Int {
+        layout.held.count * (layout.held[0].count + (layout.release?[0].count ?? 0))
     }
 
     /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
@@ -99,10 +121,10 @@ enum ToneSource {
     /// with cubic.
     static func makeLevelsInBackground(_ tone: Loaded) throws -> SystemThread? {
         guard tone.interpolation == .bandLimited, !tone.table.hasLevels else { return nil }
-        let (table, samples, path) = (tone.table, tone.samples, tone.path)
+        let (region, layout, path) = (tone.region, tone.layout, tone.path)
         do {
             return try SystemThread(name: "bendsynth tables") {
-                do { try makeLevels(table, samples, path: path) } catch {
+                do { try makeLevels(region, layout, path: path) } catch {
                     printErr("bendsynth: \(error); the voices read the tone with cubic interpolation")
                 }
             }
