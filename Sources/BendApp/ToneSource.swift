@@ -100,9 +100,7 @@ enum ToneSource {
     /// took.
     static func makeLevels(_ region: SoundRegion, _ layout: RegionMaker.Layout, path: String) throws {
         let start = MonotonicClock.nanos()
-        let levels = try RegionMaker.levels(layout, path: path)
-        region.held.install(levels.held)
-        if let release = levels.release { region.release?.install(release) }
+        try RegionMaker.install(layout, in: region, path: path)
         let frames = layoutFrames(layout)
         if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
             let seconds = Double(MonotonicClock.nanos() - start) * 1e-9

@@ -168,20 +168,46 @@ public enum RegionMaker {
     /// The band-limited levels of the layout's held and release tables.
     /// - Throws: `ToneLoadError` (with `path`) as `ToneLevelMaker.make`.
     public static func levels(_ layout: Layout, path: String) throws -> (held: ToneLevels, release: ToneLevels?) {
-        let held = try combined(layout.held.map { try heldLevels($0, prefix: layout.heldPrefix, path: path) })
-        guard let release = layout.release else { return (held, nil) }
-        let origin = layout.releaseOrigin, count = layout.releasePrefix
-        let levels = try combined(layout.sound.map { sound in
-            try onceLevels(sound, keep: origin..<(origin + count), path: path)
-        })
-        return (held, levels)
+        (try heldLevels(layout, path: path), try releaseLevels(layout, path: path))
     }
 
-    /// A stereo table's channels as one `ToneLevels` (the left's rows and the right's).
+    /// Makes the levels of `region`'s tables (laid out as `layout`) and installs them,
+    /// each handed over as it is made: nothing else holds them, so `ToneTable.install`
+    /// frees each level's steps as it copies them (a long tone's peak memory).
+    /// - Throws: `ToneLoadError` (with `path`) as `ToneLevelMaker.make`.
+    public static func install(_ layout: Layout, in region: SoundRegion, path: String) throws {
+        region.held.install(try heldLevels(layout, path: path))
+        if let release = region.release, let levels = try releaseLevels(layout, path: path) { release.install(levels) }
+    }
+
+    /// The levels of the layout's held table.
+    static func heldLevels(_ layout: Layout, path: String) throws -> ToneLevels {
+        if layout.held.count == 1 { return try heldLevels(layout.held[0], prefix: layout.heldPrefix, path: path) }
+        return try combined(layout.held.map { try heldLevels($0, prefix: layout.heldPrefix, path: path) })
+    }
+
+    /// The levels of the layout's release table (nil without one).
+    static func releaseLevels(_ layout: Layout, path: String) throws -> ToneLevels? {
+        guard layout.release != nil else { return nil }
+        let origin = layout.releaseOrigin, count = layout.releasePrefix
+        return try combined(layout.sound.map { sound in
+            try onceLevels(sound, keep: origin..<(origin + count), path: path)
+        })
+    }
+
+    /// A stereo table's channels as one `ToneLevels` (the left's rows and the right's, as
+    /// Float rows: they share one scale in the engine).
     static func combined(_ channels: [ToneLevels]) -> ToneLevels {
-        var levels = channels[0]
-        if channels.count == 2 { levels.right = channels[1].rows }
-        return levels
+        guard channels.count == 2 else { return channels[0] }
+        return ToneLevels(rows: floatRows(channels[0]), right: floatRows(channels[1]), aliasFreeRatio: channels[0].aliasFreeRatio,
+                          crossfadeStart: channels[0].crossfadeStart)
+    }
+
+    /// The levels' rows as Floats (`ToneLevelMaker` makes them as 16-bit steps).
+    static func floatRows(_ levels: ToneLevels) -> [[Float]] {
+        guard !levels.steps.isEmpty else { return levels.rows }
+        let scale = levels.stepScale
+        return levels.steps.map { $0.map { Float($0) * scale } }
     }
 
     /// One channel's held levels: the period's as a periodic signal; the prefix's from
@@ -201,9 +227,10 @@ public enum RegionMaker {
         context += [Float](repeating: 0, count: paddingFrames)
         let once = try ToneLevelMaker.make(context, path: path)
         var rows: [[Float]] = []
-        for (level, periodicRows) in periodic.rows.enumerated() {
+        let onceRows = floatRows(once)
+        for (level, periodicRows) in floatRows(periodic).enumerated() {
             var out = [Float](repeating: 0, count: 4 * k * (a + p))
-            let source = once.rows[level], first = 4 * k * paddingFrames
+            let source = onceRows[level], first = 4 * k * paddingFrames
             for i in 0..<(k * a) {
                 // Table frame i of the prefix: its rows from `once`, blended towards the
                 // period's rows at the same place of the loop near the prefix's end.
@@ -230,7 +257,7 @@ public enum RegionMaker {
         context += sound
         context += [Float](repeating: 0, count: max(0, keep.upperBound - sound.count) + paddingFrames)
         let once = try ToneLevelMaker.make(context, path: path)
-        let rows = once.rows.map { level -> [Float] in
+        let rows = floatRows(once).map { level -> [Float] in
             Array(level[(4 * k * (paddingFrames + keep.lowerBound))..<(4 * k * (paddingFrames + keep.upperBound))])
                 + [Float](repeating: 0, count: 4 * k)  // the silent period's rows
         }
