@@ -96,6 +96,8 @@ struct SoundOptions {
     var decaySeconds = 0.0
     var sustainDB = 0.0
     var releaseSeconds = 0.008
+    /// `--loop-crossfade`: a tone's sustain loop seam crossfaded over this long, seconds.
+    var loopCrossfadeSeconds = 0.0
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed); default Assets/synth_tone_mono.caf"),
@@ -115,6 +117,7 @@ struct SoundOptions {
         OptionSpec("attack", value: "MS", help: "envelope attack: fade-in time of a touch (1…10000 ms, default 4)"),
         OptionSpec("decay", value: "MS", help: "envelope decay from full level to the --sustain level (0…60000 ms, default 0)"),
         OptionSpec("sustain", value: "DB", help: "envelope sustain level while a touch is held (−100…0 dB, default 0)"),
+        OptionSpec("loop-crossfade", value: "MS", help: "crossfade a tone's sustain loop seam over MS (0…1000 ms, default 0): for a loop whose ends are not a zero crossing"),
         OptionSpec("release", value: "MS", help: "envelope release: fade-out time after a touch ends (1…60000 ms, default 8)"),
     ]
 
@@ -164,6 +167,7 @@ struct SoundOptions {
         case "attack": attackSeconds = try OptionValues.number(value, option: name, in: 1...10_000) / 1000
         case "decay": decaySeconds = try OptionValues.number(value, option: name, in: 0...60_000) / 1000
         case "sustain": sustainDB = try OptionValues.number(value, option: name, in: -100...0)
+        case "loop-crossfade": loopCrossfadeSeconds = try OptionValues.number(value, option: name, in: 0...1000) / 1000
         case "release": releaseSeconds = try OptionValues.number(value, option: name, in: 1...60_000) / 1000
         default: return false
         }
@@ -252,6 +256,7 @@ struct SoundOptions {
         s.decaySeconds = decaySeconds
         s.sustainLevel = pow(10, sustainDB / 20)
         s.releaseSeconds = releaseSeconds
+        s.loopCrossfadeSeconds = loopCrossfadeSeconds
         return s
     }
 }

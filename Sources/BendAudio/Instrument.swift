@@ -31,8 +31,14 @@ public final class Instrument: @unchecked Sendable {
     ///   - live: true for a real-time sink: a stream clock (stamping latency one
     ///     period of `configuration.maxPeriodFrames`) stamps live events.
     /// - Thread: setup.
-    public init(configuration: MixerConfiguration, tone: ToneTable, live: Bool) {
-        mixer = Mixer(configuration: configuration, tone: tone)
+    public convenience init(configuration: MixerConfiguration, tone: ToneTable, live: Bool) {
+        self.init(configuration: configuration, region: SoundRegion(looping: tone), live: live)
+    }
+
+    /// An instrument playing a sound region (a tone with its loop points, stereo, pan).
+    /// The caller keeps the region's tables alive and frees them. - Thread: setup.
+    public init(configuration: MixerConfiguration, region: SoundRegion, live: Bool) {
+        mixer = Mixer(configuration: configuration, region: region)
         clock = live ? StreamClock(rate: configuration.rate, periodFrames: configuration.maxPeriodFrames) : nil
     }
 

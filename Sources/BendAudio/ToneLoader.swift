@@ -135,7 +135,7 @@ public enum ToneLoader {
                 mix = try ToneRateConverter.convert(mix, plan: plan, fail: fail)
             }
             samples = mix
-            notes.append("the file's loop (\(loop.mode), frames \(loop.start)…\(loop.end - 1) of \(frames)) is kept for loop playback; today the whole file loops")
+            notes.append("the file's loop (\(loop.mode), frames \(loop.start)…\(loop.end - 1) of \(frames)): a touch plays the attack once, the loop while held, the tail after")
         }
         return LoadedTone(samples: samples, channels: channels, loop: converted, root: root, sourceRate: rate,
                           sourceChannels: count, sourceFrames: frames, removedDC: removed, notes: notes)

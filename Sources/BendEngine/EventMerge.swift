@@ -145,9 +145,23 @@ extension Mixer {
         if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
             voices.hasPending[v] = false  // the waiting touch ended before it sounded
         } else {
-            beginFade(v, step: voices.releaseStep[v])
+            releaseVoice(v)
         }
         index.remove(key, voice: v)
+    }
+
+    /// The touch of held voice `v` has ended: its release fade starts, and in its region's
+    /// sustain loop it goes on into the release table (`switchToRelease`); a one-shot
+    /// sound plays on to its end, and so does a released sound whose region does not fade
+    /// (`SoundRegion.releaseFades`).
+    @_noLocks @inline(__always)
+    func releaseVoice(_ v: Int) {
+        if voices.special[v] {
+            let region = voices.region[v].unsafelyUnwrapped
+            if region.pointee.sustainLoop { switchToRelease(v) }
+            if !region.pointee.releaseFades { return }
+        }
+        beginFade(v, step: voices.releaseStep[v])
     }
 
     /// Voice `v`'s envelope starts falling to 0 at ramp step `step` (< 0; a fade already
@@ -179,8 +193,12 @@ extension Mixer {
                 index.remove(voices.pendingKey[v], voice: v)
             }
             if all || voices.key[v].source == source {
-                if voices.rampStep[v] > 0 { index.remove(voices.key[v], voice: v) }
-                beginFade(v, step: voices.releaseStep[v])
+                if voices.rampStep[v] > 0 && !voices.released[v] && !voices.switchPending[v] {
+                    index.remove(voices.key[v], voice: v)
+                    releaseVoice(v)
+                } else {
+                    beginFade(v, step: voices.releaseStep[v])
+                }
             }
             a += 1
         }

@@ -44,8 +44,15 @@ public struct Mixer: @unchecked Sendable {
     public static var fractionBits: Int { @_noLocks @inline(__always) get { 24 } }
 
     public let configuration: MixerConfiguration
-    /// The loop every voice plays; read-only, shared by every voice.
+    /// The tone every voice plays (the region's held table); read-only, shared by every
+    /// voice.
     public let tone: ToneTable
+    /// The sound the voices play: one region (`SoundRegion`), read-only. Owner: setup.
+    let regions: UnsafeMutablePointer<SoundRegion>
+    /// The region's tables where the voices point at them (`VoiceBank.table`): its held
+    /// table (also the plain voices' `tone`) and its release table (the held one again
+    /// when it has none). Read-only. Owner: setup.
+    let tables: UnsafeMutablePointer<ToneTable>
     /// Every voice's state, structure-of-arrays. Owner: render.
     let voices: VoiceBank
     /// Touch → voice. Owner: render.
@@ -56,8 +63,12 @@ public struct Mixer: @unchecked Sendable {
     /// thread as producer and the render thread as consumer.
     let rings: UnsafeMutablePointer<SPSCRing<EngineEvent>>
     /// The period's mono mix, linear amplitude per frame (frames 0..<period, padded to a
-    /// whole 8-frame block plus 8). Owner: render; zeroed at each period's start.
+    /// whole 8-frame block plus 8: `busFrames`). Owner: render; zeroed at each period's
+    /// start. The left and right buses of stereo and panned voices follow it,
+    /// `busFrames` apart (`VoiceOutput`), zeroed when a period first uses them.
     let mono: UnsafeMutablePointer<Float>
+    /// Floats of each bus.
+    let busFrames: Int
     /// The period's pan events, `state.panEventCount` of them. Owner: render.
     let panEvents: UnsafeMutablePointer<PanEvent>
     /// Written by render, read by any thread (relaxed): [position (frames), activeVoices
@@ -127,6 +138,11 @@ public struct Mixer: @unchecked Sendable {
         /// The limiter limits (true), or only delays while its gain recovers to 1 over
         /// its release (`setLimiting(false)`). Owner: render (mix bus).
         var limiting = true
+        /// Frames of the current period. Owner: render.
+        var periodFrames = 0
+        /// The current period's left and right buses hold stereo or panned voices (and
+        /// were zeroed for it). Owner: render.
+        var stereoBuses = false
     }
 
     /// - Parameters:
@@ -134,9 +150,22 @@ public struct Mixer: @unchecked Sendable {
     ///   - tone: the loop every voice plays, at `configuration.rate`.
     /// - Thread: setup.
     public init(configuration: MixerConfiguration, tone: ToneTable) {
+        self.init(configuration: configuration, region: SoundRegion(looping: tone))
+    }
+
+    /// - Parameters:
+    ///   - configuration: rate, period bound, polyphony, envelope times.
+    ///   - region: the sound every voice plays, at `configuration.rate`.
+    /// - Thread: setup.
+    public init(configuration: MixerConfiguration, region: SoundRegion) {
         precondition(configuration.voices >= 1 && configuration.maxPeriodFrames >= 1)
         self.configuration = configuration
-        self.tone = tone
+        tone = region.held
+        regions = .allocate(capacity: 1)
+        regions.initialize(to: region)
+        tables = .allocate(capacity: 2)
+        tables.initialize(to: region.held)
+        (tables + 1).initialize(to: region.release ?? region.held)
         voices = VoiceBank(capacity: configuration.voices)
         index = VoiceIndex(voices: configuration.voices)
         state = .allocate(capacity: 1)
@@ -156,7 +185,8 @@ public struct Mixer: @unchecked Sendable {
         rings = .allocate(capacity: configuration.maxSources)
         // A voice's last block loads and stores back unchanged (adding 0) up to 7 frames
         // past its span, and the pan stage reads up to 7 past any pan event's frame.
-        mono = .allocate(capacity: ((configuration.maxPeriodFrames + 7) & ~7) + 8)
+        busFrames = ((configuration.maxPeriodFrames + 7) & ~7) + 8
+        mono = .allocate(capacity: 3 * busFrames)
         panEvents = .allocate(capacity: Mixer.panEventCapacity)
         meters = .allocate(capacity: 4)
         for i in 0..<4 { (meters + i).initialize(to: Atomic(0)) }
@@ -208,8 +238,16 @@ public struct Mixer: @unchecked Sendable {
     /// Largest absolute sample of the last period. - Thread: any.
     public var peak: Float { @_noLocks get { Float(bitPattern: UInt32(truncatingIfNeeded: meters[2].load(ordering: .relaxed))) } }
 
-    /// Frees everything (not the tone). - Thread: setup, after the render thread stopped.
+    /// The region the voices play. - Thread: any.
+    public var region: SoundRegion { regions.pointee }
+
+    /// Frees everything (not the tone's tables). - Thread: setup, after the render thread
+    /// stopped.
     public func deallocate() {
+        regions.deinitialize(count: 1)
+        regions.deallocate()
+        tables.deinitialize(count: 2)
+        tables.deallocate()
         for i in 0..<state.pointee.sourceCount { rings[i].deallocate() }
         rings.deallocate()
         voices.deallocate()
@@ -246,6 +284,8 @@ public struct Mixer: @unchecked Sendable {
         while i < padded { mono[i] = 0; i += 1 }
         state.pointee.pannedTo = 0
         state.pointee.panEventCount = 0
+        state.pointee.periodFrames = frames
+        state.pointee.stereoBuses = false
 
         takeEvents(from: start, to: end, out: out)
 

@@ -1,79 +1,100 @@
-/// The per-voice inner loop of `Mixer`, 8 frames per step in SIMD8 vectors (the pan
-/// stage's loop, `panToStereo`, is in `PanStage.swift`).
-///
-/// Every per-frame value is a closed form of the frame number n within the span, so
-/// lanes are independent (no per-sample branches, no loop-carried multiply chains):
-/// - glide: g(n) = max(glideLeft − n, 0); increment(n) = incTarget − incStep·g(n);
-///   gain(n) = gainTarget − gainStep·g(n)
-/// - phase(n) = phase(0) + Σ_{i<n} increment(i) = phase(0) + n·incTarget − incStep·G(n),
-///   G(n) = Σ_{i<n} max(glideLeft − i, 0) = m·glideLeft − m(m−1)/2 with m = min(n, glideLeft)
-///   (exact integers; the read position is phase(n) mod the loop)
-/// - envelope(n) = floor + span·smoothstep(clamp(ramp + rampStep·(n+1), 0, 1)) (`Envelope`)
-/// - fade(n) = min(ratio(n)/silenceRatio, 1), ratio(n) = increment(n)·2^−fractionBits
-/// - sample(n) = the cubic piece at phase(n) (4-point Hermite of the 4 tone frames around it, or a
-///   band-limited level's row), times gain·envelope·fade.
-///
-/// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
-/// `ToneTable.loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
-/// frames cover reads past the loop end, so there is no wrap test per sample. Each lane
-/// reads its frame's precomputed polynomial: a cubic row as two 64-bit pairs, a
-/// band-limited level's 16-bit row as one 64-bit load (`VoiceBlock`), and the
-/// three stretches of `mixVoice` (inside a glide, where it ends, after it) carry their
-/// per-lane vectors from block to block with additions, so a block costs about 100
-/// instructions (`make bench-icount` prints the figure per voice-frame).
+/// The per-voice inner loop of `Mixer`, 8 frames per step in SIMD8 vectors: how it
+/// computes each frame is told with `VoiceBlock` (the pan stage's loop is in
+/// `PanStage.swift`).
 extension Mixer {
     /// Adds voice `v` into `mix[0..<count]` (exactly those frames; the last block may
     /// read up to 7 frames past them) and advances its state by `count` frames, with
-    /// 4-point Hermite interpolation; compiled on its own. - Thread: render.
+    /// 4-point Hermite interpolation of `tone` (mono, into the mono bus); compiled on its
+    /// own. - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceCubic(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, read: CubicRead.self)
+    func mixVoiceCubic(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        var out = MonoOut()
+        mixVoice(v, tone: tone, into: mix, count: count, read: CubicRead.self, out: &out)
     }
 
     /// `mixVoiceCubic` with linear interpolation. - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceLinear(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        mixVoice(v, into: mix, count: count, read: LinearRead.self)
+    func mixVoiceLinear(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        var out = MonoOut()
+        mixVoice(v, tone: tone, into: mix, count: count, read: LinearRead.self, out: &out)
     }
 
-    /// `mixVoiceCubic` from the band-limited levels `levels` (`Interpolation.bandLimited`;
-    /// the tone's, as `mixSpan` read them for this span): the
-    /// span's increments run monotonically from its first frame's to its last's, so
-    /// those two say whether it stays in one level (read alone, `.level`: the cubic
-    /// kernel's cost), touches one crossfade zone (`.crossfade`: the zone's two levels,
-    /// the same for every lane) or more (`.blend`: two levels chosen per lane).
+    /// `mixVoiceCubic` from the band-limited levels `levels` (the tone's, as `mixSpan` read
+    /// them for this span), in one level, one crossfade zone or more (`levelSpan`).
     /// - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceBandLimited(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        let glideLeft = voices.glideLeft[v], incTarget = voices.incTarget[v], incStep = voices.incStep[v]
-        let first = incTarget &- incStep &* max(glideLeft, 0)
-        let last = incTarget &- incStep &* max(glideLeft &- Int32(count &- 1), 0)
-        let low = min(first, last), high = max(first, last)
-        let (k, pure) = levels.level(low: low, high: high)
-        if pure {
-            mixVoice(v, into: mix, count: count, read: LevelRead.self, levels: levels, levelIndex: k)
-        } else if high < levels.zoneStart[k &+ 1] {
-            // Zone k only (k < count − 1 here: the last level is always pure): levels k
-            // and k + 1 for every lane.
-            mixVoiceCrossfade(v, levels: levels, into: mix, count: count, zone: k)
+    func mixVoiceBandLimited(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        let (k, zones, lastZone) = levelSpan(v, levels: levels, count: count)
+        if zones == 0 {
+            var out = MonoOut()
+            mixVoice(v, tone: tone, into: mix, count: count, read: LevelRead.self, out: &out, levels: levels, levelIndex: k)
+        } else if zones == 1 {
+            mixVoiceCrossfade(v, tone: tone, levels: levels, into: mix, count: count, zone: k)
         } else {
-            let top = levels.level(low: high, high: high).level
-            mixVoiceBlend(v, levels: levels, into: mix, count: count, firstZone: k, lastZone: min(top, levels.count &- 2))
+            mixVoiceBlend(v, tone: tone, levels: levels, into: mix, count: count, firstZone: k, lastZone: lastZone)
         }
     }
 
     /// `mixVoiceBandLimited` for a span whose increments touch crossfade zone `zone` and
     /// no other: levels `zone` and `zone` + 1, blended per lane. - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceCrossfade(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, zone: Int) {
-        mixVoice(v, into: mix, count: count, read: CrossfadeRead.self, levels: levels, levelIndex: zone)
+    func mixVoiceCrossfade(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, zone: Int) {
+        var out = MonoOut()
+        mixVoice(v, tone: tone, into: mix, count: count, read: CrossfadeRead.self, out: &out, levels: levels, levelIndex: zone)
     }
 
     /// `mixVoiceBandLimited` for a span that touches crossfade zones `firstZone…lastZone`:
     /// two levels per lane. - Thread: render.
     @_noLocks @inline(never)
-    func mixVoiceBlend(_ v: Int, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int, firstZone: Int, lastZone: Int) {
-        mixVoice(v, into: mix, count: count, read: BlendRead.self, levels: levels, levelIndex: firstZone, lastZone: lastZone)
+    func mixVoiceBlend(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable, into mix: UnsafeMutablePointer<Float>, count: Int,
+                       firstZone: Int, lastZone: Int) {
+        var out = MonoOut()
+        mixVoice(v, tone: tone, into: mix, count: count, read: BlendRead.self, out: &out, levels: levels, levelIndex: firstZone,
+                 lastZone: lastZone)
+    }
+
+    /// A voice that is not plain (`VoiceBank.special`), read as the mixer's interpolation
+    /// says into the buses `out` writes. `levels`: `tone`'s, or nil (read cubic until they
+    /// are installed). (Generic, so not marked: its marked callers check it.)
+    @inline(never)
+    func mixSpecial<Out: VoiceOutput>(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int,
+                                      out: inout Out) {
+        switch state.pointee.interpolation {
+        case .linear: mixVoice(v, tone: tone, into: mix, count: count, read: LinearRead.self, out: &out)
+        case .cubic: mixVoice(v, tone: tone, into: mix, count: count, read: CubicRead.self, out: &out)
+        case .bandLimited:
+            guard let levels else { return mixVoice(v, tone: tone, into: mix, count: count, read: CubicRead.self, out: &out) }
+            let (k, zones, lastZone) = levelSpan(v, levels: levels, count: count)
+            if zones == 0 {
+                mixVoice(v, tone: tone, into: mix, count: count, read: LevelRead.self, out: &out, levels: levels, levelIndex: k)
+            } else if zones == 1 {
+                mixVoice(v, tone: tone, into: mix, count: count, read: CrossfadeRead.self, out: &out, levels: levels, levelIndex: k)
+            } else {
+                mixVoice(v, tone: tone, into: mix, count: count, read: BlendRead.self, out: &out, levels: levels, levelIndex: k,
+                         lastZone: lastZone)
+            }
+        }
+    }
+
+    /// `mixSpecial` of a special mono voice at the centre (into the mono bus). - Thread: render.
+    @_noLocks @inline(never)
+    func mixMono(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        var out = MonoOut()
+        mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+    }
+
+    /// `mixSpecial` of a stereo voice (into the left bus and the right). - Thread: render.
+    @_noLocks @inline(never)
+    func mixStereo(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        var out = StereoOut(panLeft: voices.panLeft[v], panRight: voices.panRight[v])
+        mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+    }
+
+    /// `mixSpecial` of a mono voice panned off the centre (left and right buses). - Thread: render.
+    @_noLocks @inline(never)
+    func mixPanned(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int) {
+        var out = PannedOut(panLeft: voices.panLeft[v], panRight: voices.panRight[v])
+        mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
     }
 
     /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
@@ -93,8 +114,9 @@ extension Mixer {
     // specialized and inlined into a marked caller (`mixVoiceCubic`, ...), where the
     // release build checks it.
     @inline(__always)
-    func mixVoice<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, count: Int, read: Read.Type, levels: LevelTable? = nil,
-                  levelIndex: Int = 0, lastZone: Int = 0) {
+    func mixVoice<Read: TableRead, Out: VoiceOutput>(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, count: Int,
+                                                     read: Read.Type, out: inout Out, levels: LevelTable? = nil, levelIndex: Int = 0,
+                                                     lastZone: Int = 0) {
         let bits = Mixer.fractionBits
         let incTarget = voices.incTarget[v]
         let incStep = voices.incStep[v]
@@ -107,7 +129,7 @@ extension Mixer {
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let unit = 1 / Float(1 << bits)
         let fadeScale = unit / EngineLimits.silenceRatio
-        let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
+        let block = voiceBlock(v, tone: tone, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
         // The band-limited rows' step (`LevelTable.scale`; 1 for cubic and linear) rides on
         // the gain, once per span instead of a multiply per block.
         let gainTarget = voices.gainTarget[v] * block.levelScale
@@ -140,7 +162,7 @@ extension Mixer {
             if unfaded && block.sustained {
                 repeat {
                     block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: multiplyAdd(gainStepV, g, gain0),
-                              inc: inc, read: read)
+                              inc: inc, read: read, out: &out)
                     base = block.advance(base, by: blockSum)
                     offset &+= offsetStep
                     inc &+= incStep8
@@ -156,7 +178,7 @@ extension Mixer {
                 // The edge fade is 1 throughout unless the glide starts or ends below
                 // silenceRatio (the increment is monotonic over a glide).
                 let level = unfaded ? gain : gain * lanewiseMin(SIMD8<Float>(inc) * fadeScale, one)
-                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read, out: &out)
                 base = block.advance(base, by: blockSum)
                 offset &+= offsetStep
                 inc &+= incStep8
@@ -170,7 +192,7 @@ extension Mixer {
 
         // 2. The block where the glide ends (0 < r < 8), in the closed form with clamps.
         if r > 0 && n0 &+ 8 <= end {
-            base = clampedBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
+            base = clampedBlock(v, tone: tone, into: mix, read: read, out: &out, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
                                 at: n0, frames: 8, base: base, r: r)
             r &-= 8
             n0 &+= 8
@@ -185,7 +207,7 @@ extension Mixer {
             let blockSum = 8 &* Int64(incTarget)
             let inc = SIMD8<Int32>(repeating: incTarget)
             repeat {
-                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
+                block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read, out: &out)
                 base = block.advance(base, by: blockSum)
                 n0 &+= 8
                 frameNumber += 8
@@ -196,7 +218,7 @@ extension Mixer {
         //    form with clamps, its lanes past `count` silent (they are this voice's next
         //    frames, which a later span mixes).
         if n0 < end {
-            base = clampedBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
+            base = clampedBlock(v, tone: tone, into: mix, read: read, out: &out, levels: levels, levelIndex: levelIndex, lastZone: lastZone,
                                 at: n0, frames: end &- n0, base: base, r: r)
         }
 
@@ -207,13 +229,15 @@ extension Mixer {
 
     /// Voice `v`'s `VoiceBlock` for a span read with `read` (`mixVoice`'s arguments).
     @inline(__always)
-    func voiceBlock<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
+    func voiceBlock<Read: TableRead>(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
                                      levelIndex: Int, lastZone: Int) -> VoiceBlock {
         let ramp0 = voices.ramp[v], rampStep = voices.rampStep[v]
+        let bits = Int64(Mixer.fractionBits)
+        let tone = tone.pointee
         return VoiceBlock(tone: tone, rows: Read.rows(tone, levels, levelIndex), levels: levels, firstZone: levelIndex, lastZone: lastZone,
-                          sustained: ramp0 >= 1 && rampStep >= 0, mix: mix, rampStep: rampStep, ramp0: ramp0,
-                          envFloor: voices.envFloor[v], envSpan: voices.envSpan[v],
-                          loop: Int64(tone.loopFrames) << Int64(Mixer.fractionBits))
+                          sustained: ramp0 >= 1 && rampStep >= 0, mix: mix, busFrames: busFrames, rampStep: rampStep, ramp0: ramp0,
+                          envFloor: voices.envFloor[v], envSpan: voices.envSpan[v], rightBytes: Read.rightBytes(tone, levels),
+                          wrapAt: Int64(tone.wrapFrames) << bits, wrapBy: Int64(tone.loopFrames) << bits)
     }
 
     /// `clampedBlock` for `mixVoice`'s stretches 2 and 4 (at most one block each per
@@ -221,13 +245,14 @@ extension Mixer {
     /// at its end): passing the span's `VoiceBlock` instead stored it to the stack at
     /// the start of every span. `n0`: the block's first frame in the span.
     @inline(never)
-    func clampedBlock<Read: TableRead>(_ v: Int, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
-                                       levelIndex: Int, lastZone: Int, at n0: Int32, frames: Int32, base: Int64, r: Int32) -> Int64 {
-        let block = voiceBlock(v, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
+    func clampedBlock<Read: TableRead, Out: VoiceOutput>(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, read: Read.Type,
+                                                         out: inout Out, levels: LevelTable?, levelIndex: Int, lastZone: Int, at n0: Int32,
+                                                         frames: Int32, base: Int64, r: Int32) -> Int64 {
+        let block = voiceBlock(v, tone: tone, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
         let frameNumber = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(n0 &+ 1)
         return clampedBlock(block, at: n0, frames: frames, frameNumber: frameNumber, base: base, r: r, incTarget: voices.incTarget[v],
                             incStep: voices.incStep[v], gainTarget: voices.gainTarget[v] * block.levelScale,
-                            gainStep: voices.gainStep[v] * block.levelScale, read: read)
+                            gainStep: voices.gainStep[v] * block.levelScale, read: read, out: &out)
     }
 
     /// One block in the closed form with clamps, for any r (glide frames left at its
@@ -236,8 +261,9 @@ extension Mixer {
     /// returns the phase after them.
     /// (Checked in its marked callers, as `mixVoice`.)
     @inline(__always)
-    func clampedBlock<Read: TableRead>(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>, base: Int64, r: Int32,
-                      incTarget: Int32, incStep: Int32, gainTarget: Float, gainStep: Float, read: Read.Type) -> Int64 {
+    func clampedBlock<Read: TableRead, Out: VoiceOutput>(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>,
+                                                         base: Int64, r: Int32, incTarget: Int32, incStep: Int32, gainTarget: Float,
+                                                         gainStep: Float, read: Read.Type, out: inout Out) -> Int64 {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let rLanes = SIMD8<Int32>(repeating: r)
         let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
@@ -249,7 +275,7 @@ extension Mixer {
         let fadeScale = 1 / Float(1 << Mixer.fractionBits) / EngineLimits.silenceRatio
         let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
         let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
-        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read)
+        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read, out: &out)
         // The phase advance over `frames` frames: the same sum with j = frames.
         let mf = Int64(min(frames, max(r, 0)))
         let sum = Int64(frames) &* Int64(incTarget) &- (mf &* Int64(r) &- ((mf &* (mf &- 1)) >> 1)) &* Int64(incStep)
@@ -257,9 +283,12 @@ extension Mixer {
     }
 }
 
-// The ways of reading the tone and the block that uses them are here, in the file of
-// the loops that specialize them: a debug build compiles each file on its own and can
-// specialize (and so check as `@_noLocks`) a generic body only from its own file.
+// The ways of reading the tone (`TableRead.swift`), where the samples go
+// (`VoiceOutput.swift`) and the block that uses them meet here, in the file of the loops
+// that specialize them: a debug build compiles each file on its own and can specialize
+// (and so check as `@_noLocks`) a generic body only from its own file, through
+// witnesses of its own file — so the protocols and conformances are declared here and
+// forward to the types' code.
 
 /// How `VoiceBlock` reads the tone: one type per way, a type parameter of the mixing
 /// loop (`Mixer.mixVoice`), so the loop is specialized (compiled on its own) for each
@@ -268,96 +297,69 @@ protocol TableRead {
     /// The rows the voice reads: `tone`'s, or those of `levels`' level (or zone)
     /// `levelIndex`.
     static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer
+    /// Bytes from the left channel's rows to the right's, for these rows (0: mono).
+    static func rightBytes(_ tone: ToneTable, _ levels: LevelTable?) -> Int
     /// The tone at the 8 lanes' positions `base` + `offset` (fixed-point, tone frames),
-    /// interpolated; `inc`: each lane's increment (read by the crossfades only).
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float>
+    /// interpolated; `inc`: each lane's increment (read by the crossfades only);
+    /// `channel`: bytes added to every row address (0, or `VoiceBlock.rightBytes`).
+    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>, channel: Int) -> SIMD8<Float>
 }
 
-/// Straight line between the two nearest frames (`ToneTable.linearPairs`).
-enum LinearRead: TableRead {
-    @_noLocks @inline(__always)
-    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer { UnsafeRawPointer(tone.cubicRows) }
-    @_noLocks @inline(__always)
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
-        let (baseFrame, w, t) = block.toneFrames(base: base, offset: offset)
-        let pairs = block.linearPairs + baseFrame
-        let i0 = Int(w[0]), i1 = Int(w[1]), i2 = Int(w[2]), i3 = Int(w[3])
-        let i4 = Int(w[4]), i5 = Int(w[5]), i6 = Int(w[6]), i7 = Int(w[7])
-        let p = unsafeBitCast(SIMD4<Double>(pairs[i0], pairs[i1], pairs[i4], pairs[i5]), to: SIMD8<Float>.self)
-        let q = unsafeBitCast(SIMD4<Double>(pairs[i2], pairs[i3], pairs[i6], pairs[i7]), to: SIMD8<Float>.self)
-        return multiplyAdd(odds(p, q), t, evens(p, q))  // y0 + (y1 − y0)·t
-    }
+/// Where a voice's samples go, one block at a time (`VoiceOutput.swift`): a type
+/// parameter of the mixing loop, as `TableRead` is.
+protocol VoiceOutput {
+    /// Channels of the tone the voice reads (1 or 2): the right is read only for 2.
+    static var channels: Int { get }
+    /// Adds the block's samples at frame `n0` of the span: `left` (a mono tone's only
+    /// channel) and `right` (a stereo tone's; `left` again for mono), each times `gain`
+    /// (each lane's gain × envelope × edge fade).
+    mutating func add(_ block: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>)
 }
 
-/// 4-point Hermite rows (`ToneTable.cubicRows`).
-enum CubicRead: TableRead {
-    @_noLocks @inline(__always)
-    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer { UnsafeRawPointer(tone.cubicRows) }
-    @_noLocks @inline(__always)
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
-        let (baseFrame, w, t) = block.toneFrames(base: base, offset: offset)
-        let o = w &<< 4  // byte offsets of the lanes' rows (≥ 0, so they widen for free)
-        return block.polynomial(block.rows + 16 &* baseFrame, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
-                                Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
-    }
+extension LinearRead: TableRead {
+    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
+    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
+    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
+                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
 }
-
-/// One band-limited level's rows (`LevelTable`), 4 table frames per tone frame: the
-/// whole span lies outside every crossfade zone.
-enum LevelRead: TableRead {
-    @_noLocks @inline(__always)
-    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
-        UnsafeRawPointer(levels.unsafelyUnwrapped.rows + levelIndex &* levels.unsafelyUnwrapped.stride)
-    }
-    @_noLocks @inline(__always)
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
-        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
-        return block.levelPolynomial(block.rows + rowOffset, Int(o[0]), Int(o[1]), Int(o[2]), Int(o[3]),
-                                     Int(o[4]), Int(o[5]), Int(o[6]), Int(o[7]), t: t)
-    }
+extension CubicRead: TableRead {
+    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
+    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
+    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
+                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
 }
-
-/// Two adjacent band-limited levels, the same two for every lane (`VoiceBlock.rows` and
-/// `upperRows`: zone `levelIndex`'s), blended by each lane's place in the one crossfade
-/// zone between them: the span touches that zone and no other (the common case).
-enum CrossfadeRead: TableRead {
-    @_noLocks @inline(__always)
-    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
-        LevelRead.rows(tone, levels, levelIndex)
-    }
-    @_noLocks @inline(__always)
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
-        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
-        // Both levels at the same byte offsets; the upper one weighted by the lane's
-        // place in the zone, clamp((inc − start) / width, 0, 1).
-        let o0 = Int(o[0]), o1 = Int(o[1]), o2 = Int(o[2]), o3 = Int(o[3])
-        let o4 = Int(o[4]), o5 = Int(o[5]), o6 = Int(o[6]), o7 = Int(o[7])
-        let lower = block.levelPolynomial(block.rows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
-        let upper = block.levelPolynomial(block.upperRows + rowOffset, o0, o1, o2, o3, o4, o5, o6, o7, t: t)
-        // clamp(x, 0, width) with the stdlib's concrete (loop-free) integer operations, so
-        // that `VoiceBlock.mix` stays small enough to inline: a true comparison is −1,
-        // x·(1 + below) zeroes x < 0, and + (width − x)·(−above) sets x > width to width.
-        let x = inc &- SIMD8<Int32>(repeating: block.zoneStart)
-        let one = SIMD8<Int32>(repeating: 1), width = SIMD8<Int32>(repeating: block.zoneWidth)
-        let positive = x &* (one &+ (x .< SIMD8<Int32>())._storage)
-        let inZone = positive &+ (width &- positive) &* (SIMD8<Int32>() &- (positive .> width)._storage)
-        let weight = SIMD8<Float>(inZone) * block.zoneInverse
-        return multiplyAdd(upper - lower, weight, lower)
-    }
+extension LevelRead: TableRead {
+    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
+    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
+    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
+                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
 }
-
-/// Two adjacent band-limited levels per lane, chosen per lane, blended by the lane's
-/// place in its crossfade zone: the span touches more than one zone (`VoiceBlock.blend`).
-enum BlendRead: TableRead {
-    @_noLocks @inline(__always)
-    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer {
-        UnsafeRawPointer(levels.unsafelyUnwrapped.rows)
-    }
-    @_noLocks @inline(__always)
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>) -> SIMD8<Float> {
-        let (rowOffset, o, t) = block.tableFrames(base: base, offset: offset)
-        return block.blend(block.rows + rowOffset, o, t: t, inc: inc)
-    }
+extension CrossfadeRead: TableRead {
+    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
+    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
+    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
+                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
+}
+extension BlendRead: TableRead {
+    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
+    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
+    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
+                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
+}
+extension MonoOut: VoiceOutput {
+    static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
+    @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
+                                                  gain: SIMD8<Float>) { store(b, at: n0, left: left, right: right, gain: gain) }
+}
+extension StereoOut: VoiceOutput {
+    static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
+    @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
+                                                  gain: SIMD8<Float>) { store(b, at: n0, left: left, right: right, gain: gain) }
+}
+extension PannedOut: VoiceOutput {
+    static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
+    @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
+                                                  gain: SIMD8<Float>) { store(b, at: n0, left: left, right: right, gain: gain) }
 }
 
 extension VoiceBlock {
@@ -375,22 +377,20 @@ extension VoiceBlock {
     /// `mixVoice` is. The stdlib's generic SIMD operations (`&`, `&>>`, `replacing`) are
     /// loops there, a few blocks each; `&+`, `&-`, `&*` and comparisons are not.)
     @inline(__always)
-    func mix<Read: TableRead>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
-                              inc: SIMD8<Int32>, read: Read.Type) {
-        let y = Read.sample(self, base: base, offset: offset, inc: inc)
+    func mix<Read: TableRead, Out: VoiceOutput>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
+                                                inc: SIMD8<Int32>, read: Read.Type, out: inout Out) {
+        let y = Read.sample(self, base: base, offset: offset, inc: inc, channel: 0)
+        let right = Out.channels == 2 ? Read.sample(self, base: base, offset: offset, inc: inc, channel: rightBytes) : y
         // envelope(n) = floor + span·smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1));
         // constant for a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it (its
         // floor + span rides on the gain, `levelScale`).
         if sustained {
-            let slot = UnsafeMutableRawPointer(mix + Int(n0))
-            slot.storeBytes(of: multiplyAdd(y, level, slot.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
+            out.add(self, at: n0, left: y, right: right, gain: level)
             return
         }
         let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
         let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
         let envelope = multiplyAdd(SIMD8(repeating: envSpan), ramp * ramp * (3 - 2 * ramp), SIMD8(repeating: envFloor))
-        let slot = UnsafeMutableRawPointer(mix + Int(n0))
-        let sum = multiplyAdd(y, level * envelope, slot.loadUnaligned(as: SIMD8<Float>.self))
-        slot.storeBytes(of: sum, as: SIMD8<Float>.self)
+        out.add(self, at: n0, left: y, right: right, gain: level * envelope)
     }
 }

@@ -82,7 +82,10 @@ extension Mixer {
     }
 
     /// Equal-power pan of the mono mix `mix[0..<count]` into interleaved stereo `out`,
-    /// the pan gliding per frame; advances the pan glide by `count` frames.
+    /// the pan gliding per frame; advances the pan glide by `count` frames. When the
+    /// period's left and right buses are in use (`State.stereoBuses`: stereo or panned
+    /// voices), the left bus (`busFrames` after `mix`) joins the mono mix on the left
+    /// gain and the right bus on the right gain: a stereo pair panned by the same law.
     /// - Thread: render.
     @_noLocks
     func panToStereo(_ mix: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
@@ -91,6 +94,8 @@ extension Mixer {
         let quarterPi = SIMD8<Float>(repeating: Float.pi / 4)
         var n0: Int32 = 0
         let end = Int32(count)
+        let buses = s.stereoBuses
+        let leftBus = mix + busFrames, rightBus = mix + 2 * busFrames
         while n0 < end {
             let g = lanewiseMax(SIMD8<Int32>(repeating: s.panLeft &- n0) &- lanes, SIMD8<Int32>())
             let pan = SIMD8<Float>(repeating: s.panTarget) - s.panStep * SIMD8<Float>(g)
@@ -99,8 +104,12 @@ extension Mixer {
             let left = EqualPowerPan.cosine(theta)
             let right = EqualPowerPan.cosine(2 * quarterPi - theta)
             let x = UnsafeRawPointer(mix + Int(n0)).loadUnaligned(as: SIMD8<Float>.self)
-            let l = x * left
-            let r = x * right
+            var l = x * left
+            var r = x * right
+            if buses {
+                l = multiplyAdd(UnsafeRawPointer(leftBus + Int(n0)).loadUnaligned(as: SIMD8<Float>.self), left, l)
+                r = multiplyAdd(UnsafeRawPointer(rightBus + Int(n0)).loadUnaligned(as: SIMD8<Float>.self), right, r)
+            }
             let o = out + 2 * Int(n0)
             if end - n0 >= 8 {
                 UnsafeMutableRawPointer(o).storeBytes(

@@ -19,11 +19,15 @@ public struct ToneLevels: Sendable, Equatable {
     /// is as loud as its fundamental read with −64 dB of alias and image energy; with 4,
     /// −86 dB: BandLimitedTests.)
     public static let oversampling = 4
-    /// Each level's loop as polynomial rows: for table frame i (0 ..< `oversampling` ·
-    /// tone length), 4 Floats (c0, c1, c2, c3) at 4·i: the level at table position i + t,
-    /// t in [0, 1), is ((c3·t + c2)·t + c1)·t + c0. At least 2 levels.
-    /// (Empty when the levels were made as `steps`.)
+    /// Each level's signal as polynomial rows: for table frame i (0 ..< `oversampling` ·
+    /// `ToneTable.length`: the prefix, then one period), 4 Floats (c0, c1, c2, c3) at 4·i:
+    /// the level at table position i + t, t in [0, 1), is ((c3·t + c2)·t + c1)·t + c0.
+    /// At least 2 levels. (The left channel's, for a stereo tone.) (Empty when the levels
+    /// were made as `steps`.)
     public var rows: [[Float]]
+    /// A stereo tone's right channel: its rows as `rows`' (the same levels, Float rows
+    /// only); nil for mono.
+    public var right: [[Float]]?
     /// The rows already as the engine holds them (`quantized()`'s form, in steps of
     /// `stepScale`), from a maker that never holds every level's Float rows at once (a
     /// long tone's take 640 bytes a frame); empty when `rows` holds the levels.
@@ -41,26 +45,39 @@ public struct ToneLevels: Sendable, Equatable {
     /// The rows as the engine holds them: 16-bit integers times one scale for the whole
     /// tone, the largest coefficient's magnitude / 32767 (each coefficient rounded to the
     /// nearest step: at most half a step off, −96 dB below the largest).
+    /// (A stereo tone's channels share the scale: the right channel's rows are
+    /// `quantizedRight(scale:)`.)
     public func quantized() -> (scale: Float, rows: [[Int16]]) {
-        if !steps.isEmpty { return (stepScale, steps) }
+        if !steps.isEmpty {
+            precondition(right == nil, "a stereo tone's levels are Float rows")
+            return (stepScale, steps)
+        }
         var largest: Float = 0
-        for level in rows { level.withUnsafeBufferPointer { for c in $0 { largest = max(largest, abs(c)) } } }
+        for level in rows + (right ?? []) { level.withUnsafeBufferPointer { for c in $0 { largest = max(largest, abs(c)) } } }
         // (At least the smallest normal Float: a subnormal scale is flushed to 0 on the
         // render thread, and a tone that quiet would play silent.)
         let scale = largest > 0 ? max(largest / 32767, Float.leastNormalMagnitude) : 1
+        return (scale, ToneLevels.quantize(rows, scale: scale))
+    }
+
+    /// The right channel's rows in the steps of `scale` (`quantized()`'s); nil for mono.
+    public func quantizedRight(scale: Float) -> [[Int16]]? { right.map { ToneLevels.quantize($0, scale: scale) } }
+
+    static func quantize(_ rows: [[Float]], scale: Float) -> [[Int16]] {
         let step = Double(scale)
-        return (scale, rows.map { level in
+        return rows.map { level in
             [Int16](unsafeUninitializedCapacity: level.count) { out, initialized in
                 level.withUnsafeBufferPointer { c in
                     for i in 0..<c.count { out[i] = Int16(max(-32767, min(32767, (Double(c[i]) / step).rounded()))) }
                 }
                 initialized = level.count
             }
-        })
+        }
     }
 
-    public init(rows: [[Float]], aliasFreeRatio: [Double], crossfadeStart: [Double]) {
+    public init(rows: [[Float]], right: [[Float]]? = nil, aliasFreeRatio: [Double], crossfadeStart: [Double]) {
         self.rows = rows
+        self.right = right
         self.aliasFreeRatio = aliasFreeRatio
         self.crossfadeStart = crossfadeStart
     }
@@ -91,8 +108,9 @@ public struct ToneLevels: Sendable, Equatable {
     }
 }
 
-/// The engine's copy of a tone's band-limited levels: each level's loop of polynomial
-/// rows (`ToneLevels.rows`, 4 table frames per tone frame), repeated past its end, as
+/// The engine's copy of a tone's band-limited levels: each level's polynomial rows
+/// (`ToneLevels.rows`, 4 table frames per tone frame) laid out as the tone's frames are
+/// (`ToneTable`: the prefix, the period repeated past its end), as
 /// 16-bit integers (`ToneLevels.quantized`: 8 bytes a row) times the tone's `scale`.
 /// The voice reads them as the cubic rows are, one 64-bit load per lane where a float
 /// row takes two (`VoiceBlock.levelPolynomial`), and evaluates the same cubic.
@@ -111,10 +129,13 @@ struct LevelTable {
     let count: Int
     /// Bytes from one level's rows to the next's (a multiple of 64).
     let stride: Int
-    /// Level k's rows at `rows + k·stride`: row i (8 bytes, c0…c3 as Int16) is table
-    /// frame i mod the level's length, for i in 0 ..< `ToneTable.loopFrames` · 4 +
-    /// `guardRows`, 64-byte aligned.
+    /// Level k's rows at `rows + k·stride` (channel c's at `c · channelBytes` more): row
+    /// i (8 bytes, c0…c3 as Int16) is table frame i of the prefix (i < 4 · prefix) or of
+    /// the period repeated, for i in 0 ..< `ToneTable.wrapFrames` · 4 + `guardRows`,
+    /// 64-byte aligned.
     let rows: UnsafeMutableRawPointer
+    /// Bytes from the left channel's rows to the right's: `count · stride` (0 for mono).
+    let channelBytes: Int
     /// The value of one step of the rows' integers.
     let scale: Float
     /// Zone k (between levels k and k + 1) starts at increment `zoneStart[k]` and ends at
@@ -132,32 +153,39 @@ struct LevelTable {
     /// Log2 of `ToneLevels.oversampling`: the phase's fraction loses these bits.
     static var shift: Int { @_noLocks @inline(__always) get { 2 } }
 
-    /// Copies `levels` in; steps made as steps (`ToneLevels.steps`) are freed one level at
-    /// a time as they are copied, so a long tone's steps and table are not both whole
-    /// at once (when the caller holds no other copy).
-    init(_ levels: inout ToneLevels, length: Int, loopFrames: Int) {
+    /// Copies `levels` in, laid out as `tone`'s frames are; steps made as steps
+    /// (`ToneLevels.steps`) are freed one level at a time as they are copied, so a long
+    /// tone's steps and table are not both whole at once (when the caller holds no other
+    /// copy).
+    init(_ levels: inout ToneLevels, tone: ToneTable) {
         let k = ToneLevels.oversampling
         precondition(1 << LevelTable.shift == k, "shift is log2 of the oversampling")
         count = levels.count
         precondition(count >= 2, "band-limited tables need at least 2 levels")
         precondition(levels.aliasFreeRatio.count == count && levels.crossfadeStart.count == count - 1)
-        let rowCount = loopFrames * k + LevelTable.guardRows
+        precondition((levels.right != nil) == (tone.channels == 2), "a stereo tone's levels have a right channel, a mono tone's none")
+        let rowCount = tone.wrapFrames * k + LevelTable.guardRows
         stride = (8 * rowCount + 63) & ~63
-        rows = .allocate(byteCount: stride * count, alignment: 64)
-        let tableLength = length * k
+        channelBytes = tone.channels == 2 ? stride * count : 0
+        rows = .allocate(byteCount: stride * count * tone.channels, alignment: 64)
+        let prefix = tone.prefixFrames * k, period = tone.periodFrames * k
         let scale: Float
         var quantized: [[Int16]]
         (scale, quantized) = levels.quantized()
         levels.steps = []  // `quantized` holds them alone now
         self.scale = scale
-        for level in quantized.indices {
-            let source = quantized[level]
-            defer { quantized[level] = [] }
-            precondition(source.count == 4 * tableLength, "a level holds \(source.count / 4) rows; expected \(tableLength)")
-            let out = (rows + level * stride).bindMemory(to: Int16.self, capacity: stride / 2)
-            // The loop's rows, repeated: row i is table frame i mod length; zeros after.
-            for i in 0..<(stride / 8) {
-                for c in 0..<4 { out[4 * i + c] = i < rowCount ? source[4 * (i % tableLength) + c] : 0 }
+        var right = levels.quantizedRight(scale: scale)
+        for c in 0..<tone.channels {
+            for level in 0..<count {
+                let source = c == 0 ? quantized[level] : right.unsafelyUnwrapped[level]
+                defer { if c == 0 { quantized[level] = [] } else { right![level] = [] } }
+                precondition(source.count == 4 * (prefix + period), "a level holds \(source.count / 4) rows; expected \(prefix + period)")
+                let out = (rows + c * channelBytes + level * stride).bindMemory(to: Int16.self, capacity: stride / 2)
+                // The prefix's rows, then the period's, repeated; zeros after.
+                for i in 0..<(stride / 8) {
+                    let row = i < prefix ? i : prefix + (i - prefix) % period
+                    for m in 0..<4 { out[4 * i + m] = i < rowCount ? source[4 * row + m] : 0 }
+                }
             }
         }
         let unit = Double(1 << Mixer.fractionBits)
@@ -178,7 +206,7 @@ struct LevelTable {
     }
 
     /// Bytes of the rows and zones.
-    var bytes: Int { stride * count + 12 * count }
+    var bytes: Int { stride * count * (channelBytes == 0 ? 1 : 2) + 12 * count }
 
     func deallocate() { rows.deallocate(); zoneStart.deallocate(); zoneEnd.deallocate(); zoneInverse.deallocate() }
 

@@ -60,6 +60,26 @@ struct VoiceBank {
     /// The waiting touch's linear gain (edge fade included).
     let pendingGain: UnsafeMutablePointer<Float>
 
+    /// The voice is not plain: it plays its region's tables (`region`), through
+    /// `Mixer.mixSpecialSpan`, not the mixer's tone. Set at start.
+    let special: UnsafeMutablePointer<Bool>
+    /// The region the voice plays (nil: the mixer's tone, plain).
+    let region: UnsafeMutablePointer<UnsafePointer<SoundRegion>?>
+    /// The table a special voice reads: its region's held table, or its release table
+    /// (`released`). (Points into `Mixer.tables`.)
+    let table: UnsafeMutablePointer<UnsafePointer<ToneTable>>
+    /// The voice reads its region's `release` table (released in a sustain loop).
+    let released: UnsafeMutablePointer<Bool>
+    /// Released before its sustain loop's start: it goes on to `release` once its phase
+    /// reaches the loop (checked at each span).
+    let switchPending: UnsafeMutablePointer<Bool>
+    /// Phase (fixed-point, of the table read) past which the table is silent for good:
+    /// the voice ends there (`Int64.max`: never).
+    let endPhase: UnsafeMutablePointer<Int64>
+    /// A stereo or panned voice's side gains (`voicePanGains`: 1 and 1 at the centre).
+    let panLeft: UnsafeMutablePointer<Float>
+    let panRight: UnsafeMutablePointer<Float>
+
     /// Frames of the current period already mixed into the mono mix (0 at each period's
     /// start): events catch a voice up to their frame, the period's end the rest.
     let mixedTo: UnsafeMutablePointer<Int32>
@@ -93,6 +113,14 @@ struct VoiceBank {
         pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
         pendingGain = .allocate(capacity: capacity); pendingGain.initialize(repeating: 0, count: capacity)
+        special = .allocate(capacity: capacity); special.initialize(repeating: false, count: capacity)
+        region = .allocate(capacity: capacity); region.initialize(repeating: nil, count: capacity)
+        table = .allocate(capacity: capacity)
+        released = .allocate(capacity: capacity); released.initialize(repeating: false, count: capacity)
+        switchPending = .allocate(capacity: capacity); switchPending.initialize(repeating: false, count: capacity)
+        endPhase = .allocate(capacity: capacity); endPhase.initialize(repeating: .max, count: capacity)
+        panLeft = .allocate(capacity: capacity); panLeft.initialize(repeating: 1, count: capacity)
+        panRight = .allocate(capacity: capacity); panRight.initialize(repeating: 1, count: capacity)
         mixedTo = .allocate(capacity: capacity); mixedTo.initialize(repeating: 0, count: capacity)
         activeIndex = .allocate(capacity: capacity); activeIndex.initialize(repeating: -1, count: capacity)
         active = .allocate(capacity: capacity)
@@ -106,13 +134,29 @@ struct VoiceBank {
         ramp.deallocate(); rampStep.deallocate(); envFloor.deallocate(); envSpan.deallocate(); stageLeft.deallocate()
         decayStep.deallocate(); sustain.deallocate(); releaseStep.deallocate(); watch.deallocate()
         hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
+        special.deallocate(); region.deallocate(); table.deallocate(); released.deallocate(); switchPending.deallocate(); endPhase.deallocate()
+        panLeft.deallocate(); panRight.deallocate()
         mixedTo.deallocate(); activeIndex.deallocate(); active.deallocate(); free.deallocate()
     }
 
     /// (Re)starts voice `v` for a touch: phase 0, parameters at their targets at once,
-    /// the attack of `envelope` from silence.
+    /// the attack of `envelope` from silence, playing `sound` (nil: the mixer's tone).
     @_noLocks @inline(__always)
-    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, envelope: Envelope) {
+    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, envelope: Envelope,
+               region sound: UnsafePointer<SoundRegion>?, tables: UnsafePointer<ToneTable>) {
+        region[v] = sound
+        table[v] = tables
+        released[v] = false
+        switchPending[v] = false
+        if let sound {
+            special[v] = !sound.pointee.isPlain
+            endPhase[v] = sound.pointee.heldEndPhase
+            panLeft[v] = sound.pointee.panLeft
+            panRight[v] = sound.pointee.panRight
+        } else {
+            special[v] = false
+            endPhase[v] = .max
+        }
         key[v] = k
         age[v] = a
         phase[v] = 0

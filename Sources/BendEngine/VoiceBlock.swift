@@ -1,5 +1,29 @@
-/// What every 8-frame block of one voice does once its lane offsets and levels are
-/// known: read the tone at the 8 positions, interpolate, apply level and envelope, and
+/// The kernel (`MixerKernel.swift`): the per-voice inner loop of `Mixer`, 8 frames per
+/// step in SIMD8 vectors.
+///
+/// Every per-frame value is a closed form of the frame number n within the span, so
+/// lanes are independent (no per-sample branches, no loop-carried multiply chains):
+/// - glide: g(n) = max(glideLeft − n, 0); increment(n) = incTarget − incStep·g(n);
+///   gain(n) = gainTarget − gainStep·g(n)
+/// - phase(n) = phase(0) + Σ_{i<n} increment(i) = phase(0) + n·incTarget − incStep·G(n),
+///   G(n) = Σ_{i<n} max(glideLeft − i, 0) = m·glideLeft − m(m−1)/2 with m = min(n, glideLeft)
+///   (exact integers; the read position is phase(n) mod the loop)
+/// - envelope(n) = floor + span·smoothstep(clamp(ramp + rampStep·(n+1), 0, 1)) (`Envelope`)
+/// - fade(n) = min(ratio(n)/silenceRatio, 1), ratio(n) = increment(n)·2^−fractionBits
+/// - sample(n) = the cubic piece at phase(n) (4-point Hermite of the 4 tone frames around it, or a
+///   band-limited level's row), times gain·envelope·fade.
+///
+/// Inside an 8-frame block each lane's phase is the block's base phase (Int64, wrapped at
+/// `ToneTable.wrapFrames` back by `loopFrames`) plus a 32-bit lane offset (≤ 57 frames); the table's guard
+/// frames cover reads past the loop end, so there is no wrap test per sample. Each lane
+/// reads its frame's precomputed polynomial: a cubic row as two 64-bit pairs, a
+/// band-limited level's 16-bit row as one 64-bit load (`VoiceBlock`), and the
+/// three stretches of `mixVoice` (inside a glide, where it ends, after it) carry their
+/// per-lane vectors from block to block with additions, so a block costs about 100
+/// instructions (`make bench-icount` prints the figure per voice-frame).
+///
+/// `VoiceBlock` is what every 8-frame block of one voice does once its lane offsets and
+/// levels are known: read the tone at the 8 positions, interpolate, apply level and envelope, and
 /// add into the mono mix. A value type of constants, built once per voice per span.
 struct VoiceBlock {
     /// Cubic rows, or for `.level` the level's rows, for `.crossfade` the lower level's,
@@ -16,14 +40,22 @@ struct VoiceBlock {
     /// when it is constant over the span (`sustained`: floor + span, the sustain level).
     let levelScale: Float
     let linearPairs: UnsafePointer<Double>
+    /// The bus the voice adds into, at its span's first frame: the mono bus, or the left
+    /// bus for a stereo or panned voice (`VoiceOutput`), the right bus `busFrames` after it.
     let mix: UnsafeMutablePointer<Float>
+    let busFrames: Int
+    /// Bytes from the left channel's rows to the right's, for the rows read (`TableRead`).
+    let rightBytes: Int
     let rampStep: SIMD8<Float>
     let ramp0: SIMD8<Float>
     /// The envelope's floor and span (`Envelope`), read when it is not `sustained`.
     /// (Scalars: held as vectors they cost the sustained loop registers it never uses.)
     let envFloor: Float
     let envSpan: Float
-    let loop: Int64
+    /// The phase wraps at `wrapAt` (`ToneTable.wrapFrames`), back by `wrapBy`
+    /// (`ToneTable.loopFrames`), both fixed-point; equal for a tone that loops whole.
+    let wrapAt: Int64
+    let wrapBy: Int64
     /// The envelope is 1 over the whole span (ramp ≥ 1 and not falling): skipped.
     let sustained: Bool
     /// `.crossfade`: the zone is `firstZone`. `.blend`: the crossfade zones the span may touch, `firstZone…lastZone` (every
@@ -40,7 +72,7 @@ struct VoiceBlock {
     /// one loop per mode.)
     @_noLocks @inline(__always)
     init(tone: ToneTable, rows: UnsafeRawPointer, levels: LevelTable?, firstZone: Int, lastZone: Int, sustained: Bool, mix: UnsafeMutablePointer<Float>,
-         rampStep: Float, ramp0: Float, envFloor: Float, envSpan: Float, loop: Int64) {
+         busFrames: Int, rampStep: Float, ramp0: Float, envFloor: Float, envSpan: Float, rightBytes: Int, wrapAt: Int64, wrapBy: Int64) {
         linearPairs = UnsafeRawPointer(tone.linearPairs).assumingMemoryBound(to: Double.self)
         self.rows = rows
         if let levels {
@@ -57,11 +89,14 @@ struct VoiceBlock {
             levelScale = sustained ? envFloor + envSpan : 1
         }
         self.mix = mix
+        self.busFrames = busFrames
+        self.rightBytes = rightBytes
         self.rampStep = SIMD8(repeating: rampStep)
         self.ramp0 = SIMD8(repeating: ramp0)
         self.envFloor = envFloor
         self.envSpan = envSpan
-        self.loop = loop
+        self.wrapAt = wrapAt
+        self.wrapBy = wrapBy
         self.sustained = sustained
         self.firstZone = firstZone
         self.lastZone = lastZone
@@ -165,10 +200,11 @@ struct VoiceBlock {
         return multiplyAdd(multiplyAdd(multiplyAdd(c3, t, c2), t, c1), t, c0)
     }
 
-    /// `base` advanced by one block's phase sum and wrapped once at the loop length.
+    /// `base` advanced by one block's phase sum and wrapped once (at `wrapAt`, back by
+    /// `wrapBy`).
     @_noLocks @inline(__always)
     func advance(_ base: Int64, by blockSum: Int64) -> Int64 {
         let next = base &+ blockSum
-        return next &- (loop & -Int64(truncatingIfNeeded: (next >= loop ? 1 : 0) as Int8))
+        return next &- (wrapBy & -Int64(truncatingIfNeeded: (next >= wrapAt ? 1 : 0) as Int8))
     }
 }

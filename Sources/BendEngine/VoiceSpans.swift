@@ -30,25 +30,29 @@ extension Mixer {
             var stop = frame
             let watched = voices.watch[v]
             if watched { stop = stageStop(v, from: from, to: frame) }
-            switch state.pointee.interpolation {
-            case .cubic: mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
-            case .bandLimited:
-                // Until the tone's levels are installed (`ToneTable.install`), cubic. Their
-                // slot is read once per span; the kernel gets what it held.
-                if let levels = tone.levels {
-                    mixVoiceBandLimited(v, levels: levels, into: mono + Int(from), count: Int(stop &- from))
-                } else {
-                    mixVoiceCubic(v, into: mono + Int(from), count: Int(stop &- from))
+            if voices.special[v] {
+                mixSpecialSpan(v, from: from, count: Int(stop &- from))
+            } else {
+                switch state.pointee.interpolation {
+                case .cubic: mixVoiceCubic(v, tone: tables, into: mono + Int(from), count: Int(stop &- from))
+                case .bandLimited:
+                    // Until the tone's levels are installed (`ToneTable.install`), cubic. Their
+                    // slot is read once per span; the kernel gets what it held.
+                    if let levels = tables.pointee.levels {
+                        mixVoiceBandLimited(v, tone: tables, levels: levels, into: mono + Int(from), count: Int(stop &- from))
+                    } else {
+                        mixVoiceCubic(v, tone: tables, into: mono + Int(from), count: Int(stop &- from))
+                    }
+                case .linear: mixVoiceLinear(v, tone: tables, into: mono + Int(from), count: Int(stop &- from))
                 }
-            case .linear: mixVoiceLinear(v, into: mono + Int(from), count: Int(stop &- from))
             }
             voices.mixedTo[v] = stop
             if watched && voices.stageLeft[v] > 0 { endStage(v, frames: stop &- from) }
             from = stop
             if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
                 if !voices.hasPending[v] { break }
-                voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v],
-                             gain: voices.pendingGain[v], age: voices.age[v], envelope: state.pointee.envelope)
+                voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v], gain: voices.pendingGain[v],
+                             age: voices.age[v], envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables))
             }
         }
         if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 && !voices.hasPending[v] {
@@ -56,6 +60,62 @@ extension Mixer {
             return true
         }
         return false
+    }
+
+    /// Mixes `count` frames of special voice `v` (`VoiceBank.special`) from frame `from`
+    /// of the period: the table its region gives it (held, or release once released in a
+    /// sustain loop), into the mono bus or, for a stereo or panned voice, the left and
+    /// right buses (zeroed when the period first uses them). A voice whose table has
+    /// gone silent for good (`VoiceBank.endPhase`) ends: its envelope is set to 0, so
+    /// `mixSpan` frees it (or starts the touch waiting for it).
+    @_noLocks @inline(never)
+    func mixSpecialSpan(_ v: Int, from: Int32, count: Int) {
+        let region = voices.region[v].unsafelyUnwrapped
+        if voices.switchPending[v] { switchToRelease(v) }
+        let table = voices.table[v]
+        var levels: LevelTable?
+        if case .bandLimited = state.pointee.interpolation { levels = table.pointee.levels }
+        if table.pointee.channels == 1 && region.pointee.pan == 0 {
+            mixMono(v, tone: table, levels: levels, into: mono + Int(from), count: count)
+        } else {
+            if !state.pointee.stereoBuses {
+                let padded = (state.pointee.periodFrames + 7) & ~7
+                (mono + busFrames).update(repeating: 0, count: busFrames + padded)
+                state.pointee.stereoBuses = true
+            }
+            if table.pointee.channels == 2 {
+                mixStereo(v, tone: table, levels: levels, into: mono + busFrames + Int(from), count: count)
+            } else {
+                mixPanned(v, tone: table, levels: levels, into: mono + busFrames + Int(from), count: count)
+            }
+        }
+        if voices.phase[v] >= voices.endPhase[v] {
+            if voices.rampStep[v] > 0 && !voices.released[v] && !voices.switchPending[v] { index.remove(voices.key[v], voice: v) }
+            voices.ramp[v] = 0
+            voices.rampStep[v] = min(voices.rampStep[v], -1)
+            voices.stageLeft[v] = 0
+            voices.envFloor[v] = 0
+        }
+    }
+
+    /// Voice `v`, released in its region's sustain loop, goes on in the region's release
+    /// table at the sound frame its held phase stands for (`SoundRegion.soundPosition`):
+    /// the same sound, which now plays through the loop's end into the tail. Before the
+    /// loop's start (released in the attack) it stays in the held table, and tries again
+    /// at its next span.
+    @_noLocks
+    func switchToRelease(_ v: Int) {
+        let region = voices.region[v].unsafelyUnwrapped
+        guard let position = region.pointee.soundPosition(heldPhase: voices.phase[v]) else {
+            voices.switchPending[v] = true
+            return
+        }
+        let bits = Int64(Mixer.fractionBits)
+        voices.phase[v] = position - (Int64(region.pointee.releaseOrigin) << bits)
+        voices.released[v] = true
+        voices.table[v] = voices.table[v] + 1  // the region's release table, after its held one (`Mixer.tables`)
+        voices.switchPending[v] = false
+        voices.endPhase[v] = region.pointee.releaseEndPhase
     }
 
     /// Where a span of watched voice `v` from `from` must stop, at most `frame`: where its
@@ -88,6 +148,26 @@ extension Mixer {
         voices.ramp[v] = 0
         voices.rampStep[v] = voices.decayStep[v]
         voices.watch[v] = voices.hasPending[v]
+    }
+
+    /// Which band-limited read a span of `count` frames of voice `v` needs. The span's
+    /// increments run monotonically from its first frame's to its last's, so those two
+    /// say: the level of the lowest, and whether the span stays in it (`zones` 0: read
+    /// alone, `LevelRead`, the cubic kernel's cost), touches the one crossfade zone above
+    /// it (1: zone `level`'s two levels, the same for every lane, `CrossfadeRead`; k <
+    /// count − 1 here, the last level being always pure) or more (2: zones
+    /// `level…lastZone`, two levels chosen per lane, `BlendRead`).
+    @_noLocks @inline(__always)
+    func levelSpan(_ v: Int, levels: LevelTable, count: Int) -> (level: Int, zones: Int, lastZone: Int) {
+        let glideLeft = voices.glideLeft[v], incTarget = voices.incTarget[v], incStep = voices.incStep[v]
+        let first = incTarget &- incStep &* max(glideLeft, 0)
+        let last = incTarget &- incStep &* max(glideLeft &- Int32(count &- 1), 0)
+        let low = min(first, last), high = max(first, last)
+        let (k, pure) = levels.level(low: low, high: high)
+        if pure { return (k, 0, k) }
+        if high < levels.zoneStart[k &+ 1] { return (k, 1, k) }
+        let top = levels.level(low: high, high: high).level
+        return (k, 2, min(top, levels.count &- 2))
     }
 
     /// `catchUp` of every sounding voice.

@@ -18,7 +18,7 @@ extension Mixer {
         if state.pointee.freeCount > 0 {
             state.pointee.freeCount -= 1
             let v = Int(voices.free[state.pointee.freeCount])
-            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope)
+            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables))
             voices.active[state.pointee.activeCount] = Int32(v)
             voices.activeIndex[v] = Int32(state.pointee.activeCount)
             voices.mixedTo[v] = offset
@@ -51,7 +51,8 @@ extension Mixer {
         var a = 0
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
-            let rank = voices.hasPending[v] ? (1 << 63) | voices.age[v] : (voices.rampStep[v] < 0 ? 0 : voices.age[v] & ~(1 << 63))
+            let fading = voices.rampStep[v] < 0 || voices.released[v] || voices.switchPending[v]  // a fade, or a tail
+            let rank = voices.hasPending[v] ? (1 << 63) | voices.age[v] : (fading ? 0 : voices.age[v] & ~(1 << 63))
             if rank < best || victim < 0 { best = rank; victim = v }
             a += 1
         }

@@ -42,10 +42,10 @@ public final class HostedInstrument: @unchecked Sendable {
         self.log = log
         self.show = show
         tone = try ToneSource.load(sound, rate: rate, levelsNow: false, assets: assets, note: { log("note: \($0)") })
-        instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), tone: tone.table, live: true)
+        instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), region: tone.region, live: true)
         do { levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log) } catch {
             instrument.deallocate()
-            tone.table.deallocate()
+            tone.deallocate()
             throw error
         }
     }
@@ -92,7 +92,7 @@ public final class HostedInstrument: @unchecked Sendable {
         levelMaker?.join()
         levelMaker = nil
         instrument.deallocate()
-        tone.table.deallocate()
+        tone.deallocate()
     }
 }
 

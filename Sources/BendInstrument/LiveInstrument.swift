@@ -79,14 +79,14 @@ public final class LiveInstrument: @unchecked Sendable {
         let midiPorts = try LiveOutput.openMIDI(settings.output, output: output, midiIn: midiIn)
         let rate = output.rate
         if rate != sound.rate {
-            tone.table.deallocate()
+            tone.deallocate()
             tone = try ToneSource.load(sound, rate: Double(rate), levelsNow: false, note: { log("note: \($0)") })  // resampled to the granted rate
         }
-        defer { tone.table.deallocate() }
+        defer { tone.deallocate() }
         let levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log)
         defer { levelMaker?.join() }  // before the table is freed
         let instrument = Instrument(configuration: sound.configuration(rate: Double(rate), periodFrames: output.periodFrames),
-                                    tone: tone.table, live: true)
+                                    region: tone.region, live: true)
         defer { instrument.deallocate() }
         let mixer = instrument.mixer
         let meters = InstrumentMeters(mixer: mixer)

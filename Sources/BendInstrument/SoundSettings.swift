@@ -39,6 +39,8 @@ public struct SoundSettings: Sendable {
     public var releaseSeconds = 0.008
     /// Linear level held after the decay (1: no decay).
     public var sustainLevel = 1.0
+    /// A tone's sustain loop seam crossfaded over this long, seconds (0: none).
+    public var loopCrossfadeSeconds = 0.0
 
     public init() {}
 

@@ -10,11 +10,20 @@ import Foundation
 public enum ToneSource {
     public struct Loaded: Sendable {
         public var path: String
-        public var table: ToneTable
-        /// The loop at the output rate (what the band-limited levels are made from).
-        public var samples: [Float]
+        /// What the voices play: the tone's tables (its loop points, its channels).
+        public var region: SoundRegion
+        /// The tables' signals (what the band-limited levels are made from).
+        public var layout: RegionMaker.Layout
         /// How voices read it: the settings' way, or cubic when its tables cannot be made.
         public var interpolation: Interpolation
+        /// The held table (the whole tone for a tone without a loop of its own).
+        public var table: ToneTable { region.held }
+
+        /// Frees the region's tables. - Thread: setup, after the render thread stopped.
+        public func deallocate() {
+            region.held.deallocate()
+            region.release?.deallocate()
+        }
     }
 
     /// Shortest loop accepted, frames at the output rate (0.67 ms at 48 kHz).
@@ -39,26 +48,31 @@ public enum ToneSource {
             }
             for n in loaded.notes { note("tone '\(path)': \(n)") }
             if loaded.samples.allSatisfy({ $0 == 0 }) { note("tone '\(path)': every sample is 0; touches will be silent") }
+            // A loop of the file's own: attack, sustain loop, tail (`RegionMaker`); its
+            // tail plays whole after the touch ends. Without one the tone loops whole.
+            let layout = RegionMaker.layout(loaded, crossfadeFrames: Int((sound.loopCrossfadeSeconds * rate).rounded()))
+            let frames = layoutFrames(layout)
             // The band-limited tables, only for the mode that reads them, and only when
             // they can be made (else cubic, for play and render alike).
             var interpolation = sound.interpolation
             if interpolation == .bandLimited {
-                if let reason = ToneLevelMaker.refusal(frames: loaded.samples.count) {
+                if let reason = ToneLevelMaker.refusal(frames: frames) {
                     note("tone '\(path)': \(reason); the voices read it with cubic interpolation")
                     interpolation = .cubic
-                } else if ToneLevelMaker.tableBytes(frames: loaded.samples.count) >= bigTables {
-                    note("tone '\(path)': making its band-limited tables: \(megabytes(loaded.samples.count)) MB "
+                } else if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
+                    note("tone '\(path)': making its band-limited tables: \(megabytes(frames)) MB "
                          + "(\(ToneLevelMaker.bytesPerFrame) bytes a frame at \(Int(rate)) Hz)")
                 }
             }
-            let table = ToneTable(samples: loaded.samples, rate: rate)
+            let region = RegionMaker.region(layout, rate: rate, releaseFades: false)
+            let tone = Loaded(path: path, region: region, layout: layout, interpolation: interpolation)
             if interpolation == .bandLimited && levelsNow {
-                do { try makeLevels(table, loaded.samples, path: path, note: note) } catch {
-                    table.deallocate()
+                do { try makeLevels(region, layout, path: path, note: note) } catch {
+                    tone.deallocate()
                     throw error
                 }
             }
-            return Loaded(path: path, table: table, samples: loaded.samples, interpolation: interpolation)
+            return tone
         } catch let e as InstrumentError {
             throw e
         } catch {
@@ -89,15 +103,21 @@ public enum ToneSource {
 
     static func megabytes(_ frames: Int) -> Int { (ToneLevelMaker.tableBytes(frames: frames) + 500_000) / 1_000_000 }
 
-    /// Makes the levels and installs them in `table`; for big tables, says how long they
-    /// took.
-    static func makeLevels(_ table: ToneTable, _ samples: [Float], path: String, note: (String) -> Void) throws {
+    /// Makes the levels of the region's tables and installs them; for big tables, says
+    /// how long they took.
+    static func makeLevels(_ region: SoundRegion, _ layout: RegionMaker.Layout, path: String, note: (String) -> Void) throws {
         let start = MonotonicClock.nanos()
-        table.install(try ToneLevelMaker.make(samples, path: path))
-        if ToneLevelMaker.tableBytes(frames: samples.count) >= bigTables {
+        try RegionMaker.install(layout, in: region, path: path)
+        let frames = layoutFrames(layout)
+        if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
             let seconds = Double(MonotonicClock.nanos() - start) * 1e-9
-            note("tone '\(path)': band-limited tables made: \(megabytes(samples.count)) MB in \(String(format: "%.1f", seconds)) s")
+            note("tone '\(path)': band-limited tables made: \(megabytes(frames)) MB in \(String(format: "%.1f", seconds)) s")
         }
+    }
+
+    /// Frames the layout's tables hold, over their channels (what their levels take).
+    static func layoutFrames(_ layout: RegionMaker.Layout) -> Int {
+        layout.held.count * (layout.held[0].count + (layout.release?[0].count ?? 0))
     }
 
     /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
@@ -107,10 +127,10 @@ public enum ToneSource {
     /// - Throws: `InstrumentError(.runtime)` when the thread cannot start.
     public static func makeLevelsInBackground(_ tone: Loaded, log: @escaping @Sendable (String) -> Void) throws -> SystemThread? {
         guard tone.interpolation == .bandLimited, !tone.table.hasLevels else { return nil }
-        let (table, samples, path) = (tone.table, tone.samples, tone.path)
+        let (region, layout, path) = (tone.region, tone.layout, tone.path)
         do {
             return try SystemThread(name: "bendsynth tables") {
-                do { try makeLevels(table, samples, path: path, note: { log("note: \($0)") }) } catch {
+                do { try makeLevels(region, layout, path: path, note: { log("note: \($0)") }) } catch {
                     log("\(error); the voices read the tone with cubic interpolation")
                 }
             }

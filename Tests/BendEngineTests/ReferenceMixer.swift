@@ -2,11 +2,60 @@ import BendEngine
 import Foundation
 
 /// A plain, frame-by-frame implementation of the mixer's documented algorithm (see
-/// `Mixer`, `VoiceBank`, `MixerKernel.swift`) in Double precision: no SIMD, no blocks,
-/// no repeated loop, events applied at their exact frames. Polyphony is unlimited (the
-/// comparison tests never steal). Integer parts (fixed-point phase and increments) are
-/// the same integers as the mixer's, so the two differ only by float rounding.
+/// `Mixer`, `VoiceBank`, `MixerKernel.swift`, `SoundRegion`) in Double precision: no
+/// SIMD, no blocks, no repeated loop, events applied at their exact frames. Polyphony
+/// is unlimited (the comparison tests never steal). Integer parts (fixed-point phase and
+/// increments) are the same integers as the mixer's, so the two differ only by float
+/// rounding.
 struct ReferenceMixer {
+    /// A table as the documentation defines it: a prefix, then a period for ever, per
+    /// channel; held(−1) is the period's last frame when there is no prefix, else 0.
+    struct Table {
+        var channels: [[Float]]
+        var prefix: Int
+        /// `Interpolation.bandLimited`: per channel, each level's rows (c0…c3 per table
+        /// frame, the prefix's then one period's) as the engine holds them, 16-bit steps
+        /// of one scale (`ToneLevels.quantized`).
+        var levels: [[[Double]]] = []
+
+        init(channels: [[Float]], prefix: Int, levels: ToneLevels?) {
+            self.channels = channels
+            self.prefix = prefix
+            if let levels {
+                let (scale, rows) = levels.quantized()
+                let steps: [[[Int16]]] = [rows] + (levels.quantizedRight(scale: scale).map { [$0] } ?? [])
+                self.levels = steps.map { $0.map { $0.map { Double($0) * Double(scale) } } }
+            }
+        }
+
+        var length: Int { channels[0].count }
+
+        /// Frame i (≥ −1) of channel c of the held signal.
+        func frame(_ c: Int, _ i: Int) -> Double {
+            let n = length, p = n - prefix
+            if i < 0 { return prefix == 0 ? Double(channels[c][n - 1]) : 0 }
+            return Double(channels[c][i < n ? i : prefix + (i - prefix) % p])
+        }
+
+        /// Row `i` (table frames) of level rows `rows`: the prefix's, then the period's.
+        func row(_ rows: [Double], _ i: Int) -> Int {
+            let k = ToneLevels.oversampling, a = k * prefix, p = k * (length - prefix)
+            return 4 * (i < a ? i : a + (i - a) % p)
+        }
+    }
+
+    /// A region as `SoundRegion` documents it.
+    struct Region {
+        var held: Table
+        var release: Table?
+        var mode: SoundRegion.LoopMode
+        var direction: SoundRegion.Direction = .forward
+        var loopStart = 0, loopEnd = 0, releaseOrigin = 0
+        var heldEnd: Int?, releaseEnd: Int?
+        var pan: Double = 0
+        var releaseFades = true
+    }
+
     struct Voice {
         var key: TouchKey
         var phase: Int64 = 0
@@ -23,15 +72,15 @@ struct ReferenceMixer {
         var floor: Double = 0
         var span: Double = 1
         var attackLeft: Int32 = 0
+        /// Reads the region's release table; released before the loop's start (goes on
+        /// to it once its phase reaches the loop); silent for good past `endPhase`.
+        var released = false
+        var switchPending = false
+        var ended = false
     }
 
-    let tone: [Float]
+    let region: Region
     let configuration: MixerConfiguration
-    /// `Interpolation.bandLimited`: each level's loop of rows (`ToneLevels.oversampling` × tone length rows of
-    /// c0, c1, c2, c3) as the engine holds them, 16-bit steps of one scale
-    /// (`ToneLevels.quantized`); the zones as the engine's fixed-point increments (start rounded,
-    /// end rounded down).
-    var levels: [[Double]] = []
     var zoneStart: [Int32] = [], zoneEnd: [Int32] = []
     var voices: [Voice] = []
     var panTarget: Double = 0, panStep: Double = 0, panLeft: Int32 = 0
@@ -42,12 +91,17 @@ struct ReferenceMixer {
     let decayStep: Double, sustain: Double, attackFrames: Int32
     static let bits = 24
 
+    /// A mono tone that loops whole.
     init(tone: [Float], configuration: MixerConfiguration, levels toneLevels: ToneLevels? = nil) {
-        self.tone = tone
+        self.init(region: Region(held: Table(channels: [tone], prefix: 0, levels: toneLevels), mode: .loopContinuous, loopEnd: tone.count),
+                  configuration: configuration, levels: toneLevels)
+    }
+
+    /// `levels`: any of the region's tables' levels (for their zones).
+    init(region: Region, configuration: MixerConfiguration, levels toneLevels: ToneLevels?) {
+        self.region = region
         self.configuration = configuration
         if let toneLevels {
-            let (scale, rows) = toneLevels.quantized()
-            levels = rows.map { $0.map { Double($0) * Double(scale) } }
             zoneStart = toneLevels.crossfadeStart.map { Int32(($0 * Double(1 << 24)).rounded()) }
             zoneEnd = toneLevels.aliasFreeRatio.dropLast().map { Int32(($0 * Double(1 << 24)).rounded(.down)) }
         }
@@ -88,13 +142,16 @@ struct ReferenceMixer {
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) {
                 var v = voices[i]
                 v.releasing = true
-                if v.floor != 0 {  // from the decay or sustain: the fall starts at the level now
-                    v.span = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
-                    v.floor = 0
-                    v.ramp = 1
+                if region.mode == .loopSustain { switchToRelease(&v) }
+                if region.releaseFades && region.mode != .oneShot {
+                    if v.floor != 0 {  // from the decay or sustain: the fall starts at the level now
+                        v.span = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
+                        v.floor = 0
+                        v.ramp = 1
+                    }
+                    v.attackLeft = 0
+                    v.rampStep = min(v.rampStep, releaseStep)
                 }
-                v.attackLeft = 0
-                v.rampStep = min(v.rampStep, releaseStep)
                 voices[i] = v
             }
         case .pan:
@@ -111,6 +168,25 @@ struct ReferenceMixer {
         }
     }
 
+    /// A voice released in the sustain loop goes on in the release table at the sound
+    /// frame its held phase stands for (`SoundRegion`'s rules, computed here again).
+    func switchToRelease(_ v: inout Voice) {
+        let one: Int64 = 1 << Int64(Self.bits)
+        let s = Int64(region.loopStart) * one, e = Int64(region.loopEnd) * one, p = v.phase
+        guard p >= s else { v.switchPending = true; return }
+        let position: Int64
+        switch region.direction {
+        case .forward: position = s + (p - s) % (e - s)
+        case .backward: position = p < e - one ? p : e - one - (p - (e - one)) % (e - s)
+        case .alternating:
+            let half = e - s - one, u = (p - s) % (2 * half)
+            position = u < half ? s + u : e - one - (u - half)
+        }
+        v.phase = position - Int64(region.releaseOrigin) * one
+        v.released = true
+        v.switchPending = false
+    }
+
     mutating func retarget(_ i: Int, _ ratio: Float, _ gain: Float) {
         var v = voices[i]
         let incNow = v.incTarget - v.incStep * v.glideLeft
@@ -125,12 +201,15 @@ struct ReferenceMixer {
 
     /// One stereo frame; advances every voice and the pan by one frame.
     mutating func frame() -> (Double, Double) {
-        let length = tone.count
-        let loop = Int64(length) << Int64(Self.bits)
         let unit = 1 / Double(1 << Self.bits)
-        var mix = 0.0
+        var mono = 0.0, left = 0.0, right = 0.0
+        let panned = region.pan != 0
+        let theta0 = (min(max(region.pan, -1), 1) + 1) * Double.pi / 4
+        let (panL, panR) = panned ? (2.0.squareRoot() * cos(theta0), 2.0.squareRoot() * sin(theta0)) : (1.0, 1.0)
         for i in voices.indices {
             var v = voices[i]
+            if v.switchPending { switchToRelease(&v) }
+            let table = v.released ? region.release! : region.held
             let g = max(v.glideLeft, 0)
             let inc = v.incTarget - v.incStep * g
             let gain = v.gainTarget - v.gainStep * Double(g)
@@ -141,36 +220,53 @@ struct ReferenceMixer {
                 if v.attackLeft == 0 { v.floor = 1; v.span = sustain - 1; v.ramp = 0; v.rampStep = decayStep }
             }
             let fade = min(Double(inc) * unit / 0.05, 1)
-            let index = Int(v.phase >> Int64(Self.bits))
-            let t = Double(v.phase & ((1 << Int64(Self.bits)) - 1)) * unit
-            func tap(_ k: Int) -> Double { Double(tone[((index + k) % length + length) % length]) }
-            let ym1 = tap(-1), y0 = tap(0), y1 = tap(1), y2 = tap(2)
-            let c1 = 0.5 * (y1 - ym1)
-            let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
-            let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
-            let y: Double
-            switch configuration.interpolation {
-            case .linear: y = y0 + (y1 - y0) * t
-            case .cubic: y = ((c3 * t + c2) * t + c1) * t + y0
-            case .bandLimited: y = bandLimited(phase: v.phase, inc: inc)
+            let ys = (0..<table.channels.count).map { sample(table, channel: $0, phase: v.phase, inc: inc) }
+            let level = gain * envelope * fade
+            if table.channels.count == 2 {
+                left += ys[0] * level * panL
+                right += ys[1] * level * panR
+            } else if panned {
+                left += ys[0] * level * panL
+                right += ys[0] * level * panR
+            } else {
+                mono += ys[0] * level
             }
-            mix += y * gain * envelope * fade
-            v.phase = (v.phase + Int64(inc)) % loop
+            v.phase += Int64(inc)
             v.glideLeft = max(v.glideLeft - 1, 0)
+            // Past the silent end of its table the voice ends.
+            let end = v.released ? region.releaseEnd : region.heldEnd
+            if let end, v.phase >= Int64(end) << Int64(Self.bits) { v.ended = true }
             voices[i] = v
         }
-        voices.removeAll { $0.rampStep < 0 && $0.ramp <= 0 }
+        voices.removeAll { ($0.rampStep < 0 && $0.ramp <= 0) || $0.ended }
         let pan = panTarget - panStep * Double(max(panLeft, 0))
         panLeft = max(panLeft - 1, 0)
         let theta = (min(max(pan, -1), 1) + 1) * Double.pi / 4
-        return (mix * cos(theta), mix * sin(theta))
+        return ((mono + left) * cos(theta), (mono + right) * sin(theta))
+    }
+
+    /// Channel `channel` of `table` at `phase`, interpolated as the configuration says.
+    func sample(_ table: Table, channel c: Int, phase: Int64, inc: Int32) -> Double {
+        let unit = 1 / Double(1 << Self.bits)
+        let index = Int(phase >> Int64(Self.bits))
+        let t = Double(phase & ((1 << Int64(Self.bits)) - 1)) * unit
+        let ym1 = table.frame(c, index - 1), y0 = table.frame(c, index), y1 = table.frame(c, index + 1), y2 = table.frame(c, index + 2)
+        switch configuration.interpolation {
+        case .linear: return y0 + (y1 - y0) * t
+        case .cubic:
+            let c1 = 0.5 * (y1 - ym1)
+            let c2 = ym1 - 2.5 * y0 + 2 * y1 - 0.5 * y2
+            let c3 = 0.5 * (y2 - ym1) + 1.5 * (y0 - y1)
+            return ((c3 * t + c2) * t + c1) * t + y0
+        case .bandLimited: return bandLimited(table.levels[c], table, phase: phase, inc: inc)
+        }
     }
 
     /// The band-limited read at `phase` (tone frames, 24 fractional bits) for increment
     /// `inc`: the level place W = Σ_z clamp((inc − start_z)/(end_z − start_z), 0, 1),
     /// levels k = min(#{z: inc ≥ end_z}, L − 2) and k + 1 blended by W − k, each read at
     /// `ToneLevels.oversampling` × the phase: that row's cubic at its fraction t.
-    func bandLimited(phase: Int64, inc: Int32) -> Double {
+    func bandLimited(_ levels: [[Double]], _ table: Table, phase: Int64, inc: Int32) -> Double {
         var place = 0.0, k = 0
         for z in zoneStart.indices {
             place += min(max(Double(inc - zoneStart[z]) / Double(zoneEnd[z] - zoneStart[z]), 0), 1)
@@ -183,7 +279,7 @@ struct ReferenceMixer {
         let index = Int(phase >> shift)
         let t = Double(phase & ((1 << shift) - 1)) / Double(1 << shift)
         func read(_ level: [Double]) -> Double {
-            let row = 4 * (index % (level.count / 4))
+            let row = table.row(level, index)
             return ((level[row + 3] * t + level[row + 2]) * t + level[row + 1]) * t + level[row]
         }
         let lower = read(levels[k])

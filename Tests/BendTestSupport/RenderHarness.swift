@@ -9,7 +9,10 @@ import BendEngine
 /// whichever is used first gets source 0.
 public final class RenderHarness: @unchecked Sendable {
     public let instrument: Instrument
+    /// The region's held table (the tone, for a tone that loops whole).
     public let tone: ToneTable
+    /// The region the voices play.
+    public let region: SoundRegion
     /// Frames per render call (the last call of `render(frames:…)` may be shorter).
     public let period: Int
     /// Frames per second.
@@ -28,12 +31,20 @@ public final class RenderHarness: @unchecked Sendable {
     ///   - pitchMap: what `port` maps x with.
     ///   - levels: the tone's band-limited levels (for `Interpolation.bandLimited`), or nil.
     ///   - configure: changes to the mixer's configuration.
-    public init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, tone samples: [Float] = Measure.harmonicTone(),
+    public convenience init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, tone samples: [Float] = Measure.harmonicTone(),
                 levels: ToneLevels? = nil, pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
-        tone = ToneTable(samples: samples, rate: rate, levels: levels)
+        self.init(voices: voices, period: period, rate: rate, region: SoundRegion(looping: ToneTable(samples: samples, rate: rate, levels: levels)),
+                  pitchMap: pitchMap, configure: configure)
+    }
+
+    /// A harness whose voices play `region` (the harness frees its tables).
+    public init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, region: SoundRegion,
+                pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
+        self.region = region
+        tone = region.held
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         configure(&config)
-        instrument = Instrument(configuration: config, tone: tone, live: false)
+        instrument = Instrument(configuration: config, region: region, live: false)
         driver = instrument.driver()
         self.period = period
         self.rate = rate
@@ -108,9 +119,10 @@ public final class RenderHarness: @unchecked Sendable {
     /// Renders `periods` whole periods. Returns interleaved stereo.
     public func renderPeriods(_ periods: Int) -> [Float] { render(frames: periods * period) }
 
-    /// Frees the instrument and the tone.
+    /// Frees the instrument and the region's tables.
     public func free() {
         instrument.deallocate()
-        tone.deallocate()
+        region.held.deallocate()
+        region.release?.deallocate()
     }
 }
