@@ -20,13 +20,7 @@ enum ScaleOption {
             }
             return scale
         }
-        guard let data = FileManager.default.contents(atPath: value) else {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory)
-            throw AppError.input("\(value): " + (exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")
-                                 + "; expected a Scala scale file (.scl)")
-        }
-        do { return try ScalaFile.parse(Array(data), path: value) } catch {
+        do { return try ScalaFile.load(path: value) } catch {
             throw AppError.input("\(error)")
         }
     }

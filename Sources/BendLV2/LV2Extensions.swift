@@ -1,8 +1,12 @@
-/// `extension_data`: the interfaces the plugin implements, by URI (none yet beyond the
-/// core; the worker and state interfaces come with file loading).
+/// `extension_data`: the interfaces the plugin implements, by URI (the worker's; the
+/// state's).
 /// - Thread: any (the host may ask at any time; the answer never changes).
 enum LV2Extensions {
     static func data(for uri: String) -> UnsafeRawPointer? {
-        nil
+        switch uri {
+        case LV2URI.workerInterface: UnsafeRawPointer(PluginWorker.interface)
+        case LV2URI.stateInterface: UnsafeRawPointer(PluginState.interface)
+        default: nil
+        }
     }
 }

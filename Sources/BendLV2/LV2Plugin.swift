@@ -1,5 +1,6 @@
 import BendControl
 import CLV2
+import Synchronization
 
 /// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and
 /// the setup half (everything else).
@@ -19,6 +20,11 @@ final class LV2Plugin {
     let rate: Double
     let instrument: InstrumentStandIn
     let render: UnsafeMutablePointer<PluginRender>
+    /// The files in use (for save and the worker). - Thread: any, under the lock.
+    let files = Mutex(PluginFiles())
+    /// The worker's answer being written (`WorkMessage`): the host copies it.
+    /// - Thread: the host's worker.
+    let response: UnsafeMutableRawPointer
 
     /// Block length when the host promises none, frames (the largest, 8192).
     static let defaultMaxBlock = 8192
@@ -35,7 +41,8 @@ final class LV2Plugin {
         let (source, ring) = mixer.addSource()
         render = .allocate(capacity: 1)
         render.initialize(to: PluginRender(driver: instrument.instrument.driver(), bound: bound,
-                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host)))
+                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule))
+        response = .allocate(byteCount: WorkMessage.responseHeader + WorkMessage.tuningBytes + WorkMessage.maximumPath, alignment: 16)
     }
 
     /// `instantiate`: nil (the host reports a failure) without `urid:map`, at a rate
@@ -88,6 +95,7 @@ final class LV2Plugin {
         let plugin = instance.pointee.plugin.takeRetainedValue()
         plugin.render.pointee.deallocate()
         plugin.render.deallocate()
+        plugin.response.deallocate()
         plugin.instrument.deallocate()
         instance.deallocate()
     }

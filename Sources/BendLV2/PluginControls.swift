@@ -5,7 +5,8 @@ import Glibc
 /// the engine: at the start of each block (LV2 control ports hold one value per run),
 /// each value that changed goes to the mixer (master gain — gliding over 10 ms —, the
 /// limiter, the interpolation) or the MIDI interpreter (the bend range of channels
-/// outside an MPE zone, the tone's note: held notes move at the block's first frame).
+/// outside an MPE zone, the tone's note: held notes move at the block's first frame; with
+/// a scale, a new tone note or root has the worker make the keys again).
 /// The pad's settings (pitch map, octaves, scale root, rounding) and `web` are read by
 /// the web pad's control thread.
 struct PluginControls {
@@ -14,6 +15,7 @@ struct PluginControls {
     var interpolation: Float = .nan
     var bendRange: Float = .nan
     var toneNote: Float = .nan
+    var scaleRoot: Float = .nan
 }
 
 extension PluginRender {
@@ -49,11 +51,19 @@ extension PluginRender {
             }
         }
         let toneNote = control(PluginPort.toneNote, default: 69)
+        let scaleRoot = control(PluginPort.scaleRoot, default: 0)
+        let retune = toneNote != state.pointee.controls.toneNote || scaleRoot != state.pointee.controls.scaleRoot
         if toneNote != state.pointee.controls.toneNote {
             state.pointee.controls.toneNote = toneNote
             interpreter.pointee.setToneNote(Double(toneNote)) { touch in
                 gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
             }
+        }
+        state.pointee.controls.scaleRoot = scaleRoot
+        // A scale's keys hang on its root (the tone's pitch when 0): the worker makes
+        // them again.
+        if retune && state.pointee.scalePathCount > 0 {
+            askWorker(WorkMessage.retune, path: UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
 }

@@ -36,6 +36,13 @@ struct PluginRender {
     let urids: PluginURIDs
     /// The control values last applied, and other scalars. Owner: render.
     let state: UnsafeMutablePointer<RenderState>
+    /// The host's worker (worker.h), or nil: then files are not loaded while running.
+    let schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+    /// A worker request being written (`WorkMessage`). Owner: render.
+    let request: UnsafeMutableRawPointer
+    /// The scale file in use (its path's bytes, for patch:Get and the notification after
+    /// a load): `WorkMessage.maximumPath` bytes, `state.scalePathCount` used. Owner: render.
+    let scalePath: UnsafeMutableRawPointer
 
     struct RenderState {
         var controls = PluginControls()
@@ -43,10 +50,19 @@ struct PluginRender {
         var strayEvents = 0
         /// Output events the host's buffer had no room for.
         var droppedOutput = 0
+        /// Bytes of `scalePath`; 0: no scale (12-TET).
+        var scalePathCount = 0
+        /// Say the scale in use on the output (patch:Set) in the next block.
+        var notifyScale = false
+        /// Worker requests the host refused (its queue full).
+        var refusedWork = 0
     }
 
     /// - Thread: setup (instantiate).
-    init(driver: RenderDriver, bound: Int, gate: TouchGate, urids: PluginURIDs) {
+    init(driver: RenderDriver, bound: Int, gate: TouchGate, urids: PluginURIDs, schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?) {
+        self.schedule = schedule
+        request = .allocate(byteCount: WorkMessage.requestHeader + WorkMessage.maximumPath, alignment: 8)
+        scalePath = .allocate(byteCount: WorkMessage.maximumPath, alignment: 8)
         latencyFrames = Float(driver.mixer.latencyFrames)
         ports = .allocate(capacity: PluginPort.count)
         ports.initialize(repeating: nil, count: PluginPort.count)
@@ -70,6 +86,8 @@ struct PluginRender {
         interpreter.deallocate()
         gate.deallocate()
         state.deallocate()
+        request.deallocate()
+        scalePath.deallocate()
     }
 
     /// `connect_port`: the host's buffer for `port` (it may change between `run` calls).
@@ -98,15 +116,20 @@ struct PluginRender {
         }
         let position = driver.mixer.position
         applyControls(atFrame: position)
-        if let out = ports[PluginPort.eventsOut] {
-            _ = AtomSequenceWriter(out, sequenceType: urids.atomSequence)
+        // The output sequence (MPE of the phone's touches, the files in use); a host that
+        // did not connect it gets nothing written.
+        var output = ports[PluginPort.eventsOut].map { AtomSequenceWriter($0, sequenceType: urids.atomSequence) }
+        if state.pointee.notifyScale {
+            state.pointee.notifyScale = false
+            sayScale(at: 0, into: &output)
         }
         if let input = ports[PluginPort.eventsIn] {
             AtomEvents(start: UnsafeRawPointer(input)).forEach { event in
                 let offset = min(max(Int(event.frame), 0), max(frames - 1, 0))
-                take(event, atFrame: position &+ UInt64(offset))
+                take(event, offset: offset, atFrame: position &+ UInt64(offset), output: &output)
             }
         }
+        if let output { state.pointee.droppedOutput += output.dropped }
         var done = 0
         while done < frames {
             let n = min(bound, frames - done)
@@ -115,10 +138,15 @@ struct PluginRender {
         }
     }
 
-    /// One input event at stream frame `frame`: MIDI through the interpreter and the gate.
+    /// One input event at `offset` in the block (stream frame `frame`): MIDI through the
+    /// interpreter and the gate; a patch:Set or patch:Get of a file parameter.
     /// - Thread: render.
     @_noLocks
-    func take(_ event: AtomEvents.Event, atFrame frame: UInt64) {
+    func take(_ event: AtomEvents.Event, offset: Int, atFrame frame: UInt64, output: inout AtomSequenceWriter?) {
+        if event.type == urids.atomObject || event.type == urids.atomBlank {
+            takePatch(event.body, offset: offset, output: &output)
+            return
+        }
         guard event.type == urids.midiEvent else { return }
         let gate = self.gate
         let before = interpreter.pointee.strayBytes

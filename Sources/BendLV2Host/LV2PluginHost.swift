@@ -131,6 +131,12 @@ public final class LV2PluginHost {
     /// The id the host's map gives `uri`.
     public func urid(_ uri: String) -> LV2_URID { lv2host_urid(host, uri) }
 
+    /// The URI of `id`, or nil.
+    public func uri(of id: LV2_URID) -> String? {
+        let unmap = lv2host_unmap(host)!
+        return unmap.pointee.unmap(unmap.pointee.handle, id).map { String(cString: $0) }
+    }
+
     /// The buffer of control port `symbol`.
     func controlPointer(_ symbol: String) -> UnsafeMutablePointer<Float>? { controls[symbol] }
 

@@ -15,6 +15,16 @@ enum LV2Bundle {
     static var bundle: URL { folder.appendingPathComponent("bendsynth.lv2") }
     static var sharedObject: URL { bundle.appendingPathComponent("bendsynth.so") }
     static let uri = "urn:bendsynth:lv2"
+    /// The bendsynth executable built beside the tests (`render` of the same MIDI).
+    static var bendsynth: URL {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("bendsynth")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir.deleteLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/bendsynth")
+    }
 
     private static let built: Result<Void, Error> = Result {
         let r = try run(["make", "-s", "-C", packageRoot.path, "lv2"])

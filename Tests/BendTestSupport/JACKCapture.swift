@@ -79,6 +79,9 @@ public final class JACKCapture: @unchecked Sendable {
         return (a == 0 || a == EEXIST) && (b == 0 || b == EEXIST)
     }
 
+    /// Frames recorded so far (read while it records: approximate). - Thread: any.
+    public var frameCount: Int { state.pointee.frames }
+
     /// Deactivates and closes the client; returns what was recorded (left, right).
     public func finish() -> (left: [Float], right: [Float]) {
         jack_deactivate(client)

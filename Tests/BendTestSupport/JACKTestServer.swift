@@ -101,11 +101,15 @@ public struct JACKTestError: Error, CustomStringConvertible {
 /// stall Process), stdin from /dev/null.
 public enum Spawn {
     /// Starts `args` with stdout and stderr to `output` (or /dev/null); returns its pid.
-    public static func start(_ args: [String], output: String? = nil) throws -> pid_t {
+    /// `input`: a file descriptor for its stdin (a pipe the test holds open: jalv's
+    /// console ends at its stdin's end), else /dev/null.
+    public static func start(_ args: [String], output: String? = nil, input: Int32? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let input { posix_spawn_file_actions_adddup2(&actions, input, 0) } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = args.map { strdup($0) } + [nil]

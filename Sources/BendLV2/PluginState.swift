@@ -1,0 +1,103 @@
+import BendControl
+import CLV2
+import Glibc
+
+/// The state interface (state.h): what a DAW saves in its session and restores when it
+/// reopens it — the scale file's path (an atom:Path mapped by state:mapPath, so the host
+/// may copy or relink the file). The control ports (gain, limiter, interpolation, bend
+/// range, tone note, pad settings, web) are the host's to save and restore, as for every
+/// plugin (lilv and the DAWs keep port values beside the plugin's state).
+enum PluginState {
+    nonisolated(unsafe) static let interface: UnsafeMutablePointer<LV2_State_Interface> = {
+        let i = UnsafeMutablePointer<LV2_State_Interface>.allocate(capacity: 1)
+        i.initialize(to: LV2_State_Interface(
+            save: { handle, store, storeHandle, _, features in
+                guard let store else { return LV2_STATE_ERR_UNKNOWN }
+                let plugin = LV2Plugin.from(handle)
+                let pathType = plugin.host.urid(LV2URI.atomPath)
+                return plugin.save(features: LV2Features(features)) { key, path in
+                    path.withCString { _ = store(storeHandle, key, $0, strlen($0) + 1, pathType, UInt32(LV2_STATE_IS_POD.rawValue | LV2_STATE_IS_PORTABLE.rawValue)) }
+                }
+            },
+            restore: { handle, retrieve, retrieveHandle, _, features in
+                guard let retrieve else { return LV2_STATE_ERR_UNKNOWN }
+                return LV2Plugin.from(handle).restore(features: LV2Features(features)) { key in
+                    var size = 0, type: UInt32 = 0, flags: UInt32 = 0
+                    guard let value = retrieve(retrieveHandle, key, &size, &type, &flags), size > 0 else { return nil }
+                    return (type, String(decoding: UnsafeRawBufferPointer(start: value, count: size).prefix { $0 != 0 }, as: UTF8.self))
+                }
+            }))
+        return i
+    }()
+}
+
+/// The features a state call was given (state.h: mapPath, freePath).
+struct LV2Features {
+    var mapPath: UnsafeMutablePointer<LV2_State_Map_Path>?
+    var freePath: UnsafeMutablePointer<LV2_State_Free_Path>?
+
+    init(_ features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) {
+        var i = 0
+        while let features, let f = features[i] {
+            switch String(cString: f.pointee.URI) {
+            case LV2URI.stateMapPath: mapPath = f.pointee.data?.assumingMemoryBound(to: LV2_State_Map_Path.self)
+            case LV2URI.stateFreePath: freePath = f.pointee.data?.assumingMemoryBound(to: LV2_State_Free_Path.self)
+            default: break
+            }
+            i += 1
+        }
+    }
+
+    /// A path the host handed out (abstract or absolute): freed its way.
+    func free(_ p: UnsafeMutablePointer<CChar>) {
+        if let freePath { freePath.pointee.free_path(freePath.pointee.handle, p) } else { Glibc.free(p) }
+    }
+
+    /// `path` as the host wants it kept in state (state:mapPath's abstract path), or as it is.
+    func abstract(_ path: String) -> String {
+        guard let mapPath, let p = mapPath.pointee.abstract_path(mapPath.pointee.handle, path) else { return path }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// A path from state as a file's path (state:mapPath's absolute path), or as it is.
+    func absolute(_ path: String) -> String {
+        guard let mapPath, let p = mapPath.pointee.absolute_path(mapPath.pointee.handle, path) else { return path }
+        defer { free(p) }
+        return String(cString: p)
+    }
+}
+
+extension LV2Plugin {
+    /// state:save: the scale's path (may come while run() runs: it reads the setup side's
+    /// copy, under its lock).
+    func save(features: LV2Features, store: (LV2_URID, String) -> Void) -> LV2_State_Status {
+        let current = files.withLock { $0 }
+        if let path = current.scalePath { store(host.urid(LV2URI.scaleParameter), features.abstract(path)) }
+        return LV2_STATE_SUCCESS
+    }
+
+    /// state:restore (never while run() runs: LV2's Instantiation class): the scale file
+    /// is read here and swapped in as the worker's answer would be; without one in the
+    /// state, 12-TET. A file that does not load is logged and the tuning in use plays on.
+    func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: String)?) -> LV2_State_Status {
+        let pathType = host.urid(LV2URI.atomPath)
+        let render = self.render.pointee
+        let toneNote = Double(render.control(PluginPort.toneNote, default: 69))
+        let scaleRoot = Double(render.control(PluginPort.scaleRoot, default: 0))
+        guard let (type, stored) = retrieve(host.urid(LV2URI.scaleParameter)), type == pathType else {
+            files.withLock { $0 = PluginFiles() }
+            render.resetKeys()
+            return LV2_STATE_SUCCESS
+        }
+        let path = features.absolute(stored)
+        do {
+            let scale = try ScalaFile.load(path: path)
+            files.withLock { $0 = PluginFiles(scalePath: path, scale: scale) }
+            render.workResponse(keys(scale, toneNote: toneNote, scaleRoot: scaleRoot, path: path))
+        } catch {
+            log.error("\(error); the tuning in use plays on")
+        }
+        return LV2_STATE_SUCCESS
+    }
+}

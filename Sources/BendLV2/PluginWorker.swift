@@ -1,0 +1,82 @@
+import BendControl
+import CLV2
+
+/// The worker interface (worker.h): the host calls `work` on a thread of its own (never
+/// two at once) with what run() scheduled, and `work_response` on the audio thread after
+/// run() with what work answered. Here the scale file is read and its keys made; the
+/// render side swaps them in.
+enum PluginWorker {
+    nonisolated(unsafe) static let interface: UnsafeMutablePointer<LV2_Worker_Interface> = {
+        let i = UnsafeMutablePointer<LV2_Worker_Interface>.allocate(capacity: 1)
+        i.initialize(to: LV2_Worker_Interface(
+            work: { handle, respond, respondHandle, size, data in
+                guard let data else { return LV2_WORKER_ERR_UNKNOWN }
+                LV2Plugin.from(handle).work(UnsafeRawBufferPointer(start: data, count: Int(size))) { bytes in
+                    _ = respond?(respondHandle, UInt32(bytes.count), bytes.baseAddress)
+                }
+                return LV2_WORKER_SUCCESS
+            },
+            work_response: { handle, size, data in
+                guard let data else { return LV2_WORKER_ERR_UNKNOWN }
+                LV2Plugin.render(handle).pointee.workResponse(UnsafeRawBufferPointer(start: data, count: Int(size)))
+                return LV2_WORKER_SUCCESS
+            },
+            end_run: nil))
+        return i
+    }()
+}
+
+/// The files the instance uses (the setup side's copy, for state:save and the worker):
+/// the scale loaded last and its path. - Thread: any, under its lock.
+struct PluginFiles: Sendable {
+    var scalePath: String?
+    var scale: Scale?
+}
+
+extension LV2Plugin {
+    /// A request from run() (`WorkMessage`), on the host's worker thread: load a scale and
+    /// answer its keys, or make them again for a new tone note or root. A file that does
+    /// not load is logged (file and reason) and answered with nothing: the tuning in use
+    /// plays on.
+    /// - Thread: the host's worker (non-real-time, one call at a time).
+    func work(_ data: UnsafeRawBufferPointer, respond: (UnsafeRawBufferPointer) -> Void) {
+        let kind = WorkMessage.kind(data)
+        guard data.count >= WorkMessage.requestHeader else { return }
+        let toneNote = Double(data.loadUnaligned(fromByteOffset: 4, as: Float.self))
+        let scaleRoot = Double(data.loadUnaligned(fromByteOffset: 8, as: Float.self))
+        let pathCount = min(Int(data.loadUnaligned(fromByteOffset: 12, as: UInt32.self)), data.count - WorkMessage.requestHeader)
+        let path = String(decoding: UnsafeRawBufferPointer(rebasing: data[WorkMessage.requestHeader..<(WorkMessage.requestHeader + pathCount)]),
+                          as: UTF8.self)
+        switch kind {
+        case WorkMessage.loadScale:
+            do {
+                let scale = try ScalaFile.load(path: path)
+                files.withLock { $0 = PluginFiles(scalePath: path, scale: scale) }
+                log.note("scale '\(path)': \(scale.degrees.count) steps")
+                respond(keys(scale, toneNote: toneNote, scaleRoot: scaleRoot, path: path))
+            } catch {
+                log.error("\(error); the tuning in use plays on")
+            }
+        case WorkMessage.retune:
+            let current = files.withLock { $0 }
+            guard let scale = current.scale, let scalePath = current.scalePath else { return }
+            respond(keys(scale, toneNote: toneNote, scaleRoot: scaleRoot, path: scalePath))
+        default:
+            break
+        }
+    }
+
+    /// The `scaleLoaded` answer: the keys of `scale` at the tone note and root (0: the
+    /// tone's pitch), and the path.
+    func keys(_ scale: Scale, toneNote: Double, scaleRoot: Double, path: String) -> UnsafeRawBufferPointer {
+        let rootHz = scaleRoot > 0 ? scaleRoot : KeyboardTuning.hz(ofNote: toneNote)
+        var tuning = KeyboardTuning(toneNote: toneNote, scale: scale, rootHz: rootHz)
+        let pathBytes = Array(path.utf8.prefix(WorkMessage.maximumPath))
+        let count = WorkMessage.responseHeader + WorkMessage.tuningBytes + pathBytes.count
+        response.storeBytes(of: WorkMessage.scaleLoaded, toByteOffset: 0, as: UInt32.self)
+        response.storeBytes(of: UInt32(pathBytes.count), toByteOffset: 4, as: UInt32.self)
+        withUnsafeBytes(of: &tuning) { (response + WorkMessage.responseHeader).copyMemory(from: $0.baseAddress!, byteCount: WorkMessage.tuningBytes) }
+        pathBytes.withUnsafeBytes { (response + WorkMessage.responseHeader + WorkMessage.tuningBytes).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return UnsafeRawBufferPointer(start: response, count: count)
+    }
+}
