@@ -39,6 +39,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     private let sink: UnsafeMutablePointer<JACKSink>
     private let counters = JACKCounters()
     private let notices: JACKNotices
+    /// Waits for libjack's shutdown callback (a POSIX semaphore: the callback runs on
+    /// libjack's own thread, where only async-signal-safe calls are allowed) and then
+    /// tells `whenEnded`; one wait, no loop.
     private var watcher: SystemThread?
     private var ended: (@Sendable () -> Void)?
     private var started = false
