@@ -4,10 +4,10 @@
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
-//   bendsynth-bench (main) → BendApp, BendInstrument, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
+//   bendsynth-bench (main) → BendApp, BendInstrument, BendSystem, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
 //   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, CLV2
 //   BendLV2Host → CLilv, CLV2, CLV2Host
-//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CGetopt, CALSA, CBuildInfo
+//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CALSA, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
@@ -21,7 +21,7 @@
 //   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
 //   BendDBus → BendSystem, CSystemd
-//   BendSystem → CFloatEnv, CSystem
+//   BendSystem → CFloatEnv, CSystem, CGetopt
 //   BendEngine → —
 import Foundation
 import PackageDescription
@@ -119,7 +119,7 @@ let package = Package(
         // The render loop: voices, mixer, rings. Imports Synchronization only.
         .target(name: "BendEngine", path: "Sources/BendEngine"),
         // The runtime: errors, threads, the event loop, sockets, clocks, signals, terminal modes.
-        .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem"], path: "Sources/BendSystem"),
+        .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem", "CGetopt"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
@@ -152,7 +152,7 @@ let package = Package(
         // instrument that owns its sources, render driver and shutdown. `play`, `render` and
         // the LV2 plugin are front ends over it.
         .target(name: "BendInstrument", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendDBus", "BendAudio", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI", "CALSA"], path: "Sources/BendInstrument"),
-        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CGetopt", "CALSA", "CBuildInfo"],
+        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CALSA", "CBuildInfo"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
@@ -164,7 +164,7 @@ let package = Package(
         .target(name: "BendLV2Host", dependencies: ["CLilv", "CLV2", "CLV2Host"], path: "Sources/BendLV2Host"),
         .executableTarget(name: "bendsynth", dependencies: ["BendApp"], path: "Sources/bendsynth"),
         // `bendsynth-bench`: the benches' command line (the app's option parser and messages).
-        .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendInstrument", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
+        .executableTarget(name: "bendsynth-bench", dependencies: ["BendApp", "BendInstrument", "BendSystem", "BendBench", "BendAudio", "BendDBus", "BendEngine", "BendEvdev"],
                           path: "Sources/bendsynth-bench"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).

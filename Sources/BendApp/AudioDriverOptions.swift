@@ -1,3 +1,4 @@
+import BendSystem
 import BendAudio
 import Foundation
 

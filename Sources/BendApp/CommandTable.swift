@@ -1,3 +1,4 @@
+import BendSystem
 import BendControl
 import Foundation
 

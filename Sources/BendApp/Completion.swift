@@ -1,3 +1,5 @@
+import BendSystem
+
 /// Shell completion scripts made from `CommandTable`: commands, every command's options,
 /// PCM names for PCM options (from `bendsynth devices --pcm-names`), the words of a
 /// choice (`alsa|jack`), files for file options and file operands, and for `--scale` and

@@ -1,3 +1,4 @@
+import BendSystem
 import Foundation
 
 /// The config file: long options as `key = value` under a `[command]` section.

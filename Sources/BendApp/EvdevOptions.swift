@@ -1,3 +1,4 @@
+import BendSystem
 import BendEvdev
 
 /// Options for input devices (`play --evdev`) and how their coordinates and tilt map

@@ -1,3 +1,4 @@
+import BendSystem
 import Foundation
 
 /// bendsynth(1) in roff (man(7) macros), made from `CommandTable`: every command, its

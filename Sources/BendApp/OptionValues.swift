@@ -202,41 +202,14 @@ struct SoundOptions {
         if let note = try ToneSource.root(path: path, note: { printErr("note: \($0)") }) { toneNote = note }
     }
 
-    /// The tone's pitch in Hz (`toneNote` in 12-TET, A4 = 440 Hz).
-    var toneHz: Double { 440 * pow(2, (toneNote - 69) / 12) }
-
     /// The scale at its root; nil without `--scale` and rounding.
-    var tuning: Tuning? {
-        guard scale != nil || roundMode != .off else { return nil }
-        let scale = scale ?? Scale.builtIn("chromatic")!
-        let ratio = (keyboardMap.map { $0.rootHz(scale: scale) } ?? scaleRootHz).map { $0 / toneHz } ?? 1
-        return Tuning(scale: scale, rootRatio: ratio, toneNote: toneNote)
-    }
-
-    /// MIDI keys' pitches: the scale through the keyboard mapping (12-TET with `--kbm`
-    /// alone; 12 keys a period from the root on the tone's note with `--scale` alone), or
-    /// 12-TET.
-    var keyboardTuning: KeyboardTuning {
-        if let keyboardMap {
-            return KeyboardTuning(toneNote: toneNote, scale: scale ?? Scale.builtIn("chromatic")!, keyboard: keyboardMap)
-        }
-        guard let scale else { return KeyboardTuning(toneNote: toneNote) }
-        return KeyboardTuning(toneNote: toneNote, scale: scale, rootHz: scaleRootHz ?? toneHz)
-    }
-
+    var tuning: Tuning? { settings.tuning }
+    /// MIDI keys' pitches (`SoundSettings.choosePitch`).
+    var keyboardTuning: KeyboardTuning { settings.keys }
     /// Rounding of pad touches; nil when off.
-    var rounding: PitchRounding? {
-        guard roundMode != .off, let tuning else { return nil }
-        return PitchRounding(mode: roundMode, rate: roundRate, tuning: tuning)
-    }
-
-    /// x → pitch: linear, or `octaves` octaves centred on the scale's root (the tone's
-    /// pitch without a scale or root).
-    var pitchMap: PitchMap {
-        guard exponential else { return .linear }
-        let centre = scale != nil ? (tuning?.rootRatio ?? 1) : 1
-        return centre == 1 ? .exponential(octaves: octaves) : .exponentialAround(octaves: octaves, centre: centre)
-    }
+    var rounding: PitchRounding? { settings.rounding }
+    /// x → pitch (`SoundSettings.choosePitch`).
+    var pitchMap: PitchMap { settings.pitchMap }
 
     /// The settings the instrument assembly builds from (`BendInstrument`).
     var settings: SoundSettings {
@@ -247,11 +220,9 @@ struct SoundOptions {
         s.interpolation = interpolation
         s.limiter = limiter
         s.gain = Float(pow(10, gainDB / 20))
-        s.pitchMap = pitchMap
-        s.tuning = tuning
-        s.rounding = rounding
         s.toneNote = toneNote
-        s.keys = keyboardTuning
+        s.choosePitch(scale: scale, scaleRootHz: scaleRootHz, keyboardMap: keyboardMap, exponential: exponential,
+                      octaves: octaves, roundMode: roundMode, roundRate: roundRate)
         s.attackSeconds = attackSeconds
         s.decaySeconds = decaySeconds
         s.sustainLevel = pow(10, sustainDB / 20)

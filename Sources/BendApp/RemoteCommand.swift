@@ -1,12 +1,9 @@
 import BendControl
-import BendEvdev
 import BendInstrument
 import BendPeers
 import BendSystem
-import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 
 /// `bendsynth remote TARGET`: the local pad (or a touch script) plays an instrument on
 /// another machine (`bendsynth play --listen`). Touch downs and ups go reliably, moves and
@@ -117,87 +114,28 @@ enum RemoteCommand {
         try play(o, key: key, script: script)
     }
 
+    /// The settings `RemoteController` plays: the options, the key and the script read.
     static func play(_ o: Options, key: SharedKey?, script: TouchScript?) throws {
-        // $USER, else the account's name (USER is unset under su, sudo -i, systemd units).
-        let user = ProcessInfo.processInfo.environment["USER"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "player"
-        var config = PeerSession.Configuration(displayName: o.name ?? "\(user)@\(ProcessInfo.processInfo.hostName)", role: .client)
-        config.key = key
-        let bluetooth = BluetoothAddress.looksLike(o.target)
-        let session: PeerSession
-        do { session = try PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport()) } catch {
-            throw AppError.runtime("remote: cannot play '\(o.target)': \(error)")
+        var settings = RemoteSettings(target: o.target)
+        settings.key = key
+        settings.name = o.name
+        settings.timeout = o.timeout
+        settings.retryFor = o.retryFor
+        settings.text = o.text
+        settings.script = script
+        settings.devices = (o.evdev.devices, o.evdev.mapping, o.evdev.grab)
+        settings.pitchMap = o.sound.pitchMap
+        settings.tuning = o.sound.tuning
+        if let local = o.monitor {
+            settings.monitor = LiveSettings(sound: local.sound.settings, output: local.output, recordings: local.recordings, sources: [])
         }
-        let link = RemoteLink(session: session, target: o.target, timeout: o.timeout, retryFor: o.retryFor)
-        let finished = DispatchSemaphore(value: 0)
-        let monitored = Mutex<RemoteMonitorSource?>(nil)
-        let notices = PadNotices(fallback: { printErr("bendsynth: " + $0) })  // on the pad while it is drawn, stderr otherwise
-        link.notice = { notices.post($0) }
-        link.onEnd = { why in
-            monitored.withLock { $0 }?.instrumentLeft(why)
-            finished.signal()
-        }
-        session.onReceive = { message, peer in
-            if case .text(let t) = message { notices.post("message from \(peer.shownName): \(UntrustedText.escaped(t))") }
-        }
-        let peer: PeerInfo
         do {
-            peer = try link.connect()
+            try RemoteController.run(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) })
         } catch let e as PeerError {
-            session.stop()
             if case .address = e { throw AppError.usage("remote: \(e)") }
             throw AppError.runtime("remote: cannot play '\(o.target)': \(e)")
+        } catch let e as RemoteController.Ended {
+            throw AppError.runtime(e.description)
         }
-        defer { link.stop(); session.stop() }
-        printErr("bendsynth: connected to \(peer)")
-        if let text = o.text { session.send(.text(text)) }
-        if let local = o.monitor {
-            let source = RemoteMonitorSource(link: link, script: script, notices: notices)
-            monitored.withLock { $0 = source }
-            if let why = link.ended { source.instrumentLeft(why) }
-            // Devices sound here (their own port) and go to the instrument too.
-            let devices: [SourceSettings] = o.evdev.devices.isEmpty ? []
-                : [.source(EvdevSource(devices: o.evdev.devices, mapping: o.evdev.mapping, grab: o.evdev.grab, forward: { link.forward($0) },
-                                       note: { printErr("bendsynth: \($0)") }))]
-            try PlayCommand.play(local, sources: [.source(source)] + devices)
-            if let why = link.ended { throw AppError.runtime("remote: \(why)") }
-            if script != nil {
-                link.leave()
-                printErr("bendsynth: played \(script!.entries.count) events to \(peer.shownName), monitored here")
-            }
-            return
-        }
-        let devices = try startDevices(o.evdev, forward: { link.forward($0) })
-        defer { devices?.stop() }
-        if let script {
-            let played = DispatchSemaphore(value: 0)
-            let whole = Atomic<Bool>(false)
-            link.play(script) { done in
-                whole.store(done, ordering: .relaxed)
-                played.signal()
-            }
-            played.wait()
-            if !whole.load(ordering: .relaxed) { throw AppError.runtime("remote: \(link.ended ?? "stopped")") }
-            link.leave()
-            printErr("bendsynth: played \(script.entries.count) events to \(peer.shownName)")
-            return
-        }
-        let pad = try RemotePad(link: link, pitchMap: o.sound.pitchMap, tuning: o.sound.tuning, monitor: nil, notices: notices,
-                                onEvent: { link.forward($0) }, onFinish: { finished.signal() })
-        signal(SIGHUP, SIG_IGN)
-        try pad.start()
-        finished.wait()
-        pad.stop()
-        if let why = link.ended { throw AppError.runtime("remote: \(why)") }
-    }
-
-    /// `--evdev` without `--monitor`: the devices' events go to the instrument alone.
-    /// `readers`: inputs opened by the caller (tests: a pipe), read beside the devices.
-    /// - Throws: `AppError` as `EvdevSource.start`.
-    static func startDevices(_ options: EvdevOptions, forward: @escaping @Sendable (ControlEvent) -> Void, readers: [EvdevReader] = []) throws -> EvdevSource? {
-        guard !options.devices.isEmpty || !readers.isEmpty else { return nil }
-        let source = EvdevSource(devices: options.devices, mapping: options.mapping, grab: options.grab, note: { printErr("bendsynth: \($0)") })
-        source.extraReaders = readers
-        try source.startLoop { events in for e in events { forward(e) } }
-        return source
     }
 }

@@ -1,3 +1,4 @@
+import BendSystem
 import BendInstrument
 import BendWeb
 import Foundation

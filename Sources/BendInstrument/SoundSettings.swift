@@ -1,5 +1,6 @@
 import BendControl
 import BendEngine
+import Foundation
 
 /// How an instrument sounds, as a plain value: the tone, the output rate, the polyphony,
 /// how voices read the tone, the mix bus, and how touches become pitches (pitch map,
@@ -60,5 +61,44 @@ public struct SoundSettings: Sendable {
         configuration.decaySeconds = decaySeconds
         configuration.sustainLevel = sustainLevel
         configuration.releaseSeconds = releaseSeconds
+    }
+}
+
+extension SoundSettings {
+    /// The tone's pitch in Hz (`toneNote` in 12-TET, A4 = 440 Hz).
+    public var toneHz: Double { 440 * pow(2, (toneNote - 69) / 12) }
+
+    /// Works out how touches become pitches from a player's choices — play's and render's
+    /// options, the LV2 plugin's controls — at `toneNote` (set it first):
+    /// - `tuning`: the scale at its root (the keyboard map's reference, else `scaleRootHz`,
+    ///   else the tone's pitch); chromatic for rounding without a scale; nil with neither;
+    /// - `keys`: MIDI keys through the keyboard map (12-TET with a map alone), else 12
+    ///   keys a period from the scale's root on the tone's note, else 12-TET;
+    /// - `rounding` of pad touches (`roundMode` off: none);
+    /// - `pitchMap`: linear, or `octaves` octaves centred on the scale's root when
+    ///   `exponential`.
+    public mutating func choosePitch(scale: Scale?, scaleRootHz: Double?, keyboardMap: KeyboardMap?, exponential: Bool,
+                                     octaves: Double, roundMode: PitchRounding.Mode, roundRate: Double) {
+        if scale != nil || roundMode != .off {
+            let s = scale ?? Scale.builtIn("chromatic")!
+            let ratio = (keyboardMap.map { $0.rootHz(scale: s) } ?? scaleRootHz).map { $0 / toneHz } ?? 1
+            tuning = Tuning(scale: s, rootRatio: ratio, toneNote: toneNote)
+        } else {
+            tuning = nil
+        }
+        if let keyboardMap {
+            keys = KeyboardTuning(toneNote: toneNote, scale: scale ?? Scale.builtIn("chromatic")!, keyboard: keyboardMap)
+        } else if let scale {
+            keys = KeyboardTuning(toneNote: toneNote, scale: scale, rootHz: scaleRootHz ?? toneHz)
+        } else {
+            keys = KeyboardTuning(toneNote: toneNote)
+        }
+        rounding = roundMode != .off && tuning != nil ? PitchRounding(mode: roundMode, rate: roundRate, tuning: tuning!) : nil
+        if exponential {
+            let centre = scale != nil ? (tuning?.rootRatio ?? 1) : 1
+            pitchMap = centre == 1 ? .exponential(octaves: octaves) : .exponentialAround(octaves: octaves, centre: centre)
+        } else {
+            pitchMap = .linear
+        }
     }
 }

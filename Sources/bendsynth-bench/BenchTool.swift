@@ -1,3 +1,4 @@
+import BendSystem
 import BendApp
 import BendInstrument
 import BendBench

@@ -1,6 +1,6 @@
+import BendSystem
 import XCTest
 import Foundation
-@testable import BendApp
 import BendTestSupport
 
 final class CommandLineTests: XCTestCase {

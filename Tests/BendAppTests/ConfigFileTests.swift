@@ -1,3 +1,4 @@
+import BendSystem
 import XCTest
 import Foundation
 @testable import BendApp

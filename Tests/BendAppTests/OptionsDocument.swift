@@ -1,3 +1,5 @@
+import BendSystem
+
 @testable import BendApp
 
 /// docs/OPTIONS.md's table, made from `CommandTable` like `--help` and the man page: one

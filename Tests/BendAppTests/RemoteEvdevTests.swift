@@ -1,7 +1,7 @@
-@testable import BendApp
 import BendControl
 import BendEngine
 import BendEvdev
+import BendInstrument
 import BendPeers
 import BendAudio
 import Glibc
@@ -66,7 +66,7 @@ final class RemoteEvdevTests: XCTestCase {
         defer { remote.stop(); server.stop() }
         let recording = try EvemuRecording.parse([("inline", Self.touchscreen)])
         let (reader, writeEnd) = try pipeReader(recording)
-        let devices = try XCTUnwrap(RemoteCommand.startDevices(EvdevOptions(), forward: { remote.forward($0) }, readers: [reader]))
+        let devices = try XCTUnwrap(RemoteController.startDevices(paths: [], mapping: EvdevMapping(), grab: false, readers: [reader], log: { _ in }, forward: { remote.forward($0) }))
         defer { devices.stop() }
         write(recording, to: writeEnd)
         close(writeEnd)

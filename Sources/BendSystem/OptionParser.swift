@@ -182,5 +182,6 @@ public enum OptionParser {
 }
 
 extension Array {
-    subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
+    /// The element at `i`, or nil outside the array.
+    public subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
 }
