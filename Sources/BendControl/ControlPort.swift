@@ -62,9 +62,18 @@ public final class ControlPort: @unchecked Sendable {
     ///   - mixer: the engine; a new event ring is made for this source (setup only).
     ///   - rounding: how pad touches are rounded; nil: not at all.
     ///   - clock: stamps live events; nil for offline use, where callers give frames.
-    public init(mixer: Mixer, pitchMap: PitchMap, rounding: PitchRounding? = nil, clock: StreamClock?,
-                observers: [ControlEventObserver] = []) {
-        let (index, ring) = mixer.addSource()
+    public convenience init(mixer: Mixer, pitchMap: PitchMap, rounding: PitchRounding? = nil, clock: StreamClock?,
+                            observers: [ControlEventObserver] = []) {
+        self.init(mixer: mixer, source: mixer.addSource(), pitchMap: pitchMap, rounding: rounding, clock: clock, observers: observers)
+    }
+
+    /// A port on a source the mixer already has, whose ring's producer before it is done
+    /// (its port's source stopped and every touch released): a source whose pitch map or
+    /// rounding changes while the instrument plays (a plugin's pad settings).
+    /// - Thread: setup, or the thread that stopped the source before.
+    public init(mixer: Mixer, source: (index: UInt32, ring: SPSCRing<EngineEvent>), pitchMap: PitchMap, rounding: PitchRounding? = nil,
+                clock: StreamClock?, observers: [ControlEventObserver] = []) {
+        let (index, ring) = source
         self.source = index
         self.ring = ring
         self.pitchMap = pitchMap

@@ -34,7 +34,9 @@ final class InstrumentStandIn {
         // The app's defaults (SoundOptions): band-limited, the limiter on, 0 dB.
         configuration.interpolation = .bandLimited
         configuration.limiter = true
-        instrument = Instrument(configuration: configuration, tone: tone, live: false)
+        // Live: a stream clock stamps the web pad's touches (the host's MIDI comes with
+        // its frames).
+        instrument = Instrument(configuration: configuration, tone: tone, live: true)
         let (table, samples) = (tone, loaded.samples)
         levelMaker = try? SystemThread(name: "bendsynth tables") {
             do { table.install(try ToneLevelMaker.make(samples, path: tonePath)) } catch {

@@ -1,5 +1,7 @@
 import BendControl
+import BendEngine
 import CLV2
+import Foundation
 import Synchronization
 
 /// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and
@@ -25,6 +27,12 @@ final class LV2Plugin {
     /// The worker's answer being written (`WorkMessage`): the host copies it.
     /// - Thread: the host's worker.
     let response: UnsafeMutableRawPointer
+    /// The web pad (served by the worker when `web` is on), and its MPE's way to run().
+    let webPad: WebPadStandIn
+    let mpe: SPSCRing<MIDIPacket>
+    /// The pairing address's file (in the host's folder for the plugin, else the
+    /// user's state folder).
+    static let urlFileName = "web-pad-url.txt"
 
     /// Block length when the host promises none, frames (the largest, 8192).
     static let defaultMaxBlock = 8192
@@ -39,9 +47,12 @@ final class LV2Plugin {
         self.instrument = instrument
         let mixer = instrument.instrument.mixer
         let (source, ring) = mixer.addSource()
+        mpe = SPSCRing<MIDIPacket>(capacity: 8192)
+        webPad = WebPadStandIn(instrument: instrument, mpe: mpe, log: log, assets: bundle + "web", urlFile: LV2Plugin.urlFile(host))
         render = .allocate(capacity: 1)
         render.initialize(to: PluginRender(driver: instrument.instrument.driver(), bound: bound,
-                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule))
+                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule,
+                                           mpe: mpe))
         response = .allocate(byteCount: WorkMessage.responseHeader + WorkMessage.tuningBytes + WorkMessage.maximumPath, alignment: 16)
     }
 
@@ -84,6 +95,16 @@ final class LV2Plugin {
         handle.unsafelyUnwrapped.assumingMemoryBound(to: LV2Instance.self).pointee.plugin.takeUnretainedValue()
     }
 
+    /// Where the pad's pairing address is written: the host's folder for the plugin
+    /// (state:makePath), else $XDG_STATE_HOME/bendsynth (~/.local/state/bendsynth).
+    static func urlFile(_ host: LV2Host) -> String? {
+        if let path = host.path(for: urlFileName) { return path }
+        let env = ProcessInfo.processInfo.environment
+        let folder = (env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")) + "/bendsynth"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder + "/" + urlFileName
+    }
+
     /// `activate`: a fresh start (LV2: the plugin resets its state); every note ends.
     func activate() { render.pointee.reset() }
     func deactivate() {}
@@ -93,10 +114,12 @@ final class LV2Plugin {
         guard let handle else { return }
         let instance = handle.assumingMemoryBound(to: LV2Instance.self)
         let plugin = instance.pointee.plugin.takeRetainedValue()
+        plugin.webPad.stop()
         plugin.render.pointee.deallocate()
         plugin.render.deallocate()
         plugin.response.deallocate()
         plugin.instrument.deallocate()
+        plugin.mpe.deallocate()
         instance.deallocate()
     }
 }
