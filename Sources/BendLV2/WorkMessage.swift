@@ -55,7 +55,7 @@ enum WorkMessage {
 /// A request as the worker reads it.
 struct WorkRequest {
     var kind: UInt32
-    var pad: PadSettings
+    var pad: WebPadSettings
     var path: String
 
     /// nil for a short request.
@@ -63,7 +63,7 @@ struct WorkRequest {
         guard data.count >= WorkMessage.requestHeader else { return nil }
         func float(_ at: Int) -> Double { Double(data.loadUnaligned(fromByteOffset: at, as: Float.self)) }
         kind = data.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
-        pad = PadSettings(toneNote: float(4), pitchMap: Int(float(12)), octaves: min(max(float(16), 0.1), 8), scaleRoot: max(float(8), 0),
+        pad = WebPadSettings(toneNote: float(4), pitchMap: Int(float(12)), octaves: min(max(float(16), 0.1), 8), scaleRoot: max(float(8), 0),
                           round: Int(float(20)), roundRate: min(max(float(24), 1), 2000) / 1000)
         let count = min(Int(data.loadUnaligned(fromByteOffset: 28, as: UInt32.self)), data.count - WorkMessage.requestHeader)
         path = String(decoding: UnsafeRawBufferPointer(rebasing: data[WorkMessage.requestHeader..<(WorkMessage.requestHeader + count)]), as: UTF8.self)

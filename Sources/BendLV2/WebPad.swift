@@ -1,17 +1,14 @@
+import BendAudio
 import BendControl
 import BendEngine
 import BendSystem
 import BendWeb
 import Foundation
 
-// STAND-IN for issue 25's instrument assembly (BendInstrument), like InstrumentStandIn:
-// the web pad's wiring (settings → WebSource on a ControlPort with its rounding ticker)
-// until the assembly's source factory and settings can make it. Replaced with them.
-
 /// The pad's settings, from the control ports (`PluginPort`: pitch map, octaves, scale
 /// root, rounding and its time, the tone note) and the scale file in use: the same
 /// meanings as play's --pitch-map, --octaves, --scale-root, --round, --round-rate.
-struct PadSettings: Equatable {
+struct WebPadSettings: Equatable {
     var toneNote: Double = 69
     /// 0 auto (linear; exponential with a scale), 1 linear, 2 exponential.
     var pitchMap = 0
@@ -53,14 +50,16 @@ final class PluginOutputStatus: OutputStatus, @unchecked Sendable {
 }
 
 /// The phone pad inside the plugin: bendsynth's web pad server (`WebSource`, as `play
-/// --web`) on a port of the instrument's, its touches' MPE to the output
-/// (`PluginMPEOut`). Started, stopped and restarted (new pad settings, a new scale) by
-/// the worker; the pairing token stays for the instance's life, so a phone paired once
-/// stays paired across restarts. The pairing address goes to the log and to a file in
-/// the plugin's state folder (`urlFile`).
+/// --web` and the assembly's source factory make it) on a port of the instrument's, its
+/// touches' MPE to the output (`PluginMPEOut`). Started, stopped and restarted (new pad
+/// settings, a new scale) by the worker while the host plays — so on an engine source
+/// taken at instantiate that each start's port takes over (`HostedInstrument.start`
+/// adds ports, which only setup may) — the pairing token stays for the instance's life,
+/// so a phone paired once stays paired across restarts. The pairing address goes to the
+/// log and to a file in the plugin's state folder (`urlFile`).
 /// - Thread: the host's worker (one call at a time), and cleanup.
-final class WebPadStandIn {
-    let instrument: InstrumentStandIn
+final class WebPad {
+    let instrument: Instrument
     /// The pad's engine source, taken at instantiate (sources are set up before render).
     let source: (index: UInt32, ring: SPSCRing<EngineEvent>)
     let mpe: SPSCRing<MIDIPacket>
@@ -69,11 +68,11 @@ final class WebPadStandIn {
     let urlFile: String?
     let token = WebToken.random()
     private var running: (source: WebSource, port: ControlPort, ticker: RoundingTicker?)?
-    private(set) var settings: PadSettings?
+    private(set) var settings: WebPadSettings?
 
-    init(instrument: InstrumentStandIn, mpe: SPSCRing<MIDIPacket>, log: LV2Log, assets: String, urlFile: String?) {
+    init(instrument: Instrument, mpe: SPSCRing<MIDIPacket>, log: LV2Log, assets: String, urlFile: String?) {
         self.instrument = instrument
-        source = instrument.instrument.mixer.addSource()
+        source = instrument.mixer.addSource()
         self.mpe = mpe
         self.log = log
         self.assets = assets
@@ -87,15 +86,15 @@ final class WebPadStandIn {
     }
 
     /// Serves the pad with `settings` (stopping a pad already served); logs why not.
-    func start(_ settings: PadSettings, scale: Scale?) {
+    func start(_ settings: WebPadSettings, scale: Scale?) {
         stop()
-        let mixer = instrument.instrument.mixer, clock = instrument.instrument.clock
+        let mixer = instrument.mixer, clock = instrument.clock
         let pitchMap = settings.pitchMap(scale), tuning = settings.tuning(scale)
         let out = PluginMPEOut(ring: mpe, toneNote: settings.toneNote, pitchMap: pitchMap)
         let port = ControlPort(mixer: mixer, source: source, pitchMap: pitchMap, rounding: settings.rounding(scale), clock: clock, observers: [out])
         out.configure(atFrame: clock?.stamp(nanos: MonotonicClock.nanos()) ?? mixer.position)
         var web = WebSource.Settings(address: WebListenAddress(host: "0.0.0.0", port: WebListenAddress.defaultPort), assets: assets,
-                                     configDirectory: WebPadStandIn.configDirectory)
+                                     configDirectory: WebPad.configDirectory)
         web.token = token
         web.showsQRCode = false
         var context = InputContext(meters: InstrumentMeters(mixer: mixer), output: PluginOutputStatus(rate: mixer.configuration.rate),
