@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev", "CFakeEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
-        .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
+        .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),

@@ -41,6 +41,8 @@ public struct SoundSettings: Sendable {
     public var sustainLevel = 1.0
     /// A tone's sustain loop seam crossfaded over this long, seconds (0: none).
     public var loopCrossfadeSeconds = 0.0
+    /// The voices' low-pass filter following each touch's timbre; nil: none.
+    public var filter: FilterSettings?
 
     public init() {}
 
@@ -60,5 +62,6 @@ public struct SoundSettings: Sendable {
         configuration.decaySeconds = decaySeconds
         configuration.sustainLevel = sustainLevel
         configuration.releaseSeconds = releaseSeconds
+        configuration.filter = filter
     }
 }
