@@ -5,7 +5,7 @@
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
 //   bendsynth-bench (main) → BendApp, BendInstrument, BendSystem, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
-//   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, CLV2
+//   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, BendWeb, BendInstrument, CLV2
 //   BendLV2Host → CLilv, CLV2, CLV2Host
 //   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CALSA, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
@@ -158,7 +158,7 @@ let package = Package(
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         // The LV2 instrument plugin (bendsynth.lv2): a front end over the instrument, as
         // the command line is.
-        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendMIDI", "CLV2"], path: "Sources/BendLV2"),
+        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendMIDI", "BendWeb", "BendInstrument", "CLV2"], path: "Sources/BendLV2"),
         // Test and bench support: a headless LV2 host on liblilv (instantiate, ports, MIDI
         // in, atom out, worker, state).
         .target(name: "BendLV2Host", dependencies: ["CLilv", "CLV2", "CLV2Host"], path: "Sources/BendLV2Host"),
@@ -183,12 +183,12 @@ let package = Package(
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendAudio", "BendTestSupport", "CEvdev", "CFakeEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendOSCTests", dependencies: ["BendOSC", "BendControl", "BendSystem", "BendTestSupport"], path: "Tests/BendOSCTests", swiftSettings: testSettings),
-        .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
+        .testTarget(name: "BendMIDITests", dependencies: ["BendMIDI", "BendControl", "BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendMIDITests",
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInstrument", "BendDBus", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
-        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendMIDI", "BendTestSupport", "CAllocCounter", "CSndFile"], path: "Tests/BendLV2Tests", swiftSettings: testSettings),
+        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendMIDI", "BendSystem", "BendTestSupport", "CAllocCounter", "CSndFile"], path: "Tests/BendLV2Tests", swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]
 )

@@ -75,6 +75,7 @@ function connect() {
       const m = (f[2] || "linear").split(":");
       pitchMap = m[0] === "exp" ? { kind: "exp", octaves: Number(m[1]), centre: m.length > 2 ? Number(m[2]) : 1 } : { kind: "linear", octaves: 2 };
       toneNote = f.length > 3 ? Number(f[3]) : 69;
+      sendsForce = f.length > 4 && f[4] === "timbre";
       guides = [];
       message.hidden = true;
       requestWakeLock();
@@ -147,8 +148,9 @@ function flushMoves(extra) {
     return;
   }
   pendingMoves.clear();
-  // At most 1 KiB per message: 16 lines of ≤ 48 bytes each.
-  for (let i = 0; i < lines.length; i += 16) send(lines.slice(i, i + 16).join("\n"));
+  // At most 1 KiB per message: 8 entries of at most two lines (a move and its `f`) of
+  // ≤ 48 bytes each.
+  for (let i = 0; i < lines.length; i += 8) send(lines.slice(i, i + 8).join("\n"));
 }
 
 function padPoint(e) {
@@ -163,13 +165,33 @@ function line(kind, id, p) {
   return kind + " " + id + " " + num(p.x) + " " + num(p.y) + " " + num(performance.now());
 }
 
+// A finger's second dimension, 0…1, for the voice's timbre (`f ID VALUE`): the pointer's
+// pressure where the browser measures one (neither 0 nor the 0.5 it gives without), else
+// its contact size (width/height, CSS px: 4…64 px → 0…1); null when it gives neither.
+function dimension(e) {
+  if (e.pressure > 0 && e.pressure !== 0.5) return clamp(e.pressure, 0, 1);
+  const size = Math.max(e.width || 1, e.height || 1);
+  return size > 1 ? clamp((size - 4) / 60, 0, 1) : null;
+}
+// The `f` line for touch t when its dimension moved by 1/256 or more since the last sent.
+// Only when the instrument follows timbres (its `ok` said so); `carry`: the move this one
+// replaces (unsent) had an `f`, so this one has it too.
+let sendsForce = false;
+function forceLine(id, t, e, carry) {
+  const d = sendsForce ? dimension(e) : null;
+  if (d === null || (!carry && t.force !== undefined && Math.abs(d - t.force) < 1 / 256)) return "";
+  t.force = d;
+  return "\nf " + id + " " + num(d);
+}
+
 pad.addEventListener("pointerdown", (e) => {
   e.preventDefault();
   try { pad.setPointerCapture(e.pointerId); } catch (_) { /* synthetic pointers */ }
   const p = padPoint(e);
-  touches.set(e.pointerId, { x: p.x, y: p.y, order: ++downs, since: performance.now(), sounding: true, cents: 0 });
+  const t = { x: p.x, y: p.y, order: ++downs, since: performance.now(), sounding: true, cents: 0 };
+  touches.set(e.pointerId, t);
   pendingMoves.delete(e.pointerId);
-  flushMoves(line("d", e.pointerId, p));   // the message first, the drawing at the next frame
+  flushMoves(line("d", e.pointerId, p) + forceLine(e.pointerId, t, e, true));   // the message first, the drawing at the next frame
   redrawTouches();
 });
 pad.addEventListener("pointermove", (e) => {
@@ -180,7 +202,8 @@ pad.addEventListener("pointermove", (e) => {
   t.x = p.x; t.y = p.y;
   // A finger the instrument ended starts again with this move (and gets a new place).
   if (!t.sounding) { t.sounding = true; t.cents = 0; t.since = performance.now(); t.order = ++downs; }
-  pendingMoves.set(e.pointerId, line("m", e.pointerId, p));
+  const replaced = pendingMoves.get(e.pointerId);
+  pendingMoves.set(e.pointerId, line("m", e.pointerId, p) + forceLine(e.pointerId, t, e, replaced !== undefined && replaced.includes("\nf ")));
   flushMoves(null);
   redrawTouches();
 });

@@ -98,6 +98,12 @@ struct SoundOptions {
     var releaseSeconds = 0.008
     /// `--loop-crossfade`: a tone's sustain loop seam crossfaded over this long, seconds.
     var loopCrossfadeSeconds = 0.0
+    /// The voices' low-pass filter (`--filter`, or `--y-map cutoff`), its Q (`--resonance`)
+    /// and what a pad touch's y plays (`--y-map`).
+    var filter = false
+    var resonance = 0.5.squareRoot()
+    var resonanceGiven = false
+    var yMap = PadYMap.gain
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed); default Assets/synth_tone_mono.caf"),
@@ -118,6 +124,9 @@ struct SoundOptions {
         OptionSpec("decay", value: "MS", help: "envelope decay from full level to the --sustain level (0…60000 ms, default 0)"),
         OptionSpec("sustain", value: "DB", help: "envelope sustain level while a touch is held (−100…0 dB, default 0)"),
         OptionSpec("loop-crossfade", value: "MS", help: "crossfade a tone's sustain loop seam over MS (0…1000 ms, default 0): for a loop whose ends are not a zero crossing"),
+        OptionSpec("filter", value: "on|off", help: "a low-pass filter per voice whose cutoff follows each touch's timbre: MIDI CC 74, the web pad's touch force or radius, a touchscreen's pressure, y with --y-map cutoff (default off)"),
+        OptionSpec("resonance", value: "Q", help: "the filter's resonance as its Q (0.5…20, default 0.71: flat); turns the filter on"),
+        OptionSpec("y-map", value: "gain|cutoff", help: "what a pad touch's y plays: its gain (default) or the filter's cutoff, 40 Hz…18 kHz (turns the filter on; the gain is then −6 dB)"),
         OptionSpec("release", value: "MS", help: "envelope release: fade-out time after a touch ends (1…60000 ms, default 8)"),
     ]
 
@@ -167,6 +176,19 @@ struct SoundOptions {
         case "attack": attackSeconds = try OptionValues.number(value, option: name, in: 1...10_000) / 1000
         case "decay": decaySeconds = try OptionValues.number(value, option: name, in: 0...60_000) / 1000
         case "sustain": sustainDB = try OptionValues.number(value, option: name, in: -100...0)
+        case "filter":
+            guard value == "on" || value == "off" else {
+                throw AppError.usage("option '--filter': expected 'on' or 'off', got '\(value ?? "")'")
+            }
+            filter = value == "on"
+        case "resonance":
+            resonance = try OptionValues.number(value, option: name, in: 0.5...20)
+            resonanceGiven = true
+        case "y-map":
+            guard let map = PadYMap(rawValue: value ?? "") else {
+                throw AppError.usage("option '--y-map': expected 'gain' or 'cutoff', got '\(value ?? "")'")
+            }
+            yMap = map
         case "loop-crossfade": loopCrossfadeSeconds = try OptionValues.number(value, option: name, in: 0...1000) / 1000
         case "release": releaseSeconds = try OptionValues.number(value, option: name, in: 1...60_000) / 1000
         default: return false
@@ -228,6 +250,9 @@ struct SoundOptions {
         s.sustainLevel = pow(10, sustainDB / 20)
         s.releaseSeconds = releaseSeconds
         s.loopCrossfadeSeconds = loopCrossfadeSeconds
+        if filter || resonanceGiven || yMap == .cutoff {
+            s.filter = FilterSettings(q: resonance, padYIsTimbre: yMap == .cutoff)
+        }
         return s
     }
 }

@@ -22,6 +22,11 @@ public enum ControlEvent: Sendable, Equatable {
     case pitched(id: UInt32, phase: TouchPhase, ratio: Double, gain: Double, y: Double)
     /// The pan of every voice, −1…+1.
     case tilt(Double)
+    /// Touch `id`'s timbre, 0…1: a second dimension of a finger where its source has one
+    /// (the web pad's touch force or radius, a touchscreen's pressure); the voice's
+    /// low-pass filter follows it (`--y-map cutoff` and MIDI's CC 74 give it through y
+    /// instead). Ignored for a touch that is not down, and without a filter.
+    case timbre(id: UInt32, value: Double)
     /// The sustain control goes down (true) or is let go (false): while it is down, the
     /// source's released touches keep sounding; letting it go releases them all. Each
     /// source's port holds its own touches (`ControlPort`): the terminal's space bar,
@@ -35,7 +40,7 @@ extension ControlEvent {
         @_noLocks get {
             switch self {
             case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _): (id, phase)
-            case .tilt, .sustain: nil
+            case .tilt, .sustain, .timbre: nil
             }
         }
     }
@@ -46,6 +51,7 @@ extension ControlEvent {
         switch self {
         case let .touch(_, phase, x, y): .touch(id: id, phase: phase, x: x, y: y)
         case let .pitched(_, phase, ratio, gain, y): .pitched(id: id, phase: phase, ratio: ratio, gain: gain, y: y)
+        case .timbre(_, let value): .timbre(id: id, value: value)
         case .tilt, .sustain: self
         }
     }

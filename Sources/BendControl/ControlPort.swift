@@ -62,9 +62,22 @@ public final class ControlPort: @unchecked Sendable {
     ///   - mixer: the engine; a new event ring is made for this source (setup only).
     ///   - rounding: how pad touches are rounded; nil: not at all.
     ///   - clock: stamps live events; nil for offline use, where callers give frames.
-    public init(mixer: Mixer, pitchMap: PitchMap, rounding: PitchRounding? = nil, clock: StreamClock?,
-                observers: [ControlEventObserver] = []) {
-        let (index, ring) = mixer.addSource()
+    ///   - yMap: what a pad touch's y plays (`PadYMap`): its gain, or with a filter in the
+    ///     engine (`MixerConfiguration.filter`) its timbre; nil: as the filter's settings
+    ///     say (`FilterSettings.padYIsTimbre`).
+    public convenience init(mixer: Mixer, pitchMap: PitchMap, rounding: PitchRounding? = nil, clock: StreamClock?,
+                            observers: [ControlEventObserver] = [], yMap: PadYMap? = nil) {
+        self.init(mixer: mixer, source: mixer.addSource(), pitchMap: pitchMap, rounding: rounding, clock: clock, observers: observers,
+                  yMap: yMap)
+    }
+
+    /// A port on a source the mixer already has, whose ring's producer before it is done
+    /// (its port's source stopped and every touch released): a source whose pitch map or
+    /// rounding changes while the instrument plays (a plugin's pad settings).
+    /// - Thread: setup, or the thread that stopped the source before.
+    public init(mixer: Mixer, source: (index: UInt32, ring: SPSCRing<EngineEvent>), pitchMap: PitchMap, rounding: PitchRounding? = nil,
+                clock: StreamClock?, observers: [ControlEventObserver] = [], yMap: PadYMap? = nil) {
+        let (index, ring) = source
         self.source = index
         self.ring = ring
         self.pitchMap = pitchMap
@@ -73,10 +86,16 @@ public final class ControlPort: @unchecked Sendable {
         self.observers = observers
         self.rate = mixer.configuration.rate
         self.mixer = mixer
-        gate = TouchGate(source: index, ring: ring)
+        let filter = mixer.configuration.filter != nil
+        let padY = yMap.map { $0 == .cutoff } ?? (mixer.configuration.filter?.padYIsTimbre ?? false)
+        gate = TouchGate(source: index, ring: ring, timbre: filter, padYIsTimbre: padY)
     }
 
     deinit { gate.deallocate() }
+
+    /// True when the engine follows touches' timbres (it has a filter): a source with a
+    /// second finger dimension sends it (`ControlEvent.timbre`). - Thread: any.
+    public var takesTimbre: Bool { gate.takesTimbre }
 
     /// True when the port's pitches move between events (`hold` rounding): call `tick`.
     public var needsTicks: Bool { rounding?.mode == .hold }
@@ -117,13 +136,17 @@ public final class ControlPort: @unchecked Sendable {
             let portID = gate.portID(id, phase)
             // Rounding follows the touch by its port id (as `tick` moves it).
             let x = round(id: portID, phase: phase, x: rawX, y: y, frame: frame)
-            guard gate.push(id: portID, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: y)), frame: frame) else { return }
+            guard gate.push(id: portID, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: padGain(y: y), frame: frame,
+                            timbre: gate.timbre(of: event)) else { return }
             notify(.touch(id: portID, phase: phase, x: x, y: y), frame)
         case let .pitched(id, phase, r, g, y):
             let portID = gate.portID(id, phase)
             let (ratio, gain) = TouchGate.pitchedValues(ratio: r, gain: g)
-            guard gate.push(id: portID, phase: phase, ratio: ratio, gain: gain, frame: frame) else { return }
+            guard gate.push(id: portID, phase: phase, ratio: ratio, gain: gain, frame: frame, timbre: gate.timbre(of: event)) else { return }
             notify(.pitched(id: portID, phase: phase, ratio: r, gain: g, y: y), frame)
+        case let .timbre(id, value):
+            let portID = gate.portID(id, .move)
+            if gate.setTimbre(portID, value, atFrame: frame) { notify(.timbre(id: portID, value: value), frame) }
         case let .tilt(value):
             if gate.pan(value, atFrame: frame) { notify(event, frame) }
         case let .sustain(on):
@@ -133,6 +156,9 @@ public final class ControlPort: @unchecked Sendable {
             for i in 0..<n { notify(.touch(id: gate.released(i), phase: .up, x: 0, y: 0), frame) }
         }
     }
+
+    /// A pad touch's gain for its y: y itself, or `PadYMap.cutoffGain` when y is its timbre.
+    private func padGain(y: Double) -> Float { gate.padYIsTimbre ? Float(PadYMap.cutoffGain) : Float(gain(y: y)) }
 
     /// Tells every observer.
     private func notify(_ event: ControlEvent, _ frame: UInt64) {
@@ -194,7 +220,7 @@ public final class ControlPort: @unchecked Sendable {
             let send = abs(x - entry.x) > 1e-9 && gate.isDown(id) && gate.hasRoom
             if send { entry.x = x }
             rounded[id] = entry
-            guard send, gate.tickMove(id: id, ratio: Float(pitchMap.ratio(x: x)), gain: Float(gain(y: entry.y)), atFrame: frame) else { continue }
+            guard send, gate.tickMove(id: id, ratio: Float(pitchMap.ratio(x: x)), gain: padGain(y: entry.y), atFrame: frame) else { continue }
             let event = ControlEvent.touch(id: id, phase: .move, x: x, y: entry.y)
             for o in observers { o.observe(event, source: source, streamFrame: frame) }
         }

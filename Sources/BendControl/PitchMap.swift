@@ -47,6 +47,16 @@ public enum PitchMap: Sendable, Equatable {
     }
 }
 
+/// What a pad touch's y plays (`--y-map`): its gain (`gain(y:)`), or its timbre — the
+/// voice's low-pass cutoff, when the engine has a filter — at a fixed gain.
+public enum PadYMap: String, Sendable, Equatable {
+    case gain
+    case cutoff
+
+    /// A pad touch's gain when its y is its timbre: the pad's middle, 0.5 (−6 dB).
+    public static let cutoffGain = 0.5
+}
+
 /// Gain for pad `y` (0 at the bottom, 1 at the top): linear amplitude, clamped to 0…1
 /// (NaN counts as 0).
 @_noLocks

@@ -19,6 +19,10 @@ import Synchronization
 ///   full ring cannot take is kept and pushed first by the next call (never lost).
 /// - A move or up of a touch that is not down is ignored (so is everything of a down that
 ///   was refused).
+/// - Timbre (when the engine has a filter: `timbre`): a touch's timbre (a pitched touch's
+///   y — MIDI's CC 74 —, a pad touch's y with `padYIsTimbre`, or a `.timbre` event) goes
+///   as an engine `.timbre` after its down and after a move that changed it (kept per
+///   touch, 16 bits, in its flags).
 /// - Sustain: while it is down a touch's up is deferred (it sounds on) until it is let
 ///   go; a source id reused while its earlier touch is held gets a port id of its own
 ///   (counting down from UInt32.max), so the held sound goes on beside the new one.
@@ -53,11 +57,19 @@ public struct TouchGate: @unchecked Sendable {
         /// Pending ups: the oldest's index in `pending`, and how many.
         var pendingHead = 0
         var pendingCount = 0
+        /// Touches' timbres go to the engine (it has a filter); a pad touch's y is its
+        /// timbre (`--y-map cutoff`).
+        var timbre = false
+        var padYIsTimbre = false
     }
 
     static var down: UInt32 { @_noLocks @inline(__always) get { 1 } }
     static var deferred: UInt32 { @_noLocks @inline(__always) get { 2 } }
     static var aliased: UInt32 { @_noLocks @inline(__always) get { 4 } }
+    /// The flags of a touch's state (the rest: its timbre).
+    static var stateFlags: UInt32 { @_noLocks @inline(__always) get { 7 } }
+    /// The touch's timbre has been sent: its 16 bits are the upper half of the flags.
+    static var timbreSent: UInt32 { @_noLocks @inline(__always) get { 8 } }
 
     /// Touches (down or held by the sustain control) a source may have at once: OSC's
     /// 64 senders × 64 touches.
@@ -68,7 +80,10 @@ public struct TouchGate: @unchecked Sendable {
     ///   - ring: that source's event ring; this gate is its one producer.
     ///   - capacity: touches down or held at once (a down past it is refused).
     /// - Thread: setup.
-    public init(source: UInt32, ring: SPSCRing<EngineEvent>, capacity: Int = TouchGate.defaultCapacity) {
+    ///   - timbre: send touches' timbres (the engine has a filter); `padYIsTimbre`: a pad
+    ///     touch's y is its timbre (its gain is then the caller's).
+    public init(source: UInt32, ring: SPSCRing<EngineEvent>, capacity: Int = TouchGate.defaultCapacity, timbre: Bool = false,
+                padYIsTimbre: Bool = false) {
         self.source = source
         self.ring = ring
         ringCapacity = ring.capacity
@@ -77,7 +92,10 @@ public struct TouchGate: @unchecked Sendable {
         pending = .allocate(capacity: capacity)
         sorted = .allocate(capacity: capacity)
         state = .allocate(capacity: 1)
-        state.initialize(to: State())
+        var initial = State()
+        initial.timbre = timbre
+        initial.padYIsTimbre = timbre && padYIsTimbre
+        state.initialize(to: initial)
         refusals = .allocate(capacity: 1)
         refusals.initialize(to: Atomic(0))
     }
@@ -100,6 +118,10 @@ public struct TouchGate: @unchecked Sendable {
     public var lastFrame: UInt64 { @_noLocks get { state.pointee.lastFrame } }
     /// True while the sustain control is down.
     public var sustained: Bool { @_noLocks get { state.pointee.held } }
+    /// True when touches' timbres go to the engine (it has a filter).
+    public var takesTimbre: Bool { @_noLocks get { state.pointee.timbre } }
+    /// True when a pad touch's y is its timbre (`--y-map cutoff`).
+    public var padYIsTimbre: Bool { @_noLocks get { state.pointee.padYIsTimbre } }
     /// True when port id `id` is down.
     @_noLocks
     public func isDown(_ id: UInt32) -> Bool { (touches[id] ?? 0) & TouchGate.down != 0 }
@@ -148,7 +170,10 @@ public struct TouchGate: @unchecked Sendable {
         case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _):
             let portID = self.portID(id, phase)
             let (played, ratio, gain) = prepare(portID != id ? event.withTouchID(portID) : event, frame)
-            if push(id: portID, phase: phase, ratio: ratio, gain: gain, frame: frame) { observe(played, frame) }
+            if push(id: portID, phase: phase, ratio: ratio, gain: gain, frame: frame, timbre: timbre(of: event)) { observe(played, frame) }
+        case let .timbre(id, value):
+            let portID = self.portID(id, .move)
+            if setTimbre(portID, value, atFrame: frame) { observe(event.withTouchID(portID), frame) }
         case let .tilt(value):
             if pan(value, atFrame: frame) { observe(event, frame) }
         case let .sustain(on):
@@ -242,22 +267,64 @@ public struct TouchGate: @unchecked Sendable {
         return true
     }
 
-    /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
-    /// touch that is not down, a down or move refused to keep the reserve for ups, a
-    /// down past `capacity`, and an up the sustain control holds.
+    /// The timbre a touch event carries, if any (`State.timbre`): a pitched touch's y, a
+    /// pad touch's y when it is the timbre.
+    @_noLocks @inline(__always)
+    public func timbre(of event: ControlEvent) -> Float? {
+        guard state.pointee.timbre else { return nil }
+        switch event {
+        case let .pitched(_, _, _, _, y): return Float(y)
+        case let .touch(_, _, _, y): return state.pointee.padYIsTimbre ? Float(y) : nil
+        case .tilt, .sustain, .timbre: return nil
+        }
+    }
+
+    /// Touch `id`'s timbre at `frame` (a `.timbre` event): sent when it is down, the engine
+    /// has a filter and it changed; false otherwise (nothing to observe).
     /// - Thread: the source's producer.
     @_noLocks
-    public func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64) -> Bool {
+    public func setTimbre(_ id: UInt32, _ value: Double, atFrame frame: UInt64) -> Bool {
+        guard state.pointee.timbre, isDown(id) else { return false }
+        return pushTimbre(id, Float(value), frame: frame, force: false)
+    }
+
+    /// Pushes touch `id`'s timbre `t` (clamped to 0…1; NaN: 0) unless it is the one last
+    /// sent (`force`: after a down, always); false when it was not pushed.
+    @_noLocks
+    func pushTimbre(_ id: UInt32, _ t: Float, frame: UInt64, force: Bool) -> Bool {
+        let value = t.isNaN ? 0 : min(max(t, 0), 1)
+        let step = UInt32(value * 65535 + 0.5)
+        let flags = touches[id] ?? 0
+        if !force && flags & TouchGate.timbreSent != 0 && flags >> 16 == step { return false }
+        guard hasRoom, ring.push(EngineEvent(frame: frame, kind: .timbre, key: TouchKey(source: source, touch: id), value: value)) else {
+            refusals.pointee.add(1, ordering: .relaxed)
+            return false
+        }
+        touches.set(id, (flags & TouchGate.stateFlags) | TouchGate.timbreSent | step << 16)
+        return true
+    }
+
+    /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
+    /// touch that is not down, a down or move refused to keep the reserve for ups, a
+    /// down past `capacity`, and an up the sustain control holds. `timbre`: the touch's
+    /// timbre, sent after a down or move (`State.timbre`; nil: none).
+    /// - Thread: the source's producer.
+    @_noLocks
+    public func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64, timbre: Float? = nil) -> Bool {
         let key = TouchKey(source: source, touch: id)
         let flags = touches[id] ?? 0
         switch phase {
         case .down:
-            guard hasRoom, touches.set(id, flags | TouchGate.down) else { refusals.pointee.add(1, ordering: .relaxed); return false }
+            guard hasRoom, touches.set(id, (flags & TouchGate.stateFlags) | TouchGate.down) else {
+                refusals.pointee.add(1, ordering: .relaxed); return false
+            }
             _ = ring.push(EngineEvent(frame: frame, kind: .down, key: key, value: ratio, gain: g))
+            if let timbre { _ = pushTimbre(id, timbre, frame: frame, force: true) }
         case .move:
             guard flags & TouchGate.down != 0 else { return false }
             guard hasRoom else { refusals.pointee.add(1, ordering: .relaxed); return false }
             _ = ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
+            if let timbre { _ = pushTimbre(id, timbre, frame: frame, force: false) }
         case .up:
             guard flags & TouchGate.down != 0 else { return false }
             // Held by the sustain control: sounds on, its up (engine's and observers') later.
@@ -265,16 +332,16 @@ public struct TouchGate: @unchecked Sendable {
                 touches.set(id, (flags & ~TouchGate.down) | TouchGate.deferred)
                 return false
             }
-            setFlags(id, flags & ~TouchGate.down)
+            setFlags(id, flags & ~TouchGate.down & TouchGate.stateFlags)
             if !ring.push(EngineEvent(frame: frame, kind: .up, key: key)) { keepPending(id) }
         }
         return true
     }
 
-    /// Sets `id`'s flags (removing it when none is left).
+    /// Sets `id`'s flags (removing it when no state is left: its timbre goes with it).
     @_noLocks @inline(__always)
     func setFlags(_ id: UInt32, _ flags: UInt32) {
-        if flags == 0 { touches.remove(id) } else { touches.set(id, flags) }
+        if flags & TouchGate.stateFlags == 0 { touches.remove(id) } else { touches.set(id, flags) }
     }
 
     /// An up for later (the ring was full): pushed first by the next event.

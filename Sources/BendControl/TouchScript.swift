@@ -9,6 +9,7 @@ import Foundation
 ///     {"t": 1.0, "type": "up", "id": 1}
 ///     {"t": 0.0, "type": "tilt", "value": -1.0}
 ///     {"t": 1.5, "type": "sustain", "on": true}
+///     {"t": 1.6, "type": "timbre", "id": 1, "value": 0.4}
 ///
 /// Fields: `t` seconds, 0…86400 (24 h); `type` down|move|up|tilt|sustain|end; `id` integer 0…4294967295 (down,
 /// move, up); `x`, `y` 0…1 (down, move); `value` −1…+1 (tilt); `on` true|false (sustain:
@@ -163,7 +164,7 @@ public struct TouchScript: Sendable, Equatable {
             }
             lastTime = t
             guard case let .string(type)? = object["type"] else {
-                throw fail("type", "missing; expected \"down\", \"move\", \"up\", \"tilt\", \"sustain\" or \"end\"")
+                throw fail("type", "missing; expected \"down\", \"move\", \"up\", \"tilt\", \"timbre\", \"sustain\" or \"end\"")
             }
             if let fields = TouchScriptFields.of(type),
                let stray = object.keys.sorted().first(where: { !fields.contains($0) }) {
@@ -205,12 +206,16 @@ public struct TouchScript: Sendable, Equatable {
                 event = .touch(id: id, phase: .up, x: 0, y: 0)
             case "tilt":
                 event = .tilt(try number("value", -1...1))
+            case "timbre":
+                let id = try touchID()
+                guard down.contains(id) else { throw fail("id", "touch \(id) is not down") }
+                event = .timbre(id: id, value: try number("value", 0...1))
             case "sustain":
                 guard let any = object["on"] else { throw fail("on", "missing; expected true or false") }
                 guard case let .bool(on) = any else { throw fail("on", "expected true or false") }
                 event = .sustain(on)
             default:
-                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\", \"sustain\" or \"end\"")
+                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\", \"timbre\", \"sustain\" or \"end\"")
             }
             entries.append(Entry(time: t, event: event))
         }
@@ -239,6 +244,8 @@ public struct TouchScript: Sendable, Equatable {
             return "{\"t\": \(t), \"type\": \"\(phase.rawValue)\", \"id\": \(id), \"ratio\": \(f(ratio)), \"gain\": \(f(gain)), \"y\": \(f(y))}"
         case let .tilt(v):
             return "{\"t\": \(t), \"type\": \"tilt\", \"value\": \(f(v))}"
+        case let .timbre(id, v):
+            return "{\"t\": \(t), \"type\": \"timbre\", \"id\": \(id), \"value\": \(f(v))}"
         case let .sustain(on):
             return "{\"t\": \(t), \"type\": \"sustain\", \"on\": \(on)}"
         }

@@ -13,6 +13,7 @@ enum TouchScriptFields {
         case "down", "move": ["t", "type", "id", "x", "y", "ratio", "gain"]
         case "up": ["t", "type", "id", "x", "y"]
         case "tilt": ["t", "type", "value"]
+        case "timbre": ["t", "type", "id", "value"]
         case "sustain": ["t", "type", "on"]
         case "end": ["t", "type"]
         default: nil
@@ -25,6 +26,7 @@ enum TouchScriptFields {
         case "down", "move": "t, type, id, x and y (or ratio, gain and y)"
         case "up": "t, type and id"
         case "tilt": "t, type and value"
+        case "timbre": "t, type, id and value"
         case "end": "t and type"
         default: "t, type and on"
         }
@@ -34,11 +36,11 @@ enum TouchScriptFields {
     static func expected(_ name: String) -> String {
         switch name {
         case "t": "a number of seconds in 0…\(Int(TouchScript.maximumTime))"
-        case "type": "\"down\", \"move\", \"up\", \"tilt\", \"sustain\" or \"end\""
+        case "type": "\"down\", \"move\", \"up\", \"tilt\", \"timbre\", \"sustain\" or \"end\""
         case "id": "an integer in 0…4294967295"
         case "x", "y", "gain": "a number in 0…1"
         case "ratio": "a number in 0…8"
-        case "value": "a number in -1…1"
+        case "value": "a number in -1…1 (a tilt) or 0…1 (a timbre)"
         case "on": "true or false"
         default: "a field of the format (\(all.joined(separator: ", ")))"
         }

@@ -37,6 +37,10 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
         case releaseSource
         /// Release every voice.
         case releaseAll
+        /// The timbre of the voice of `key` glides to `value` (0…1; the low-pass filter's
+        /// cutoff, `FilterSettings`; ignored without a filter). The first after a touch's
+        /// down is taken at once.
+        case timbre
     }
 
     /// Stream position in frames at which the event takes effect. Frames before the
@@ -46,7 +50,7 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
     public var key: TouchKey
     /// Pitch ratio (playback rate, 1 = as recorded), 0…`EngineLimits.maximumRatio` (8;
     /// larger values are clamped, NaN counts as 0) — the pitch maps give 0…
-    /// `EngineLimits.padMaximumRatio` (4); for `.pan`, the pan −1 (left)…+1 (right).
+    /// `EngineLimits.padMaximumRatio` (4); for `.pan`, the pan −1 (left)…+1 (right); for `.timbre`, the timbre 0…1.
     public var value: Float
     /// Linear gain 0…1.
     public var gain: Float

@@ -112,6 +112,9 @@ extension Mixer {
         case .releaseAll:
             catchUpAll(to: offset)
             releaseMatching(source: 0, all: true)
+        case .timbre:
+            let v = index.find(event.key)
+            if v >= 0 && lowPass != nil && !catchUp(v, to: offset) && !voices.hasPending[v] { setTimbre(v, event.value) }
         }
     }
 

@@ -80,6 +80,9 @@ public struct Mixer: @unchecked Sendable {
     /// by the source's control thread, reset by render when it applies the source's
     /// `.releaseSource` (relaxed; ordered by the source's ring).
     let cuts: UnsafeMutablePointer<Atomic<UInt64>>
+    /// The low-pass filter's coefficients (`configuration.filter`), or nil: no filter.
+    /// Read-only. Owner: setup.
+    let lowPass: LowPassGrid?
     /// The mix bus limiter (`configuration.limiter`), or nil. Owner: render.
     let limiter: Limiter?
 
@@ -116,6 +119,9 @@ public struct Mixer: @unchecked Sendable {
         /// Length of a pan glide, frames (1…`EngineLimits.maximumGlideFrames`).
         /// Owner: setup.
         var panGlideFrames: Int32 = 1
+        /// A voice's timbre before its touch says any (`FilterSettings.initialTimbre`).
+        /// Owner: setup.
+        var initialTimbre: Float = 1
         /// The voices' envelope (`configuration.envelope`). Owner: setup.
         var envelope = Envelope(rate: 48_000, attackSeconds: 0, releaseSeconds: 0)
         /// Envelope ramp change per frame of a steal fade (< 0). Owner: setup.
@@ -163,6 +169,7 @@ public struct Mixer: @unchecked Sendable {
         tone = region.held
         regions = .allocate(capacity: 1)
         regions.initialize(to: region)
+        lowPass = configuration.filter.map { LowPassGrid($0, rate: configuration.rate) }
         tables = .allocate(capacity: 2)
         tables.initialize(to: region.held)
         (tables + 1).initialize(to: region.release ?? region.held)
@@ -177,6 +184,7 @@ public struct Mixer: @unchecked Sendable {
         s.glideFrames = Int32(min(max(1, (configuration.smoothingSeconds * rate).rounded()), longest))
         s.panGlideFrames = Int32(min(max(1, (configuration.panSmoothingSeconds * rate).rounded()), longest))
         s.envelope = configuration.envelope
+        s.initialTimbre = Float(min(max(configuration.filter?.initialTimbre ?? 1, 0), 1))
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
         s.gain = max(configuration.gain, 0)
         s.gainTarget = s.gain
@@ -248,6 +256,7 @@ public struct Mixer: @unchecked Sendable {
         regions.deallocate()
         tables.deinitialize(count: 2)
         tables.deallocate()
+        lowPass?.deallocate()
         for i in 0..<state.pointee.sourceCount { rings[i].deallocate() }
         rings.deallocate()
         voices.deallocate()

@@ -34,6 +34,9 @@ public struct MixerConfiguration: Sendable {
     /// 100 ms release) after the pan stage; off by default in the engine (the app turns
     /// it on).
     public var limiter = false
+    /// The per-voice low-pass filter whose cutoff follows each touch's timbre
+    /// (`EngineEvent.Kind.timbre`); nil: none (the voices take the plain path).
+    public var filter: FilterSettings?
     /// Master gain, linear (≥ 0), applied to the mix before the limiter.
     public var gain: Float = 1
 

@@ -76,40 +76,40 @@ extension Mixer {
         }
     }
 
-    /// `mixSpecial` of a special mono voice at the centre (into the mono bus). - Thread: render.
+    /// `mixSpecial` of special voice `v` for its layout: mono at the centre (into the mono
+    /// bus `mix`), stereo or panned (into the left bus `mix` and the right after it);
+    /// through its low-pass filter when `filtered` (`LowPass.swift`), whose state and
+    /// timbre glide are written back after the span. - Thread: render.
     @_noLocks @inline(never)
-    func mixMono(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        var out = MonoOut()
-        mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+    func mixSpecialVoice(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int,
+                         layout: VoiceLayout, filtered: Bool) {
+        let (l, r) = (voices.panLeft[v], voices.panRight[v])
+        if !filtered {
+            switch layout {
+            case .mono: var out = MonoOut(); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            case .stereo: var out = StereoOut(panLeft: l, panRight: r); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            case .panned: var out = PannedOut(panLeft: l, panRight: r); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            }
+            return
+        }
+        switch layout {
+        case .mono:
+            var out = Filtered(base: MonoOut(), filter: filterStart(v))
+            mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            filterEnd(v, out.filter, count: count)
+        case .stereo:
+            var out = Filtered(base: StereoOut(panLeft: l, panRight: r), filter: filterStart(v))
+            mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            filterEnd(v, out.filter, count: count)
+        case .panned:
+            var out = Filtered(base: PannedOut(panLeft: l, panRight: r), filter: filterStart(v))
+            mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            filterEnd(v, out.filter, count: count)
+        }
     }
 
-    /// `mixSpecial` of a stereo voice (into the left bus and the right). - Thread: render.
-    @_noLocks @inline(never)
-    func mixStereo(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        var out = StereoOut(panLeft: voices.panLeft[v], panRight: voices.panRight[v])
-        mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
-    }
-
-    /// `mixSpecial` of a mono voice panned off the centre (left and right buses). - Thread: render.
-    @_noLocks @inline(never)
-    func mixPanned(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int) {
-        var out = PannedOut(panLeft: voices.panLeft[v], panRight: voices.panRight[v])
-        mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
-    }
-
-    /// `read`: how the tone is read (`TableRead`); a constant at each call site, so the
-    /// loop is compiled once for each. `levels`: the band-limited levels (`.level`,
-    /// `.crossfade`, `.blend`; nil for the others). `levelIndex`: the level read
-    /// (`.level`), the zone (`.crossfade`), or the first crossfade zone the span may touch
-    /// (`.blend`, up to `lastZone`).
-    ///
-    /// The span runs in up to three stretches of 8-frame blocks, so the common blocks
-    /// need no clamping: blocks wholly inside the glide (g = r − j > 0 in every lane; the
-    /// lane offsets, increments and g advance by constant vectors), at most one block
-    /// where the glide ends (the closed form with clamps), and blocks after the glide
-    /// (offsets, increment and gain constant). Every stretch computes the same integers
-    /// and Float expressions as the closed form, so the output does not depend on where
-    /// a glide ends.
+    /// Mixes `count` frames of voice `v` read with `read` into `out` (its stretches and
+    /// arguments: `VoiceBlock`'s documentation).
     // Not marked `@_noLocks` itself: the mark rejects any generic function; every use is
     // specialized and inlined into a marked caller (`mixVoiceCubic`, ...), where the
     // release build checks it.
@@ -275,7 +275,8 @@ extension Mixer {
         let fadeScale = 1 / Float(1 << Mixer.fractionBits) / EngineLimits.silenceRatio
         let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
         let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
-        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read, out: &out)
+        block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read, out: &out,
+                  frames: frames)
         // The phase advance over `frames` frames: the same sum with j = frames.
         let mf = Int64(min(frames, max(r, 0)))
         let sum = Int64(frames) &* Int64(incTarget) &- (mf &* Int64(r) &- ((mf &* (mf &- 1)) >> 1)) &* Int64(incStep)
@@ -283,12 +284,9 @@ extension Mixer {
     }
 }
 
-// The ways of reading the tone (`TableRead.swift`), where the samples go
-// (`VoiceOutput.swift`) and the block that uses them meet here, in the file of the loops
-// that specialize them: a debug build compiles each file on its own and can specialize
-// (and so check as `@_noLocks`) a generic body only from its own file, through
-// witnesses of its own file — so the protocols and conformances are declared here and
-// forward to the types' code.
+// The reads (`TableRead.swift`), outputs (`VoiceOutput.swift`) and the block that uses
+// them meet here: a debug build specializes (and so checks as `@_noLocks`) a generic body
+// only from its own file, through witnesses of its own file.
 
 /// How `VoiceBlock` reads the tone: one type per way, a type parameter of the mixing
 /// loop (`Mixer.mixVoice`), so the loop is specialized (compiled on its own) for each
@@ -312,8 +310,9 @@ protocol VoiceOutput {
     static var channels: Int { get }
     /// Adds the block's samples at frame `n0` of the span: `left` (a mono tone's only
     /// channel) and `right` (a stereo tone's; `left` again for mono), each times `gain`
-    /// (each lane's gain × envelope × edge fade).
-    mutating func add(_ block: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>)
+    /// (each lane's gain × envelope × edge fade); `frames` of the 8 are the voice's
+    /// (fewer in a span's last block, whose other lanes have gain 0).
+    mutating func add(_ block: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>, frames: Int32)
 }
 
 extension LinearRead: TableRead {
@@ -349,48 +348,51 @@ extension BlendRead: TableRead {
 extension MonoOut: VoiceOutput {
     static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
     @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
-                                                  gain: SIMD8<Float>) { store(b, at: n0, left: left, right: right, gain: gain) }
+                                                  gain: SIMD8<Float>, frames: Int32) { store(b, at: n0, left: left, right: right, gain: gain) }
 }
 extension StereoOut: VoiceOutput {
     static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
     @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
-                                                  gain: SIMD8<Float>) { store(b, at: n0, left: left, right: right, gain: gain) }
+                                                  gain: SIMD8<Float>, frames: Int32) { store(b, at: n0, left: left, right: right, gain: gain) }
 }
 extension PannedOut: VoiceOutput {
     static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
     @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
-                                                  gain: SIMD8<Float>) { store(b, at: n0, left: left, right: right, gain: gain) }
+                                                  gain: SIMD8<Float>, frames: Int32) { store(b, at: n0, left: left, right: right, gain: gain) }
+}
+
+/// A voice through its low-pass filter (`LowPassFilter`), then into `base`'s buses.
+/// (Generic over where it goes: declared here with its conformance, as the outputs are.)
+struct Filtered<Base: VoiceOutput>: VoiceOutput {
+    var base: Base
+    var filter: LowPassFilter
+    @inline(__always) init(base: Base, filter: LowPassFilter) { self.base = base; self.filter = filter }
+    static var channels: Int { @inline(__always) get { Base.channels } }
+    @inline(__always)
+    mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>, frames: Int32) {
+        let (l, r) = filter.process(at: n0, left: left * gain, right: right * gain, stereo: Base.channels == 2, frames: frames)
+        base.add(b, at: n0, left: l, right: r, gain: SIMD8(repeating: 1), frames: frames)
+    }
 }
 
 extension VoiceBlock {
-    /// Adds frames n0 ..< n0+8 of the voice into the mix.
-    /// - Parameters:
-    ///   - frameNumber: n + 1 in each lane (n0 + 1 … n0 + 8).
-    ///   - base: the fixed-point phase at frame n0, 0 ≤ base < loop.
-    ///   - offset: each lane's phase offset from `base` (≥ 0, < 2^31).
-    ///   - level: each lane's gain × edge fade.
-    ///   - inc: each lane's increment (read by the crossfades only).
-    ///   - read: how the tone is read (`TableRead`).
-    /// (Not marked `@_noLocks`, as `Mixer.mixVoice`: checked where it is inlined.
-    /// Kept under 64 SIL blocks for every `Read`: the optimizer's inliner gives up on
-    /// `@inline(__always)` for a larger callee in a caller of more than 64 blocks, as
-    /// `mixVoice` is. The stdlib's generic SIMD operations (`&`, `&>>`, `replacing`) are
-    /// loops there, a few blocks each; `&+`, `&-`, `&*` and comparisons are not.)
+    /// Adds frames n0 ..< n0+8 of the voice into `out` (its arguments, and why it is kept
+    /// under 64 SIL blocks: `VoiceBlock`'s documentation). (Not marked, as `mixVoice`.)
     @inline(__always)
     func mix<Read: TableRead, Out: VoiceOutput>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
-                                                inc: SIMD8<Int32>, read: Read.Type, out: inout Out) {
+                                                inc: SIMD8<Int32>, read: Read.Type, out: inout Out, frames: Int32 = 8) {
         let y = Read.sample(self, base: base, offset: offset, inc: inc, channel: 0)
         let right = Out.channels == 2 ? Read.sample(self, base: base, offset: offset, inc: inc, channel: rightBytes) : y
         // envelope(n) = floor + span·smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1));
         // constant for a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it (its
         // floor + span rides on the gain, `levelScale`).
         if sustained {
-            out.add(self, at: n0, left: y, right: right, gain: level)
+            out.add(self, at: n0, left: y, right: right, gain: level, frames: frames)
             return
         }
         let rampLinear = multiplyAdd(rampStep, frameNumber, ramp0)
         let ramp = lanewiseMin(lanewiseMax(rampLinear, SIMD8<Float>()), SIMD8<Float>(repeating: 1))
         let envelope = multiplyAdd(SIMD8(repeating: envSpan), ramp * ramp * (3 - 2 * ramp), SIMD8(repeating: envFloor))
-        out.add(self, at: n0, left: y, right: right, gain: level * envelope)
+        out.add(self, at: n0, left: y, right: right, gain: level * envelope, frames: frames)
     }
 }

@@ -80,6 +80,21 @@ struct VoiceBank {
     let panLeft: UnsafeMutablePointer<Float>
     let panRight: UnsafeMutablePointer<Float>
 
+    /// The timbre (0…1: the low-pass filter's cutoff, `FilterSettings`) the voice glides
+    /// to, its change per frame and the glide's frames left; whether no timbre has come
+    /// since the voice started (the first is taken at once, not glided to).
+    let timbreTarget: UnsafeMutablePointer<Float>
+    let timbreStep: UnsafeMutablePointer<Float>
+    let timbreLeft: UnsafeMutablePointer<Int32>
+    let timbreFresh: UnsafeMutablePointer<Bool>
+    /// The filter's state (`LowPassState`: ic1, ic2) of the left (or only) channel and of
+    /// the right.
+    let filterLeft: UnsafeMutablePointer<SIMD2<Float>>
+    let filterRight: UnsafeMutablePointer<SIMD2<Float>>
+    /// The filter still rings (its state above −120 dB) after the last span: a voice
+    /// whose envelope has ended lives on until it has rung out (cutting it would click).
+    let ringing: UnsafeMutablePointer<Bool>
+
     /// Frames of the current period already mixed into the mono mix (0 at each period's
     /// start): events catch a voice up to their frame, the period's end the rest.
     let mixedTo: UnsafeMutablePointer<Int32>
@@ -121,6 +136,13 @@ struct VoiceBank {
         endPhase = .allocate(capacity: capacity); endPhase.initialize(repeating: .max, count: capacity)
         panLeft = .allocate(capacity: capacity); panLeft.initialize(repeating: 1, count: capacity)
         panRight = .allocate(capacity: capacity); panRight.initialize(repeating: 1, count: capacity)
+        timbreTarget = .allocate(capacity: capacity); timbreTarget.initialize(repeating: 1, count: capacity)
+        timbreStep = .allocate(capacity: capacity); timbreStep.initialize(repeating: 0, count: capacity)
+        timbreLeft = .allocate(capacity: capacity); timbreLeft.initialize(repeating: 0, count: capacity)
+        timbreFresh = .allocate(capacity: capacity); timbreFresh.initialize(repeating: true, count: capacity)
+        filterLeft = .allocate(capacity: capacity); filterLeft.initialize(repeating: SIMD2(), count: capacity)
+        filterRight = .allocate(capacity: capacity); filterRight.initialize(repeating: SIMD2(), count: capacity)
+        ringing = .allocate(capacity: capacity); ringing.initialize(repeating: false, count: capacity)
         mixedTo = .allocate(capacity: capacity); mixedTo.initialize(repeating: 0, count: capacity)
         activeIndex = .allocate(capacity: capacity); activeIndex.initialize(repeating: -1, count: capacity)
         active = .allocate(capacity: capacity)
@@ -136,25 +158,33 @@ struct VoiceBank {
         hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
         special.deallocate(); region.deallocate(); table.deallocate(); released.deallocate(); switchPending.deallocate(); endPhase.deallocate()
         panLeft.deallocate(); panRight.deallocate()
+        timbreTarget.deallocate(); timbreStep.deallocate(); timbreLeft.deallocate(); timbreFresh.deallocate()
+        filterLeft.deallocate(); filterRight.deallocate(); ringing.deallocate()
         mixedTo.deallocate(); activeIndex.deallocate(); active.deallocate(); free.deallocate()
     }
 
     /// (Re)starts voice `v` for a touch: phase 0, parameters at their targets at once,
-    /// the attack of `envelope` from silence, playing `sound` (nil: the mixer's tone).
+    /// the attack of `envelope` from silence, playing `sound` (nil: the mixer's tone);
+    /// through the low-pass filter from `timbre` when `filtered` (its state kept when the
+    /// voice restarts for the touch that stole it: the old sound's ring-out goes on).
     @_noLocks @inline(__always)
     func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, envelope: Envelope,
-               region sound: UnsafePointer<SoundRegion>?, tables: UnsafePointer<ToneTable>) {
+               region sound: UnsafePointer<SoundRegion>?, tables: UnsafePointer<ToneTable>, filtered: Bool = false, timbre: Float = 1) {
+        if filtered {
+            timbreTarget[v] = timbre; timbreStep[v] = 0; timbreLeft[v] = 0; timbreFresh[v] = true
+            if !hasPending[v] { filterLeft[v] = SIMD2(); filterRight[v] = SIMD2(); ringing[v] = false }
+        }
         region[v] = sound
         table[v] = tables
         released[v] = false
         switchPending[v] = false
         if let sound {
-            special[v] = !sound.pointee.isPlain
+            special[v] = !sound.pointee.isPlain || filtered
             endPhase[v] = sound.pointee.heldEndPhase
             panLeft[v] = sound.pointee.panLeft
             panRight[v] = sound.pointee.panRight
         } else {
-            special[v] = false
+            special[v] = filtered
             endPhase[v] = .max
         }
         key[v] = k

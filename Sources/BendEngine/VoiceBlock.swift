@@ -22,6 +22,29 @@
 /// per-lane vectors from block to block with additions, so a block costs about 100
 /// instructions (`make bench-icount` prints the figure per voice-frame).
 ///
+/// `Mixer.mixVoice` mixes one span: `read` is how the tone is read (`TableRead`), a
+/// constant at each call site, so the loop is compiled once for each; `out` where the
+/// samples go (`VoiceOutput`). `levels`: the band-limited levels (`.level`,
+/// `.crossfade`, `.blend`; nil for the others). `levelIndex`: the level read (`.level`),
+/// the zone (`.crossfade`), or the first crossfade zone the span may touch (`.blend`, up
+/// to `lastZone`). The span runs in up to three stretches of 8-frame blocks, so the
+/// common blocks need no clamping: blocks wholly inside the glide (g = r − j > 0 in every
+/// lane; the lane offsets, increments and g advance by constant vectors), at most one
+/// block where the glide ends (the closed form with clamps), and blocks after the glide
+/// (offsets, increment and gain constant). Every stretch computes the same integers and
+/// Float expressions as the closed form, so the output does not depend on where a glide
+/// ends.
+///
+/// `VoiceBlock.mix` adds one block: `frameNumber` is n + 1 in each lane (n0 + 1 … n0 +
+/// 8), `base` the fixed-point phase at frame n0 (below the wrap), `offset` each lane's
+/// phase offset from it (≥ 0, < 2^31), `level` each lane's gain × edge fade, `inc` each
+/// lane's increment (read by the crossfades only), `frames` the block's frames that are
+/// the voice's. It is kept under 64 SIL blocks for every `Read`: the optimizer's inliner
+/// gives up on `@inline(__always)` for a larger callee in a caller of more than 64
+/// blocks, as `mixVoice` is. The stdlib's generic SIMD operations (`&`, `&>>`,
+/// `replacing`) are loops there, a few blocks each; `&+`, `&-`, `&*` and comparisons are
+/// not.
+///
 /// `VoiceBlock` is what every 8-frame block of one voice does once its lane offsets and
 /// levels are known: read the tone at the 8 positions, interpolate, apply level and envelope, and
 /// add into the mono mix. A value type of constants, built once per voice per span.

@@ -49,17 +49,31 @@ extension Mixer {
             voices.mixedTo[v] = stop
             if watched && voices.stageLeft[v] > 0 { endStage(v, frames: stop &- from) }
             from = stop
-            if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 {
-                if !voices.hasPending[v] { break }
-                voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v], gain: voices.pendingGain[v],
-                             age: voices.age[v], envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables))
-            }
+            if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 && !fadeEnded(v) { break }
         }
-        if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 && !voices.hasPending[v] {
-            freeVoice(at: Int(voices.activeIndex[v]))
-            return true
-        }
+        if voices.rampStep[v] < 0 && voices.ramp[v] <= 0 { return freeIfEnded(v) }
         return false
+    }
+
+    /// Voice `v`'s fade has ended in a span: the touch waiting for it starts (true: mix
+    /// on), or its filter still rings out (true), or it is done (false). Out of line, as
+    /// `freeIfEnded`: `mixSpan` must stay small enough to be inlined into `render`.
+    @_noLocks @inline(never)
+    func fadeEnded(_ v: Int) -> Bool {
+        guard voices.hasPending[v] else { return voices.ringing[v] }
+        voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v], gain: voices.pendingGain[v],
+                     age: voices.age[v], envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables),
+                     filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
+        return true
+    }
+
+    /// Frees voice `v`, whose fade has ended, unless a touch waits on it or its filter
+    /// rings out; true when freed.
+    @_noLocks @inline(never)
+    func freeIfEnded(_ v: Int) -> Bool {
+        guard !voices.hasPending[v] && !voices.ringing[v] else { return false }
+        freeVoice(at: Int(voices.activeIndex[v]))
+        return true
     }
 
     /// Mixes `count` frames of special voice `v` (`VoiceBank.special`) from frame `from`
@@ -75,20 +89,19 @@ extension Mixer {
         let table = voices.table[v]
         var levels: LevelTable?
         if case .bandLimited = state.pointee.interpolation { levels = table.pointee.levels }
+        let filtered = lowPass != nil
         if table.pointee.channels == 1 && region.pointee.pan == 0 {
-            mixMono(v, tone: table, levels: levels, into: mono + Int(from), count: count)
+            mixSpecialVoice(v, tone: table, levels: levels, into: mono + Int(from), count: count, layout: .mono, filtered: filtered)
         } else {
             if !state.pointee.stereoBuses {
                 let padded = (state.pointee.periodFrames + 7) & ~7
                 (mono + busFrames).update(repeating: 0, count: busFrames + padded)
                 state.pointee.stereoBuses = true
             }
-            if table.pointee.channels == 2 {
-                mixStereo(v, tone: table, levels: levels, into: mono + busFrames + Int(from), count: count)
-            } else {
-                mixPanned(v, tone: table, levels: levels, into: mono + busFrames + Int(from), count: count)
-            }
+            mixSpecialVoice(v, tone: table, levels: levels, into: mono + busFrames + Int(from), count: count,
+                            layout: table.pointee.channels == 2 ? .stereo : .panned, filtered: filtered)
         }
+        voices.timbreFresh[v] = false
         if voices.phase[v] >= voices.endPhase[v] {
             if voices.rampStep[v] > 0 && !voices.released[v] && !voices.switchPending[v] { index.remove(voices.key[v], voice: v) }
             voices.ramp[v] = 0
@@ -96,6 +109,43 @@ extension Mixer {
             voices.stageLeft[v] = 0
             voices.envFloor[v] = 0
         }
+    }
+
+    /// Voice `v`'s filter as its span starts (`LowPassFilter`). - Thread: render.
+    @_noLocks @inline(__always)
+    func filterStart(_ v: Int) -> LowPassFilter {
+        let l = voices.filterLeft[v], r = voices.filterRight[v]
+        return LowPassFilter(grid: lowPass.unsafelyUnwrapped, timbreTarget: voices.timbreTarget[v], timbreStep: voices.timbreStep[v],
+                             timbreLeft: voices.timbreLeft[v], left: LowPassState(l[0], l[1]), right: LowPassState(r[0], r[1]))
+    }
+
+    /// Voice `v`'s filter after a span of `count` frames: its state kept, its timbre glide
+    /// advanced. - Thread: render.
+    @_noLocks @inline(__always)
+    func filterEnd(_ v: Int, _ filter: LowPassFilter, count: Int) {
+        let l = SIMD2(filter.left.s0, filter.left.s1), r = SIMD2(filter.right.s0, filter.right.s1)
+        voices.filterLeft[v] = l
+        voices.filterRight[v] = r
+        let energy = l * l + r * r
+        voices.ringing[v] = energy[0] + energy[1] > 1e-12  // −120 dB
+        voices.timbreLeft[v] = max(voices.timbreLeft[v] &- Int32(count), 0)
+    }
+
+    /// Voice `v`'s timbre goes to `value` (0…1, clamped; NaN: 1): at once when none came
+    /// since it started, else gliding over the pitch glide's time from where it is.
+    @_noLocks
+    func setTimbre(_ v: Int, _ value: Float) {
+        let t = value.isNaN ? 1 : min(max(value, 0), 1)
+        if voices.timbreFresh[v] {
+            voices.timbreTarget[v] = t; voices.timbreStep[v] = 0; voices.timbreLeft[v] = 0
+            voices.timbreFresh[v] = false
+            return
+        }
+        let glide = state.pointee.glideFrames
+        let now = voices.timbreTarget[v] - voices.timbreStep[v] * Float(voices.timbreLeft[v])
+        voices.timbreTarget[v] = t
+        voices.timbreStep[v] = (t - now) / Float(glide)
+        voices.timbreLeft[v] = glide
     }
 
     /// Voice `v`, released in its region's sustain loop, goes on in the region's release

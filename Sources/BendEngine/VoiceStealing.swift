@@ -18,7 +18,8 @@ extension Mixer {
         if state.pointee.freeCount > 0 {
             state.pointee.freeCount -= 1
             let v = Int(voices.free[state.pointee.freeCount])
-            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables))
+            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables),
+                         filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
             voices.active[state.pointee.activeCount] = Int32(v)
             voices.activeIndex[v] = Int32(state.pointee.activeCount)
             voices.mixedTo[v] = offset

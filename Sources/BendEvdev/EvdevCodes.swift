@@ -28,6 +28,7 @@ public enum EvdevCode {
     public static let absMTPositionX: UInt16 = 0x35
     public static let absMTPositionY: UInt16 = 0x36
     public static let absMTToolType: UInt16 = 0x37
+    public static let absMTPressure: UInt16 = 0x3a
     public static let absMTTrackingID: UInt16 = 0x39
     public static let absMax: UInt16 = 0x3f
     /// ABS_MT_TOOL_TYPE value of a palm.

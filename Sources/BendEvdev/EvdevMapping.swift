@@ -18,6 +18,10 @@ public struct EvdevMapping: Sendable, Equatable {
     /// The accelerometer axis whose gravity component drives the pan.
     public var tiltAxis: TiltAxis = .x
     public var invertTilt = false
+    /// A multitouch device's touch pressure (ABS_MT_PRESSURE, over its axis' range)
+    /// goes as each touch's timbre (`ControlEvent.timbre`), after its down and each move
+    /// or pressure change: set when the instrument follows timbres (`EvdevSource`).
+    public var pressure = false
 
     public init(rotation: Rotation = .none, invertX: Bool = false, invertY: Bool = false,
                 tiltAxis: TiltAxis = .x, invertTilt: Bool = false) {

@@ -39,7 +39,8 @@ public final class EvdevSource: InputSource, @unchecked Sendable {
     ///   no touch device or accelerometer.
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let forward = self.forward
-        try startLoop { events in
+        // Touch pressure as the touches' timbre, when the instrument follows it.
+        try startLoop(pressure: port.takesTimbre) { events in
             for e in events {
                 port.send(e)
                 forward?(e)
@@ -52,8 +53,10 @@ public final class EvdevSource: InputSource, @unchecked Sendable {
     /// ≥ 2²⁴, apart from the terminal pad's.
     /// - Thread: setup; `onEvents` is called on the evdev thread.
     /// - Throws: as `start`.
-    public func startLoop(onEvents: @escaping @Sendable ([ControlEvent]) -> Void) throws {
+    public func startLoop(pressure: Bool = false, onEvents: @escaping @Sendable ([ControlEvent]) -> Void) throws {
         let note = self.note
+        var mapping = self.mapping
+        mapping.pressure = pressure
         let loop: EvdevPollLoop
         do {
             loop = try EvdevPollLoop(mapping: mapping, grab: grab, onFrame: { events, _, _ in onEvents(events) }, onNote: note)

@@ -15,12 +15,17 @@ struct SlotTracker {
         var tool: Int32 = 0
         var touch: UInt32?
         var sent: PadPoint?
+        /// ABS_MT_PRESSURE, and the timbre last sent (`EvdevMapping.pressure`).
+        var pressure: Int32?
+        var sentPressure: Double?
     }
     var slots: [Slot]
     var current: Int
     let map: PositionMap
     /// Semi-MT: only slot 0 plays (see `TouchProtocol.semiMTSlots`).
     let onlySlotZero: Bool
+    /// The pressure axis when touches' pressure goes as their timbre (nil: it does not).
+    let pressureAxis: AbsInfo?
 
     init(device: EvdevDeviceDescription, map: PositionMap, onlySlotZero: Bool) {
         let maxSlot = Int(device.absolute[EvdevCode.absMTSlot]?.maximum ?? 0)
@@ -36,6 +41,17 @@ struct SlotTracker {
         }
         self.map = map
         self.onlySlotZero = onlySlotZero
+        let axis = device.absolute[EvdevCode.absMTPressure]
+        pressureAxis = map.mapping.pressure && (axis.map { $0.maximum > $0.minimum } ?? false) ? axis : nil
+    }
+
+    /// Slot `i`'s pressure as a timbre (0…1 over the axis), when it changed since last sent.
+    mutating func timbre(_ i: Int) -> ControlEvent? {
+        guard let axis = pressureAxis, let p = slots[i].pressure, let id = slots[i].touch else { return nil }
+        let value = min(max(Double(p - axis.minimum) / Double(axis.maximum - axis.minimum), 0), 1)
+        guard value != slots[i].sentPressure else { return nil }
+        slots[i].sentPressure = value
+        return .timbre(id: id, value: value)
     }
 
     var active: [UInt32] { slots.compactMap(\.touch) }
@@ -46,6 +62,7 @@ struct SlotTracker {
             if let t = slots[i].touch { out.append(.touch(id: t, phase: .up, x: 0, y: 0)) }
             slots[i].touch = nil
             slots[i].sent = nil
+            slots[i].sentPressure = nil
         }
         for e in events where e.type == EvdevCode.evAbs {
             if e.code == EvdevCode.absMTSlot {
@@ -60,6 +77,7 @@ struct SlotTracker {
             case EvdevCode.absMTPositionX: slots[current].x = e.value
             case EvdevCode.absMTPositionY: slots[current].y = e.value
             case EvdevCode.absMTToolType: slots[current].tool = e.value
+            case EvdevCode.absMTPressure: slots[current].pressure = e.value
             default: break
             }
         }
@@ -79,6 +97,7 @@ struct SlotTracker {
                 out.append(.touch(id: s.touch!, phase: .move, x: p.x, y: p.y))
             }
             slots[i].sent = p
+            if let t = timbre(i) { out.append(t) }
         }
         return out
     }

@@ -28,6 +28,8 @@ struct TouchLedger {
             track(id, phase)
         case let .tilt(t):
             if !(-1...1).contains(t) { violated(target, "tilt \(t), outside −1…1") }
+        case let .timbre(id, value):
+            if !(0...1).contains(value) { violated(target, "timbre of touch \(id) \(value), outside 0…1") }
         case let .sustain(on):
             sustained = on
         }

@@ -42,6 +42,8 @@ public struct SoundSettings: Sendable {
     public var sustainLevel = 1.0
     /// A tone's sustain loop seam crossfaded over this long, seconds (0: none).
     public var loopCrossfadeSeconds = 0.0
+    /// The voices' low-pass filter following each touch's timbre; nil: none.
+    public var filter: FilterSettings?
 
     public init() {}
 
@@ -61,6 +63,7 @@ public struct SoundSettings: Sendable {
         configuration.decaySeconds = decaySeconds
         configuration.sustainLevel = sustainLevel
         configuration.releaseSeconds = releaseSeconds
+        configuration.filter = filter
     }
 }
 

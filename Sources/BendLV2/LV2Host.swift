@@ -1,4 +1,5 @@
 import CLV2
+import Glibc
 
 /// What the host passed to `instantiate` (its `LV2_Feature` list, lv2.h): the URID map
 /// (required, urid.h), the log (log.h), the worker's schedule (worker.h) and the options
@@ -8,6 +9,9 @@ struct LV2Host {
     let map: UnsafeMutablePointer<LV2_URID_Map>
     let log: UnsafeMutablePointer<LV2_Log_Log>?
     let schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+    /// state:makePath (state.h: a path in the plugin's own folder of the host's), or nil.
+    let makePath: UnsafeMutablePointer<LV2_State_Make_Path>?
+    let freePath: UnsafeMutablePointer<LV2_State_Free_Path>?
     /// `bufsz:maxBlockLength` (frames), when the host gave it in its options.
     let maxBlockLength: Int?
 
@@ -17,6 +21,8 @@ struct LV2Host {
         var log: UnsafeMutablePointer<LV2_Log_Log>?
         var schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
         var options: UnsafeMutablePointer<LV2_Options_Option>?
+        var makePath: UnsafeMutablePointer<LV2_State_Make_Path>?
+        var freePath: UnsafeMutablePointer<LV2_State_Free_Path>?
         var i = 0
         while let features, let f = features[i] {
             let uri = String(cString: f.pointee.URI)
@@ -25,6 +31,8 @@ struct LV2Host {
             case LV2URI.log: log = f.pointee.data?.assumingMemoryBound(to: LV2_Log_Log.self)
             case LV2URI.workerSchedule: schedule = f.pointee.data?.assumingMemoryBound(to: LV2_Worker_Schedule.self)
             case LV2URI.options: options = f.pointee.data?.assumingMemoryBound(to: LV2_Options_Option.self)
+            case LV2URI.stateMakePath: makePath = f.pointee.data?.assumingMemoryBound(to: LV2_State_Make_Path.self)
+            case LV2URI.stateFreePath: freePath = f.pointee.data?.assumingMemoryBound(to: LV2_State_Free_Path.self)
             default: break
             }
             i += 1
@@ -33,6 +41,8 @@ struct LV2Host {
         self.map = map
         self.log = log
         self.schedule = schedule
+        self.makePath = makePath
+        self.freePath = freePath
         var maxBlock: Int?
         // The options array ends with an option whose key is 0 (options.h).
         if let options {
@@ -46,6 +56,14 @@ struct LV2Host {
             }
         }
         maxBlockLength = maxBlock
+    }
+
+    /// A file `name` in the plugin's folder of the host's (state:makePath; the host makes
+    /// the folder), or nil without the feature.
+    func path(for name: String) -> String? {
+        guard let makePath, let p = makePath.pointee.path(makePath.pointee.handle, name) else { return nil }
+        defer { if let freePath { freePath.pointee.free_path(freePath.pointee.handle, p) } else { free(p) } }
+        return String(cString: p)
     }
 
     /// The URID of `uri` (urid.h: the same URI always maps to the same id).

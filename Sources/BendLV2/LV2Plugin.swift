@@ -1,5 +1,8 @@
 import BendControl
+import BendEngine
+import BendInstrument
 import CLV2
+import Foundation
 import Synchronization
 
 /// What the host's `LV2_Handle` points to: the render half (`connect_port`, `run`) and
@@ -18,35 +21,46 @@ final class LV2Plugin {
     /// The bundle's folder (the default tone and the web pad's page are in it).
     let bundle: String
     let rate: Double
-    let instrument: InstrumentStandIn
+    /// The instrument, as the assembly makes it for a host (tone, engine, render step).
+    let hosted: HostedInstrument
     let render: UnsafeMutablePointer<PluginRender>
     /// The files in use (for save and the worker). - Thread: any, under the lock.
     let files = Mutex(PluginFiles())
     /// The worker's answer being written (`WorkMessage`): the host copies it.
     /// - Thread: the host's worker.
     let response: UnsafeMutableRawPointer
+    /// The web pad (served by the worker when `web` is on), and its MPE's way to run().
+    let webPad: WebPad
+    let mpe: SPSCRing<MIDIPacket>
+    /// The pairing address's file (in the host's folder for the plugin, else the
+    /// user's state folder).
+    static let urlFileName = "web-pad-url.txt"
 
     /// Block length when the host promises none, frames (the largest, 8192).
     static let defaultMaxBlock = 8192
-    /// The default tone's file in the bundle (Assets/synth_tone_mono.caf).
-    static let toneFile = "synth_tone_mono.caf"
 
-    private init(host: LV2Host, log: LV2Log, bundle: String, rate: Double, instrument: InstrumentStandIn, bound: Int) {
+    private init(host: LV2Host, log: LV2Log, bundle: String, rate: Double, hosted: HostedInstrument, bound: Int) {
         self.host = host
         self.log = log
         self.bundle = bundle
         self.rate = rate
-        self.instrument = instrument
-        let mixer = instrument.instrument.mixer
+        self.hosted = hosted
+        let mixer = hosted.instrument.mixer
         let (source, ring) = mixer.addSource()
+        mpe = SPSCRing<MIDIPacket>(capacity: 8192)
+        webPad = WebPad(instrument: hosted.instrument, mpe: mpe, log: log, assets: bundle + "web", urlFile: LV2Plugin.urlFile(host))
         render = .allocate(capacity: 1)
-        render.initialize(to: PluginRender(driver: instrument.instrument.driver(), bound: bound,
-                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule))
+        render.initialize(to: PluginRender(driver: hosted.driver, bound: bound,
+                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule,
+                                           mpe: mpe))
         response = .allocate(byteCount: WorkMessage.responseHeader + WorkMessage.tuningBytes + WorkMessage.maximumPath, alignment: 16)
     }
 
     /// `instantiate`: nil (the host reports a failure) without `urid:map`, at a rate
-    /// outside 8000…768000 Hz, or when the default tone does not load; each logged.
+    /// outside 8000…768000 Hz, or when the default tone does not load; each logged. The
+    /// instrument is the assembly's `HostedInstrument`, from `SoundSettings` at the app's
+    /// defaults (band-limited, the limiter on, 0 dB, 64 voices, the bundle's tone): the
+    /// control ports change the mix bus and the interpreter while it plays.
     static func instantiate(rate: Double, bundle: String, features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) -> LV2_Handle? {
         guard let host = LV2Host(features) else {
             LV2Log.standardError("bendsynth: the host gave no urid:map; cannot instantiate\n")
@@ -60,14 +74,15 @@ final class LV2Plugin {
         let folder = bundle.hasSuffix("/") ? bundle : bundle + "/"
         // Blocks up to the host's promise (buf-size.h), else 8192; longer ones in steps.
         let bound = min(max(host.maxBlockLength ?? defaultMaxBlock, 1), defaultMaxBlock)
-        let instrument: InstrumentStandIn
+        let hosted: HostedInstrument
         do {
-            instrument = try InstrumentStandIn(tonePath: folder + toneFile, rate: rate, maxBlock: bound, log: log)
+            hosted = try HostedInstrument(sound: SoundSettings(), rate: rate, maxBlock: bound, assets: [String(folder.dropLast())],
+                                          log: { log.note($0) }, show: { log.note($0) })
         } catch {
             log.error("\(error)")
             return nil
         }
-        let plugin = LV2Plugin(host: host, log: log, bundle: folder, rate: rate, instrument: instrument, bound: bound)
+        let plugin = LV2Plugin(host: host, log: log, bundle: folder, rate: rate, hosted: hosted, bound: bound)
         let instance = UnsafeMutablePointer<LV2Instance>.allocate(capacity: 1)
         instance.initialize(to: LV2Instance(render: plugin.render, plugin: Unmanaged.passRetained(plugin)))
         return LV2_Handle(instance)
@@ -84,6 +99,16 @@ final class LV2Plugin {
         handle.unsafelyUnwrapped.assumingMemoryBound(to: LV2Instance.self).pointee.plugin.takeUnretainedValue()
     }
 
+    /// Where the pad's pairing address is written: the host's folder for the plugin
+    /// (state:makePath), else $XDG_STATE_HOME/bendsynth (~/.local/state/bendsynth).
+    static func urlFile(_ host: LV2Host) -> String? {
+        if let path = host.path(for: urlFileName) { return path }
+        let env = ProcessInfo.processInfo.environment
+        let folder = (env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")) + "/bendsynth"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder + "/" + urlFileName
+    }
+
     /// `activate`: a fresh start (LV2: the plugin resets its state); every note ends.
     func activate() { render.pointee.reset() }
     func deactivate() {}
@@ -93,10 +118,12 @@ final class LV2Plugin {
         guard let handle else { return }
         let instance = handle.assumingMemoryBound(to: LV2Instance.self)
         let plugin = instance.pointee.plugin.takeRetainedValue()
+        plugin.webPad.stop()
         plugin.render.pointee.deallocate()
         plugin.render.deallocate()
         plugin.response.deallocate()
-        plugin.instrument.deallocate()
+        plugin.hosted.deallocate()
+        plugin.mpe.deallocate()
         instance.deallocate()
     }
 }

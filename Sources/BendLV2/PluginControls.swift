@@ -16,6 +16,9 @@ struct PluginControls {
     var bendRange: Float = .nan
     var toneNote: Float = .nan
     var scaleRoot: Float = .nan
+    /// The web pad: on (> 0.5), and the pad settings it was served with.
+    var web: Float = 0
+    var pad: (Float, Float, Float, Float, Float, Float) = (.nan, .nan, .nan, .nan, .nan, .nan)
 }
 
 extension PluginRender {
@@ -64,6 +67,29 @@ extension PluginRender {
         // them again.
         if retune && state.pointee.scalePathCount > 0 {
             askWorker(WorkMessage.retune, path: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        applyWeb()
+    }
+}
+
+extension PluginRender {
+    /// The web pad: turned on or off, or (while on) its settings changed: the worker
+    /// serves it again with them.
+    /// - Thread: render.
+    @_noLocks
+    func applyWeb() {
+        let web = control(PluginPort.web, default: 0)
+        let pad = (control(PluginPort.toneNote, default: 69), control(PluginPort.scaleRoot, default: 0), control(PluginPort.pitchMap, default: 0),
+                   control(PluginPort.octaves, default: 2), control(PluginPort.round, default: 0), control(PluginPort.roundRate, default: 80))
+        let on = web > 0.5, wasOn = state.pointee.controls.web > 0.5
+        let old = state.pointee.controls.pad
+        let padChanged = pad.0 != old.0 || pad.1 != old.1 || pad.2 != old.2 || pad.3 != old.3 || pad.4 != old.4 || pad.5 != old.5
+        state.pointee.controls.web = web
+        if on && (!wasOn || padChanged) {
+            state.pointee.controls.pad = pad
+            askWorker(WorkMessage.webStart, path: UnsafeRawBufferPointer(start: nil, count: 0))
+        } else if !on && wasOn {
+            askWorker(WorkMessage.webStop, path: UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
 }

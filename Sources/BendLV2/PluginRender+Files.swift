@@ -1,5 +1,6 @@
 import BendControl
 import CLV2
+import Glibc
 
 /// The render thread's side of the file parameters (patch.h): a patch:Set of the scale
 /// goes to the host's worker (worker.h: loading is not real-time), whose answer comes
@@ -24,8 +25,10 @@ extension PluginRender {
     @_noLocks
     func askWorker(_ kind: UInt32, path: UnsafeRawBufferPointer) {
         guard let schedule else { state.pointee.refusedWork += 1; return }
-        let n = WorkMessage.writeRequest(kind, toneNote: control(PluginPort.toneNote, default: 69), scaleRoot: control(PluginPort.scaleRoot, default: 0),
-                                         path: path, into: request)
+        let controls = (control(PluginPort.toneNote, default: 69), control(PluginPort.scaleRoot, default: 0),
+                        control(PluginPort.pitchMap, default: 0), control(PluginPort.octaves, default: 2),
+                        control(PluginPort.round, default: 0), control(PluginPort.roundRate, default: 80))
+        let n = WorkMessage.writeRequest(kind, controls: controls, path: path, into: request)
         // schedule_work: worker.h says it is always safe to call from run().
         let status = _unsafePerformance { schedule.pointee.schedule_work(schedule.pointee.handle, UInt32(n), request) }
         if status != LV2_WORKER_SUCCESS { state.pointee.refusedWork += 1 }
@@ -61,9 +64,16 @@ extension PluginRender {
         interpreter.pointee.setKeys(tuning) { touch in
             gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
         }
+        // memcmp (libc): no lock, no allocation.
+        let newPath = base + WorkMessage.responseHeader + WorkMessage.tuningBytes, oldPath = UnsafeRawPointer(scalePath)
+        let changed = pathCount != state.pointee.scalePathCount || _unsafePerformance { memcmp(oldPath, newPath, pathCount) } != 0
         scalePath.copyMemory(from: base + WorkMessage.responseHeader + WorkMessage.tuningBytes, byteCount: pathCount)
         state.pointee.scalePathCount = pathCount
         state.pointee.notifyScale = true
+        // The pad draws the scale's steps: served again with it.
+        if changed && state.pointee.controls.web > 0.5 {
+            askWorker(WorkMessage.webStart, path: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
     }
 }
 

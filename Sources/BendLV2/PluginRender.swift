@@ -1,6 +1,8 @@
 import BendAudio
 import BendControl
+import BendEngine
 import BendMIDI
+import BendSystem
 import CLV2
 
 /// The render thread's half of the plugin: what `connect_port` and `run` touch. Plain
@@ -38,6 +40,9 @@ struct PluginRender {
     let state: UnsafeMutablePointer<RenderState>
     /// The host's worker (worker.h), or nil: then files are not loaded while running.
     let schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
+    /// The web pad's MPE, each packet at the stream frame it is due (`PluginMPEOut`); this
+    /// thread is its one consumer.
+    let mpe: SPSCRing<MIDIPacket>
     /// A worker request being written (`WorkMessage`). Owner: render.
     let request: UnsafeMutableRawPointer
     /// The scale file in use (its path's bytes, for patch:Get and the notification after
@@ -56,11 +61,15 @@ struct PluginRender {
         var notifyScale = false
         /// Worker requests the host refused (its queue full).
         var refusedWork = 0
+        /// The block length the stream clock was last told (its stamping latency).
+        var clockBlock = 0
     }
 
     /// - Thread: setup (instantiate).
-    init(driver: RenderDriver, bound: Int, gate: TouchGate, urids: PluginURIDs, schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?) {
+    init(driver: RenderDriver, bound: Int, gate: TouchGate, urids: PluginURIDs, schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?,
+         mpe: SPSCRing<MIDIPacket>) {
         self.schedule = schedule
+        self.mpe = mpe
         request = .allocate(byteCount: WorkMessage.requestHeader + WorkMessage.maximumPath, alignment: 8)
         scalePath = .allocate(byteCount: WorkMessage.maximumPath, alignment: 8)
         latencyFrames = Float(driver.mixer.latencyFrames)
@@ -126,15 +135,45 @@ struct PluginRender {
         if let input = ports[PluginPort.eventsIn] {
             AtomEvents(start: UnsafeRawPointer(input)).forEach { event in
                 let offset = min(max(Int(event.frame), 0), max(frames - 1, 0))
+                // The pad's MPE due up to here first: the output stays in time order.
+                sayMPE(before: position &+ UInt64(offset) &+ 1, blockStart: position, into: &output)
                 take(event, offset: offset, atFrame: position &+ UInt64(offset), output: &output)
             }
         }
+        sayMPE(before: position &+ UInt64(frames), blockStart: position, into: &output)
         if let output { state.pointee.droppedOutput += output.dropped }
+        // The stream clock stamps the pad's touches one block ahead: it follows the
+        // host's block length; each step publishes the time its first frame is due.
+        if let clock = driver.clock, frames != state.pointee.clockBlock, frames > 0 {
+            state.pointee.clockBlock = frames
+            clock.setPeriodFrames(frames)
+        }
+        let start: UInt64 = driver.clock != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
+        let rate = UInt64(driver.mixer.configuration.rate)
         var done = 0
         while done < frames {
             let n = min(bound, frames - done)
-            _ = driver.period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch))
+            _ = driver.period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch),
+                              publishing: start &+ UInt64(done) &* 1_000_000_000 / max(rate, 1))
             done += n
+        }
+    }
+
+    /// The pad's MPE packets due before stream frame `end`, at their offsets in the block
+    /// that starts at `blockStart` (a late one at offset 0).
+    /// - Thread: render.
+    @_noLocks
+    func sayMPE(before end: UInt64, blockStart: UInt64, into output: inout AtomSequenceWriter?) {
+        let type = urids.midiEvent
+        while let p = mpe.peek(), p.frame < end {
+            mpe.pop()
+            guard output != nil else { continue }
+            let offset = p.frame > blockStart ? Int(p.frame &- blockStart) : 0
+            output!.append(frame: offset, type: type, count: Int(p.count)) { at in
+                at.storeBytes(of: p.byte0, toByteOffset: 0, as: UInt8.self)
+                if p.count > 1 { at.storeBytes(of: p.byte1, toByteOffset: 1, as: UInt8.self) }
+                if p.count > 2 { at.storeBytes(of: p.byte2, toByteOffset: 2, as: UInt8.self) }
+            }
         }
     }
 

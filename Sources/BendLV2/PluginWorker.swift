@@ -40,27 +40,26 @@ extension LV2Plugin {
     /// plays on.
     /// - Thread: the host's worker (non-real-time, one call at a time).
     func work(_ data: UnsafeRawBufferPointer, respond: (UnsafeRawBufferPointer) -> Void) {
-        let kind = WorkMessage.kind(data)
-        guard data.count >= WorkMessage.requestHeader else { return }
-        let toneNote = Double(data.loadUnaligned(fromByteOffset: 4, as: Float.self))
-        let scaleRoot = Double(data.loadUnaligned(fromByteOffset: 8, as: Float.self))
-        let pathCount = min(Int(data.loadUnaligned(fromByteOffset: 12, as: UInt32.self)), data.count - WorkMessage.requestHeader)
-        let path = String(decoding: UnsafeRawBufferPointer(rebasing: data[WorkMessage.requestHeader..<(WorkMessage.requestHeader + pathCount)]),
-                          as: UTF8.self)
-        switch kind {
+        guard let request = WorkRequest(data) else { return }
+        let pad = request.pad
+        switch request.kind {
         case WorkMessage.loadScale:
             do {
-                let scale = try ScalaFile.load(path: path)
-                files.withLock { $0 = PluginFiles(scalePath: path, scale: scale) }
-                log.note("scale '\(path)': \(scale.degrees.count) steps")
-                respond(keys(scale, toneNote: toneNote, scaleRoot: scaleRoot, path: path))
+                let scale = try ScalaFile.load(path: request.path)
+                files.withLock { $0 = PluginFiles(scalePath: request.path, scale: scale) }
+                log.note("scale '\(request.path)': \(scale.degrees.count) steps")
+                respond(keys(scale, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: request.path))
             } catch {
                 log.error("\(error); the tuning in use plays on")
             }
         case WorkMessage.retune:
             let current = files.withLock { $0 }
             guard let scale = current.scale, let scalePath = current.scalePath else { return }
-            respond(keys(scale, toneNote: toneNote, scaleRoot: scaleRoot, path: scalePath))
+            respond(keys(scale, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: scalePath))
+        case WorkMessage.webStart:
+            webPad.start(pad, scale: files.withLock { $0.scale })
+        case WorkMessage.webStop:
+            webPad.stop()
         default:
             break
         }

@@ -4,8 +4,9 @@ import BendControl
 /// host copies; nothing in them is freed by the host). Little-endian fields at fixed
 /// offsets, written and read in place: no allocation on the audio thread.
 ///
-/// Request: kind (UInt32), the tone note and the scale root (Float32 each: the control
-/// ports' values when it was asked), the path's byte count (UInt32), the path's bytes.
+/// Request: kind (UInt32); the control ports' values when it was asked (Float32 each):
+/// tone note, scale root, pad pitch map, octaves, rounding, rounding time (ms); the
+/// path's byte count (UInt32), the path's bytes.
 /// Response `scaleLoaded`: kind, the path's byte count, the `KeyboardTuning` (its bytes),
 /// the path's bytes. Response `scaleFailed`: kind only (the worker logged why).
 enum WorkMessage {
@@ -15,23 +16,31 @@ enum WorkMessage {
     static var retune: UInt32 { @_noLocks get { 2 } }
     /// The keys of a loaded scale, for the render thread.
     static var scaleLoaded: UInt32 { @_noLocks get { 3 } }
+    /// Serve the web pad with the settings of the request (again, when it is served).
+    static var webStart: UInt32 { @_noLocks get { 4 } }
+    /// Stop serving it.
+    static var webStop: UInt32 { @_noLocks get { 5 } }
 
     /// Longest path taken, bytes (a longer one is refused with a log line).
     static var maximumPath: Int { @_noLocks get { 4096 } }
-    static var requestHeader: Int { @_noLocks get { 16 } }
+    static var requestHeader: Int { @_noLocks get { 32 } }
     static var responseHeader: Int { @_noLocks get { 8 } }
     static var tuningBytes: Int { @_noLocks get { MemoryLayout<KeyboardTuning>.size } }
 
     /// Writes a request into `buffer` (room for `requestHeader + maximumPath` bytes).
     /// Returns its byte count.
     @_noLocks
-    static func writeRequest(_ kind: UInt32, toneNote: Float, scaleRoot: Float, path: UnsafeRawBufferPointer,
+    static func writeRequest(_ kind: UInt32, controls: (Float, Float, Float, Float, Float, Float), path: UnsafeRawBufferPointer,
                              into buffer: UnsafeMutableRawPointer) -> Int {
         let n = min(path.count, maximumPath)
         buffer.storeBytes(of: kind, toByteOffset: 0, as: UInt32.self)
-        buffer.storeBytes(of: toneNote, toByteOffset: 4, as: Float.self)
-        buffer.storeBytes(of: scaleRoot, toByteOffset: 8, as: Float.self)
-        buffer.storeBytes(of: UInt32(n), toByteOffset: 12, as: UInt32.self)
+        buffer.storeBytes(of: controls.0, toByteOffset: 4, as: Float.self)
+        buffer.storeBytes(of: controls.1, toByteOffset: 8, as: Float.self)
+        buffer.storeBytes(of: controls.2, toByteOffset: 12, as: Float.self)
+        buffer.storeBytes(of: controls.3, toByteOffset: 16, as: Float.self)
+        buffer.storeBytes(of: controls.4, toByteOffset: 20, as: Float.self)
+        buffer.storeBytes(of: controls.5, toByteOffset: 24, as: Float.self)
+        buffer.storeBytes(of: UInt32(n), toByteOffset: 28, as: UInt32.self)
         if n > 0, let base = path.baseAddress { (buffer + requestHeader).copyMemory(from: base, byteCount: n) }
         return requestHeader + n
     }
@@ -40,5 +49,23 @@ enum WorkMessage {
     @_noLocks
     static func kind(_ data: UnsafeRawBufferPointer) -> UInt32 {
         data.count >= 4 ? data.loadUnaligned(fromByteOffset: 0, as: UInt32.self) : 0
+    }
+}
+
+/// A request as the worker reads it.
+struct WorkRequest {
+    var kind: UInt32
+    var pad: WebPadSettings
+    var path: String
+
+    /// nil for a short request.
+    init?(_ data: UnsafeRawBufferPointer) {
+        guard data.count >= WorkMessage.requestHeader else { return nil }
+        func float(_ at: Int) -> Double { Double(data.loadUnaligned(fromByteOffset: at, as: Float.self)) }
+        kind = data.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
+        pad = WebPadSettings(toneNote: float(4), pitchMap: Int(float(12)), octaves: min(max(float(16), 0.1), 8), scaleRoot: max(float(8), 0),
+                          round: Int(float(20)), roundRate: min(max(float(24), 1), 2000) / 1000)
+        let count = min(Int(data.loadUnaligned(fromByteOffset: 28, as: UInt32.self)), data.count - WorkMessage.requestHeader)
+        path = String(decoding: UnsafeRawBufferPointer(rebasing: data[WorkMessage.requestHeader..<(WorkMessage.requestHeader + count)]), as: UTF8.self)
     }
 }

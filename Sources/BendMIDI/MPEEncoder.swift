@@ -109,11 +109,33 @@ public struct MPEEncoder: Sendable {
         case let .tilt(t):
             let v = t.isNaN ? 0 : min(max(t, -1), 1)
             burst.append(.controlChange(0, 10, MPEEncoder.nearest((v + 1) / 2 * 127)))
+        case let .timbre(id, value):
+            timbre(key: UInt64(source) << 32 | UInt64(id), value: value, &burst)
         case .sustain:
             // Nothing: the port defers a sustained touch's up until the control is let
             // go, so its note-off already comes when the sound ends.
             break
         }
+    }
+
+    /// A touch's timbre (a finger's second dimension) as its channel's CC 74, when it
+    /// changed; nothing for a touch with no note.
+    @_noLocks
+    private mutating func timbre(key: UInt64, value: Double, _ burst: inout MIDIBurst) {
+        let t = MPEEncoder.level(value.isNaN ? 0 : min(max(value, 0), 1))
+        let n = MPEEncoder.memberChannels
+        var out = burst
+        withSlots { slots in
+            var i = 0
+            while i < n {
+                if slots[i].active && slots[i].key == key && slots[i].timbre != t {
+                    out.append(.controlChange(slots[i].channel, 74, t))
+                    slots[i].timbre = t
+                }
+                i += 1
+            }
+        }
+        burst = out
     }
 
     /// Note-offs for every touch held (the output stops).

@@ -15,6 +15,10 @@ public enum WebMessage: Sendable, Equatable {
     case ping(clientTime: Double)
     /// `s 1` / `s 0`: the page's sustain button goes down / is let go.
     case sustain(Bool)
+    /// `f ID VALUE`: touch `id`'s second dimension, 0…1 (the pointer's pressure where the
+    /// browser measures it, else its contact size), after its `d` or `m`: the voice's
+    /// timbre (`ControlEvent.timbre`).
+    case force(id: UInt32, value: Double)
 }
 
 /// Why a message was refused: the connection is closed with this as the reason.
@@ -80,6 +84,12 @@ public enum WebMessageDecoder {
             let t = try number(fields[4], field: "t", at: at, in: 0...1e15)
             let phase: TouchPhase = fields[0] == "d" ? .down : fields[0] == "m" ? .move : .up
             return .touch(id: id, phase: phase, x: x, y: y, clientTime: t)
+        case "f":
+            try count(3, "f ID VALUE")
+            guard let id = UInt32(fields[1]), id <= maxTouchID, fields[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw WebMessageError("\(at): id: expected an integer 0…\(maxTouchID), got '\(fields[1])'")
+            }
+            return .force(id: id, value: try number(fields[2], field: "value", at: at, in: 0...1))
         case "t":
             try count(2, "t VALUE")
             return .tilt(try number(fields[1], field: "tilt", at: at, in: -1...1))
@@ -93,7 +103,7 @@ public enum WebMessageDecoder {
             }
             return .sustain(fields[1] == "1")
         default:
-            throw WebMessageError("\(at): unknown type '\(fields[0].prefix(16))' (expected h, d, m, u, t, p or s)")
+            throw WebMessageError("\(at): unknown type '\(fields[0].prefix(16))' (expected h, d, m, u, f, t, p or s)")
         }
     }
 
@@ -118,14 +128,16 @@ public enum WebMessageDecoder {
 /// `P T XRUNS VOICES TOUCHES` for each ping. Closing reasons go in the WebSocket close
 /// frame (`WebCloseCode`).
 public enum WebReply {
-    public static func paired(connection: Int, pitchMap: PitchMap, toneNote: Double = 69) -> String {
+    /// (`timbre`: the instrument follows touches' timbres — a filter — so the page sends
+    /// each finger's second dimension: `ok N MAP NOTE timbre`.)
+    public static func paired(connection: Int, pitchMap: PitchMap, toneNote: Double = 69, timbre: Bool = false) -> String {
         let map: String
         switch pitchMap {
         case .linear: map = "linear"
         case let .exponential(octaves): map = "exp:\(octaves)"
         case let .exponentialAround(octaves, centre): map = "exp:\(octaves):\(centre)"
         }
-        return "ok \(connection) \(map) \(number(toneNote))"
+        return "ok \(connection) \(map) \(number(toneNote))" + (timbre ? " timbre" : "")
     }
     /// `guides X:RATIO:DEGREE:LABEL:NAME …`, sent after `ok` when the instrument plays a
     /// scale: each step inside the pad, left to right, at pad x X (0…1), its pitch ratio to

@@ -94,6 +94,8 @@ public final class WebSessions: Sendable {
     public let guides: [ScaleGuide]
     /// The MIDI note the tone sounds at as recorded (69 = A4), sent in `ok`.
     public let toneNote: Double
+    /// The instrument follows touches' timbres: the page sends `f` lines (`WebReply.paired`).
+    public let timbre: Bool
     private let emit: @Sendable (ControlEvent) -> Void
     private let status: @Sendable () -> (xruns: Int, voices: Int)
     private let sounding: @Sendable () -> [UInt32: Double]
@@ -107,7 +109,7 @@ public final class WebSessions: Sendable {
     ///     called under this object's lock. Empty: as sent.
     ///   - log: a line for the player (touches ended by silence, started again).
     public init(token: WebToken, limits: WebLimits = WebLimits(), pitchMap: PitchMap = .linear, guides: [ScaleGuide] = [],
-                toneNote: Double = 69,
+                toneNote: Double = 69, timbre: Bool = false,
                 emit: @escaping @Sendable (ControlEvent) -> Void,
                 status: @escaping @Sendable () -> (xruns: Int, voices: Int) = { (0, 0) },
                 sounding: @escaping @Sendable () -> [UInt32: Double] = { [:] },
@@ -117,6 +119,7 @@ public final class WebSessions: Sendable {
         self.pitchMap = pitchMap
         self.guides = guides
         self.toneNote = toneNote
+        self.timbre = timbre
         self.emit = emit
         self.status = status
         self.sounding = sounding
@@ -195,7 +198,7 @@ public final class WebSessions: Sendable {
                     let taken = Set(s.sessions.values.filter(\.paired).map(\.number))
                     session.number = (1...).first { !taken.contains($0) }!
                     s.sessions[connection] = session
-                    replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap, toneNote: toneNote))
+                    replies.append(WebReply.paired(connection: session.number, pitchMap: pitchMap, toneNote: toneNote, timbre: timbre))
                     if !guides.isEmpty { replies.append(WebReply.guides(guides)) }
                     continue
                 }
@@ -224,6 +227,9 @@ public final class WebSessions: Sendable {
                     s.sessions[connection] = session
                 case let .tilt(value):
                     emit(.tilt(value))
+                case let .force(id, value):
+                    // A sounding touch's second dimension, under the id its touch goes by.
+                    if let mapped = s.touches.id(of: WebTouch(connection: connection, id: id)) { emit(.timbre(id: mapped, value: value)) }
                 case let .sustain(on):
                     // One port for every phone: sustain is on while any phone's button is down.
                     let before = s.sustained

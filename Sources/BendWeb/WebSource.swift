@@ -83,7 +83,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
         let meters = context.meters, output = context.output, board = context.touchBoard, source = port.source
         let sessions = WebSessions(token: token, pitchMap: context.pitchMap,
                                    guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], toneNote: context.toneNote,
-                                   emit: { port.send($0) }, status: { (output.xruns, meters.voices) },
+                                   timbre: port.takesTimbre, emit: { port.send($0) }, status: { (output.xruns, meters.voices) },
                                    sounding: { board?.touches(of: source).mapValues(\.x) ?? [:] }, log: log)
         do {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,

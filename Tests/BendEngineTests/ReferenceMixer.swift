@@ -77,6 +77,12 @@ struct ReferenceMixer {
         var released = false
         var switchPending = false
         var ended = false
+        /// The low-pass filter: the timbre (glide as the pitch's), the state (ic1, ic2)
+        /// per channel, whether no timbre came since the start.
+        var timbreTarget = 1.0, timbreStep = 0.0
+        var timbreLeft: Int32 = 0
+        var timbreFresh = true
+        var filterState: [(Double, Double)] = [(0, 0), (0, 0)]
     }
 
     let region: Region
@@ -134,7 +140,8 @@ struct ReferenceMixer {
                 retarget(i, e.value, gain)
             } else {
                 voices.append(Voice(key: e.key, incTarget: Self.increment(e.value), gainTarget: Double(gain), rampStep: attackStep,
-                                    span: decayStep > 0 ? 1 : sustain, attackLeft: decayStep > 0 ? attackFrames : 0))
+                                    span: decayStep > 0 ? 1 : sustain, attackLeft: decayStep > 0 ? attackFrames : 0,
+                                    timbreTarget: Double(Float(configuration.filter?.initialTimbre ?? 1))))
             }
         case .move:
             if let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) { retarget(i, e.value, Self.edgeFaded(e.gain, e.value)) }
@@ -163,6 +170,15 @@ struct ReferenceMixer {
             panTarget = Double(min(max(e.value, -1), 1))
             panStep = (panTarget - now) / Double(panGlide)
             panLeft = panGlide
+        case .timbre:
+            guard configuration.filter != nil, let i = voices.firstIndex(where: { $0.key == e.key && !$0.releasing }) else { return }
+            let t = Double(min(max(e.value, 0), 1))
+            if voices[i].timbreFresh {
+                voices[i].timbreTarget = t; voices[i].timbreStep = 0; voices[i].timbreLeft = 0; voices[i].timbreFresh = false
+            } else {
+                let now = voices[i].timbreTarget - voices[i].timbreStep * Double(voices[i].timbreLeft)
+                voices[i].timbreTarget = t; voices[i].timbreStep = (t - now) / Double(glide); voices[i].timbreLeft = glide
+            }
         case .releaseSource, .releaseAll:
             fatalError("not used by the comparison")
         }
@@ -220,25 +236,48 @@ struct ReferenceMixer {
                 if v.attackLeft == 0 { v.floor = 1; v.span = sustain - 1; v.ramp = 0; v.rampStep = decayStep }
             }
             let fade = min(Double(inc) * unit / 0.05, 1)
-            let ys = (0..<table.channels.count).map { sample(table, channel: $0, phase: v.phase, inc: inc) }
             let level = gain * envelope * fade
+            var ys = (0..<table.channels.count).map { sample(table, channel: $0, phase: v.phase, inc: inc) * level }
+            if let settings = configuration.filter {
+                // The cutoff of the grid step nearest the timbre (`LowPassGrid`), Simper's
+                // trapezoidal SVF per sample in Double.
+                let t = v.timbreTarget - v.timbreStep * Double(max(v.timbreLeft, 0))
+                let step = Double(Int(Float(min(max(t, 0), 1)) * 1023 + 0.5)) / 1023
+                let fc = min(settings.lowHz * pow(settings.highHz / settings.lowHz, step), 0.49 * configuration.rate)
+                let g = Foundation.tan(Double.pi * fc / configuration.rate), k = 1 / min(max(settings.q, 0.5), 20)
+                let a1 = 1 / (1 + g * (g + k)), a2 = g * a1, a3 = g * a2
+                for c in ys.indices {
+                    var (ic1, ic2) = v.filterState[c]
+                    let v3 = ys[c] - ic2, v1 = a1 * ic1 + a2 * v3, v2 = ic2 + a2 * ic1 + a3 * v3
+                    ic1 = 2 * v1 - ic1; ic2 = 2 * v2 - ic2
+                    v.filterState[c] = (ic1, ic2)
+                    ys[c] = v2
+                }
+                v.timbreLeft = max(v.timbreLeft - 1, 0)
+            }
+            v.timbreFresh = false
             if table.channels.count == 2 {
-                left += ys[0] * level * panL
-                right += ys[1] * level * panR
+                left += ys[0] * panL
+                right += ys[1] * panR
             } else if panned {
-                left += ys[0] * level * panL
-                right += ys[0] * level * panR
+                left += ys[0] * panL
+                right += ys[0] * panR
             } else {
-                mono += ys[0] * level
+                mono += ys[0]
             }
             v.phase += Int64(inc)
             v.glideLeft = max(v.glideLeft - 1, 0)
             // Past the silent end of its table the voice ends.
             let end = v.released ? region.releaseEnd : region.heldEnd
-            if let end, v.phase >= Int64(end) << Int64(Self.bits) { v.ended = true }
+            if let end, v.phase >= Int64(end) << Int64(Self.bits) { v.ended = true; v.ramp = 0; v.rampStep = -1; v.floor = 0 }
             voices[i] = v
         }
-        voices.removeAll { ($0.rampStep < 0 && $0.ramp <= 0) || $0.ended }
+        // A voice ends with its envelope (or its sound), once its filter has rung out
+        // (its state below −120 dB).
+        voices.removeAll { v in
+            let ringing = v.filterState.reduce(0.0) { $0 + $1.0 * $1.0 + $1.1 * $1.1 } > 1e-12
+            return (v.rampStep < 0 && v.ramp <= 0 || v.ended) && !ringing
+        }
         let pan = panTarget - panStep * Double(max(panLeft, 0))
         panLeft = max(panLeft - 1, 0)
         let theta = (min(max(pan, -1), 1) + 1) * Double.pi / 4

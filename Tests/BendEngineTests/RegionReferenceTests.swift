@@ -130,4 +130,38 @@ extension MixerReferenceTests {
             XCTAssertLessThan(Measure.dB(worst), -100, "\(name): largest difference \(worst) at frame \(worstAt / 2)")
         }
     }
+
+    /// Voices through the low-pass filter against the reference (per-sample filter in
+    /// Double): each touch's timbre set with its down (random, so every voice has a cutoff
+    /// of its own, constant: the engine's per-block coefficients then equal the
+    /// reference's per-sample ones), mono, stereo and panned regions, Q 0.7 and 4.
+    func testFilteredVoicesMatchReference() {
+        var rng = SplitMix(seed: 0xF117_0027)
+        for trial in 0..<6 {
+            let channels = trial % 3 == 1 ? 2 : 1
+            let pan: Float = trial % 3 == 2 ? 0.4 : 0
+            let sound = Self.randomSound(channels: channels, frames: 3000, using: &rng)
+            let (region, refRegion, _) = Self.testRegion(sound, loop: (1000, 2500), direction: .forward, mode: .loopContinuous, pan: pan, levels: false)
+            let voices = Int.random(in: 2...12, using: &rng), period = [64, 100, 256][trial % 3]
+            var events = randomEvents(voices: voices, frames: 24_000, using: &rng)
+            for e in events where e.kind == .down {
+                events.append(EngineEvent(frame: e.frame, kind: .timbre, key: e.key, value: Float.random(in: 0.2...1, using: &rng)))
+            }
+            events = events.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+            var configuration = MixerConfiguration(rate: 48_000, maxPeriodFrames: period, voices: voices)
+            configuration.interpolation = .cubic
+            configuration.filter = FilterSettings(q: trial < 3 ? 0.7 : 4)
+            let h = RenderHarness(voices: voices, period: period, region: region) { $0 = configuration }
+            defer { h.free() }
+            let fast = h.render(frames: 24_000, events: events)
+            var reference = ReferenceMixer(region: refRegion, configuration: configuration, levels: nil)
+            let slow = reference.render(frames: 24_000, events: events)
+            var worst = 0.0, peak = 0.0
+            for i in 0..<fast.count { worst = max(worst, abs(Double(fast[i]) - slow[i])); peak = max(peak, abs(slow[i])) }
+            print(String(format: "filter trial %d (%d ch, pan %.1f, period %d): peak %.3f, largest difference %.1f dBFS",
+                         trial, channels, pan, period, peak, Measure.dB(worst)))
+            XCTAssertGreaterThan(peak, 0.001)
+            XCTAssertLessThan(Measure.dB(worst), -100, "trial \(trial)")
+        }
+    }
 }

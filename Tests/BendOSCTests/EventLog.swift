@@ -29,6 +29,8 @@ final class EventLog {
             faults.append("a pitched touch: OSC gives pad positions")
         case .sustain:
             faults.append("sustain: OSC has no sustain message")
+        case .timbre:
+            faults.append("a timbre: OSC gives none")
         case let .tilt(t):
             if !(-1...1).contains(t) { faults.append("tilt \(t)") }
             tilt = t

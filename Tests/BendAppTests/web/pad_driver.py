@@ -14,6 +14,8 @@ Scenarios (each prints `key value...` lines on stdout for the Swift test to chec
                         px) of every guide line crossing the screenshot's row at 30 %
   sustain URL           a finger down on the pad, a second on the sustain button; the first
                         lifted (a ping answered after it), then the second
+  hold URL X Y SECONDS  one finger down at pad (X, Y), held SECONDS, lifted: prints the
+                        point (the LV2 plugin's phone-pad test)
   wrongtoken URL        waits for the page's message; a finger down and up anyway
   kill URL              one finger down, then Chromium killed: prints the kill time
   pages URL N           N pages at once (tabs), one finger each, held; then page N+1
@@ -338,6 +340,21 @@ def scenario_sustain(browser, url):
     browser.wait_for(session, "rtt !== null", "a ping's answer after the let-go")
 
 
+def scenario_hold(browser, url, x, y, seconds):
+    session = connected(browser, url)
+    finger = (1, *to_pixels(pad_size(browser, session), x, y))
+    browser.touch(session, "touchStart", [finger])
+    browser.wait_for(session, "touches.size === 1", "the finger on the page")
+    print("down", x, y)
+    sys.stdout.flush()
+    time.sleep(seconds)  # the finger is held this long: what the test listens to
+    browser.touch(session, "touchEnd", [finger])
+    browser.wait_for(session, "touches.size === 0", "the finger's up on the page")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "a ping's answer after the up")
+    print("up")
+
+
 def scenario_wrongtoken(browser, url):
     session = browser.open(url)
     browser.wait_for(session, "typeof message !== 'undefined' && !message.hidden", "the page's message")
@@ -596,6 +613,8 @@ def main():
             scenario_guides(browser, url, args[0], float(args[1]))
         elif scenario == "sustain":
             scenario_sustain(browser, url)
+        elif scenario == "hold":
+            scenario_hold(browser, url, float(args[0]), float(args[1]), float(args[2]))
         elif scenario == "wrongtoken":
             scenario_wrongtoken(browser, url)
         elif scenario == "kill":
