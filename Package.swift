@@ -20,6 +20,7 @@
 //   BendMIDI → BendControl, BendSystem, CALSA
 //   BendWeb → BendControl, BendSystem, CWebsockets, CQRencode, CSSL, CSodium
 //   BendControl → BendEngine, BendSystem
+//   BendSFZ → —
 //   BendDBus → BendSystem, CSystemd
 //   BendSystem → CFloatEnv, CSystem, CGetopt
 //   BendEngine → —
@@ -118,6 +119,9 @@ let package = Package(
 
         // The render loop: voices, mixer, rings. Imports Synchronization only.
         .target(name: "BendEngine", path: "Sources/BendEngine"),
+        // The SFZ format's text (headers, opcodes, #define, #include) read into regions: a
+        // pure decoder of outside bytes, below audio out, which loads the samples.
+        .target(name: "BendSFZ", path: "Sources/BendSFZ"),
         // The runtime: errors, threads, the event loop, sockets, clocks, signals, terminal modes.
         .target(name: "BendSystem", dependencies: ["CFloatEnv", "CSystem", "CGetopt"], path: "Sources/BendSystem"),
         // Touches and tilt → engine events; pitch map; touch scripts.
@@ -177,6 +181,7 @@ let package = Package(
         .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
+        .testTarget(name: "BendSFZTests", dependencies: ["BendSFZ"], path: "Tests/BendSFZTests", swiftSettings: testSettings),
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CAllocCounter"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),

@@ -33,6 +33,8 @@ MAX_LINES = 400
 # are layer 0). Targets on the same layer (the input sources, audio out) never see each other.
 LAYERS = {
     "BendEngine": 1, "BendSystem": 1,
+    # the SFZ format's text read into regions (a pure decoder; audio out loads the samples).
+    "BendSFZ": 1,
     "BendControl": 2,
     # libsystemd's services, the system layer's second target (BendSystem links no
     # libsystemd): D-Bus (sd-bus) run by BendSystem's EventLoop (BlueZ for BendPeers),

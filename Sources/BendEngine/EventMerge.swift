@@ -78,7 +78,11 @@ extension Mixer {
     func move(_ event: EngineEvent, at offset: Int32) {
         let v = index.find(event.key)
         if v >= 0 && !catchUp(v, to: offset) {
-            retarget(v, key: event.key, ratio: event.value, gain: Mixer.edgeFadedGain(event.gain, ratio: event.value))
+            let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
+            retarget(v, key: event.key, ratio: event.value, gain: gain)
+            if !voices.crossfadeRole[v].isNone || voices.region[v].unsafelyUnwrapped.pointee.placement.zoned {
+                followPitch(v, key: event.key, ratio: event.value, gain: gain, at: offset)
+            }
         }
     }
 
@@ -94,14 +98,18 @@ extension Mixer {
             let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
             if v >= 0 {
                 retarget(v, key: event.key, ratio: event.value, gain: gain)
+                followPitch(v, key: event.key, ratio: event.value, gain: gain, at: offset)
             } else {
-                startVoice(event.key, ratio: event.value, gain: gain, at: offset)
+                startVoice(event.key, ratio: event.value, gain: gain, velocity: event.gain, at: offset)
             }
         case .move:
             move(event, at: offset)
         case .up:
             let v = index.find(event.key)
-            if v >= 0 && !catchUp(v, to: offset) { release(v, key: event.key) }
+            if v >= 0 && !catchUp(v, to: offset) {
+                releasePartner(v, at: offset)
+                release(v, key: event.key)
+            }
         case .pan:
             queuePan(event, at: offset, out: out)
         case .releaseSource:
@@ -114,7 +122,11 @@ extension Mixer {
             releaseMatching(source: 0, all: true)
         case .timbre:
             let v = index.find(event.key)
-            if v >= 0 && lowPass != nil && !catchUp(v, to: offset) && !voices.hasPending[v] { setTimbre(v, event.value) }
+            if v >= 0 && lowPass != nil && !catchUp(v, to: offset) && !voices.hasPending[v] {
+                setTimbre(v, event.value)
+                let p = Int(voices.partner[v])
+                if p >= 0 && voices.crossfadeRole[v].isIncoming && !catchUp(p, to: offset) { setTimbre(p, event.value) }
+            }
         }
     }
 
@@ -132,11 +144,15 @@ extension Mixer {
             let left = voices.glideLeft[v]
             let incNow = voices.incTarget[v] &- voices.incStep[v] &* left
             let gainNow = voices.gainTarget[v] - voices.gainStep[v] * Float(left)
-            let inc = Mixer.increment(ratio: ratio)
+            // The region's scale and level ride on the increment and gain.
+            voices.ratioTarget[v] = ratio
+            voices.touchGain[v] = gain
+            let inc = Mixer.increment(ratio: ratio * voices.scale[v])
+            let level = gain * voices.regionGain[v]
             voices.incTarget[v] = inc
             voices.incStep[v] = (inc &- incNow) / glide
-            voices.gainTarget[v] = gain
-            voices.gainStep[v] = (gain - gainNow) / Float(glide)
+            voices.gainTarget[v] = level
+            voices.gainStep[v] = (level - gainNow) / Float(glide)
             voices.glideLeft[v] = glide
         }
     }

@@ -44,15 +44,24 @@ public struct Mixer: @unchecked Sendable {
     public static var fractionBits: Int { @_noLocks @inline(__always) get { 24 } }
 
     public let configuration: MixerConfiguration
-    /// The tone every voice plays (the region's held table); read-only, shared by every
-    /// voice.
+    /// The first region's held table of the sound the mixer started with (a plain tone's
+    /// tone). Read-only.
     public let tone: ToneTable
-    /// The sound the voices play: one region (`SoundRegion`), read-only. Owner: setup.
-    let regions: UnsafeMutablePointer<SoundRegion>
-    /// The region's tables where the voices point at them (`VoiceBank.table`): its held
-    /// table (also the plain voices' `tone`) and its release table (the held one again
-    /// when it has none). Read-only. Owner: setup.
-    let tables: UnsafeMutablePointer<ToneTable>
+    /// That sound's first region, and whether the mixer made the sound around it (`init(configuration:region:)`:
+    /// `deallocate` frees its arrays unless it was replaced and given back).
+    let firstRegion: SoundRegion
+    let ownsFirstSound: Bool
+    /// The sounds the voices play (`MixerSounds.swift`): `soundSlotCount` slots, each a
+    /// sound given to the mixer (nil: free); new touches start on `State.currentSound`'s,
+    /// older voices may still play a sound it replaced. Owner: render (setup fills slot 0).
+    let sounds: UnsafeMutablePointer<UnsafeMutablePointer<Sound>?>
+    /// Voices playing each slot's sound (count). Owner: render.
+    let soundVoices: UnsafeMutablePointer<Int32>
+    /// A sound a control thread gave (`replace`) for the render thread to take at its next
+    /// period: the bits of an `UnsafeMutablePointer<Sound>`, 0 for none.
+    let incomingSound: UnsafeMutablePointer<Atomic<Int>>
+    /// Sounds no voice plays any more, given back (render → control: `takeRetired`).
+    let retiredSounds: SPSCRing<Int>
     /// Every voice's state, structure-of-arrays. Owner: render.
     let voices: VoiceBank
     /// Touch → voice. Owner: render.
@@ -149,6 +158,13 @@ public struct Mixer: @unchecked Sendable {
         /// The current period's left and right buses hold stereo or panned voices (and
         /// were zeroed for it). Owner: render.
         var stereoBuses = false
+        /// The slot of `sounds` new touches start on. Owner: render.
+        var currentSound = 0
+        /// Change per frame of a zone crossfade's place (1 / its frames). Owner: setup.
+        var crossfadeStep: Float = 1
+        /// Voices waiting to cross on to another zone after their crossfade (an upper
+        /// bound: `crossPendingZones` looks when it is not 0). Owner: render.
+        var zoneChecks = 0
     }
 
     /// - Parameters:
@@ -161,18 +177,40 @@ public struct Mixer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - configuration: rate, period bound, polyphony, envelope times.
-    ///   - region: the sound every voice plays, at `configuration.rate`.
+    ///   - region: the sound every voice plays, at `configuration.rate` (its arrays are the
+    ///     mixer's: `deallocate` frees them, not the region's tables).
     /// - Thread: setup.
     public init(configuration: MixerConfiguration, region: SoundRegion) {
+        self.init(configuration: configuration, sound: Sound(region: region), ownsSound: true)
+    }
+
+    /// - Parameters:
+    ///   - configuration: rate, period bound, polyphony, envelope times.
+    ///   - sound: what the voices play, at `configuration.rate`; the caller keeps it (and its
+    ///     tables) alive until it comes back from `takeRetired` or the mixer is freed, and
+    ///     then frees it.
+    /// - Thread: setup.
+    public init(configuration: MixerConfiguration, sound: Sound) {
+        self.init(configuration: configuration, sound: sound, ownsSound: false)
+    }
+
+    init(configuration: MixerConfiguration, sound: Sound, ownsSound: Bool) {
         precondition(configuration.voices >= 1 && configuration.maxPeriodFrames >= 1)
         self.configuration = configuration
-        tone = region.held
-        regions = .allocate(capacity: 1)
-        regions.initialize(to: region)
+        tone = sound.regions[0].held
+        firstRegion = sound.regions[0]
+        sounds = .allocate(capacity: Mixer.soundSlotCount)
+        sounds.initialize(repeating: nil, count: Mixer.soundSlotCount)
+        let first = UnsafeMutablePointer<Sound>.allocate(capacity: 1)
+        first.initialize(to: sound)
+        sounds[0] = first
+        soundVoices = .allocate(capacity: Mixer.soundSlotCount)
+        soundVoices.initialize(repeating: 0, count: Mixer.soundSlotCount)
+        incomingSound = .allocate(capacity: 1)
+        incomingSound.initialize(to: Atomic(0))
+        retiredSounds = SPSCRing(capacity: 64)
+        ownsFirstSound = ownsSound
         lowPass = configuration.filter.map { LowPassGrid($0, rate: configuration.rate) }
-        tables = .allocate(capacity: 2)
-        tables.initialize(to: region.held)
-        (tables + 1).initialize(to: region.release ?? region.held)
         voices = VoiceBank(capacity: configuration.voices)
         index = VoiceIndex(voices: configuration.voices)
         state = .allocate(capacity: 1)
@@ -186,6 +224,7 @@ public struct Mixer: @unchecked Sendable {
         s.envelope = configuration.envelope
         s.initialTimbre = Float(min(max(configuration.filter?.initialTimbre ?? 1, 0), 1))
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
+        s.crossfadeStep = Float(1 / max(1, configuration.zoneCrossfadeSeconds * rate))
         s.gain = max(configuration.gain, 0)
         s.gainTarget = s.gain
         s.gainGlideFrames = Int32(min(max(1, (Mixer.gainGlideSeconds * rate).rounded()), longest))
@@ -246,16 +285,29 @@ public struct Mixer: @unchecked Sendable {
     /// Largest absolute sample of the last period. - Thread: any.
     public var peak: Float { @_noLocks get { Float(bitPattern: UInt32(truncatingIfNeeded: meters[2].load(ordering: .relaxed))) } }
 
-    /// The region the voices play. - Thread: any.
-    public var region: SoundRegion { regions.pointee }
+    /// The first region of the sound the mixer started with. - Thread: any.
+    public var region: SoundRegion { firstRegion }
 
-    /// Frees everything (not the tone's tables). - Thread: setup, after the render thread
-    /// stopped.
+    /// Frees everything but the sounds given to it (`init(configuration:sound:)`,
+    /// `replace`) and their tables: a sound still held or waiting in `takeRetired` is the
+    /// caller's to free (`heldSounds`). - Thread: setup, after the render thread stopped.
     public func deallocate() {
-        regions.deinitialize(count: 1)
-        regions.deallocate()
-        tables.deinitialize(count: 2)
-        tables.deallocate()
+        for i in 0..<Mixer.soundSlotCount {
+            guard let box = sounds[i] else { continue }
+            if i == 0 && ownsFirstSound { box.pointee.deallocate() }
+            box.deinitialize(count: 1)
+            box.deallocate()
+        }
+        sounds.deallocate()
+        soundVoices.deallocate()
+        let pending = incomingSound.pointee.exchange(0, ordering: .acquiring)
+        if let box = UnsafeMutablePointer<Sound>(bitPattern: pending) { box.deinitialize(count: 1); box.deallocate() }
+        incomingSound.deallocate()
+        while let bits = retiredSounds.peek() {
+            retiredSounds.pop()
+            if let box = UnsafeMutablePointer<Sound>(bitPattern: bits) { box.deinitialize(count: 1); box.deallocate() }
+        }
+        retiredSounds.deallocate()
         lowPass?.deallocate()
         for i in 0..<state.pointee.sourceCount { rings[i].deallocate() }
         rings.deallocate()
@@ -296,6 +348,8 @@ public struct Mixer: @unchecked Sendable {
         state.pointee.periodFrames = frames
         state.pointee.stereoBuses = false
 
+        takeIncomingSound()
+        if state.pointee.zoneChecks > 0 { crossPendingZones() }
         takeEvents(from: start, to: end, out: out)
 
         // Every voice to the period's end; the next period starts them all at 0.

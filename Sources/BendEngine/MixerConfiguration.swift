@@ -17,6 +17,11 @@ public struct MixerConfiguration: Sendable {
     public var releaseSeconds: Double = 0.008
     /// Fade of a voice stolen for a new touch, seconds.
     public var stealSeconds: Double = 0.001
+    /// Crossfade of a voice bending from one zone of a sound into the next
+    /// (`ZoneCrossfade.swift`), seconds: long enough that the change of sample is not
+    /// heard as a step in timbre, short enough that the two stay in phase while the
+    /// finger moves on.
+    public var zoneCrossfadeSeconds: Double = 0.03
     /// Glide time of pitch ratio and gain to each new target (a linear ramp per
     /// sample, restarted from the current value by every move), seconds; at most
     /// `EngineLimits.maximumGlideFrames` frames.

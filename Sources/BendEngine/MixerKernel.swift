@@ -77,18 +77,19 @@ extension Mixer {
     }
 
     /// `mixSpecial` of special voice `v` for its layout: mono at the centre (into the mono
-    /// bus `mix`), stereo or panned (into the left bus `mix` and the right after it);
+    /// bus `mix`), stereo or panned (into the left bus `mix` and the right after it, times
+    /// its part of a zone crossfade, `curve`: a crossfading mono voice is panned);
     /// through its low-pass filter when `filtered` (`LowPass.swift`), whose state and
     /// timbre glide are written back after the span. - Thread: render.
     @_noLocks @inline(never)
     func mixSpecialVoice(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int,
-                         layout: VoiceLayout, filtered: Bool) {
+                         layout: VoiceLayout, filtered: Bool, curve: CrossfadeCurve) {
         let (l, r) = (voices.panLeft[v], voices.panRight[v])
         if !filtered {
             switch layout {
             case .mono: var out = MonoOut(); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
-            case .stereo: var out = StereoOut(panLeft: l, panRight: r); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
-            case .panned: var out = PannedOut(panLeft: l, panRight: r); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            case .stereo: var out = StereoOut(panLeft: l, panRight: r, curve: curve); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
+            case .panned: var out = PannedOut(panLeft: l, panRight: r, curve: curve); mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
             }
             return
         }
@@ -98,11 +99,11 @@ extension Mixer {
             mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
             filterEnd(v, out.filter, count: count)
         case .stereo:
-            var out = Filtered(base: StereoOut(panLeft: l, panRight: r), filter: filterStart(v))
+            var out = Filtered(base: StereoOut(panLeft: l, panRight: r, curve: curve), filter: filterStart(v))
             mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
             filterEnd(v, out.filter, count: count)
         case .panned:
-            var out = Filtered(base: PannedOut(panLeft: l, panRight: r), filter: filterStart(v))
+            var out = Filtered(base: PannedOut(panLeft: l, panRight: r, curve: curve), filter: filterStart(v))
             mixSpecial(v, tone: tone, levels: levels, into: mix, count: count, out: &out)
             filterEnd(v, out.filter, count: count)
         }
@@ -117,7 +118,6 @@ extension Mixer {
     func mixVoice<Read: TableRead, Out: VoiceOutput>(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, count: Int,
                                                      read: Read.Type, out: inout Out, levels: LevelTable? = nil, levelIndex: Int = 0,
                                                      lastZone: Int = 0) {
-        let bits = Mixer.fractionBits
         let incTarget = voices.incTarget[v]
         let incStep = voices.incStep[v]
         let glideLeft = voices.glideLeft[v]
@@ -127,8 +127,8 @@ extension Mixer {
 
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let lanesF = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-        let unit = 1 / Float(1 << bits)
-        let fadeScale = unit / EngineLimits.silenceRatio
+        // The edge fade follows the voice's ratio: its increment over the region's scale.
+        let fadeScale = voices.fadeSlope[v]
         let block = voiceBlock(v, tone: tone, into: mix, read: read, levels: levels, levelIndex: levelIndex, lastZone: lastZone)
         // The band-limited rows' step (`LevelTable.scale`; 1 for cubic and linear) rides on
         // the gain, once per span instead of a multiply per block.
@@ -227,6 +227,11 @@ extension Mixer {
         voices.ramp[v] = min(max(ramp0 + rampStep * Float(end), 0), 1)
     }
 
+    /// Per increment unit, the edge fade's slope for a voice of region scale `scale`:
+    /// fade = min(increment · this, 1) = min(ratio / silenceRatio, 1).
+    @_noLocks @inline(__always)
+    static func edgeFadeScale(_ scale: Float) -> Float { 1 / Float(1 << fractionBits) / EngineLimits.silenceRatio / scale }
+
     /// Voice `v`'s `VoiceBlock` for a span read with `read` (`mixVoice`'s arguments).
     @inline(__always)
     func voiceBlock<Read: TableRead>(_ v: Int, tone: UnsafePointer<ToneTable>, into mix: UnsafeMutablePointer<Float>, read: Read.Type, levels: LevelTable?,
@@ -252,7 +257,7 @@ extension Mixer {
         let frameNumber = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(n0 &+ 1)
         return clampedBlock(block, at: n0, frames: frames, frameNumber: frameNumber, base: base, r: r, incTarget: voices.incTarget[v],
                             incStep: voices.incStep[v], gainTarget: voices.gainTarget[v] * block.levelScale,
-                            gainStep: voices.gainStep[v] * block.levelScale, read: read, out: &out)
+                            gainStep: voices.gainStep[v] * block.levelScale, fadeScale: voices.fadeSlope[v], read: read, out: &out)
     }
 
     /// One block in the closed form with clamps, for any r (glide frames left at its
@@ -263,7 +268,7 @@ extension Mixer {
     @inline(__always)
     func clampedBlock<Read: TableRead, Out: VoiceOutput>(_ block: VoiceBlock, at n0: Int32, frames: Int32, frameNumber: SIMD8<Float>,
                                                          base: Int64, r: Int32, incTarget: Int32, incStep: Int32, gainTarget: Float,
-                                                         gainStep: Float, read: Read.Type, out: inout Out) -> Int64 {
+                                                         gainStep: Float, fadeScale: Float, read: Read.Type, out: inout Out) -> Int64 {
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let rLanes = SIMD8<Int32>(repeating: r)
         let m = lanewiseMin(lanes, SIMD8<Int32>(repeating: max(r, 0)))
@@ -272,7 +277,6 @@ extension Mixer {
         let gLanes = lanewiseMax(rLanes &- lanes, SIMD8<Int32>())
         let inc = SIMD8<Int32>(repeating: incTarget) &- gLanes &* incStep
         let gain = multiplyAdd(SIMD8<Float>(repeating: -gainStep), SIMD8<Float>(gLanes), SIMD8<Float>(repeating: gainTarget))
-        let fadeScale = 1 / Float(1 << Mixer.fractionBits) / EngineLimits.silenceRatio
         let fade = lanewiseMin(SIMD8<Float>(inc) * fadeScale, SIMD8<Float>(repeating: 1))
         let level = (gain * fade).replacing(with: 0, where: lanes .>= frames)
         block.mix(at: n0, frameNumber: frameNumber, base: base, offset: offset, level: level, inc: inc, read: read, out: &out,

@@ -183,6 +183,15 @@ extension SPSCRing where Element == MIDIPacket {
     public func pop() { popCore() }
 }
 
+/// The render thread's side of the retired-sound ring (render → control,
+/// `Mixer.takeRetired`): pointer bits of the sounds no voice plays any more.
+extension SPSCRing where Element == Int {
+    /// Appends a value; returns false (and counts one drop) when the ring is full.
+    /// - Thread: render (the one producer).
+    @_noLocks @inline(__always) @discardableResult
+    public func push(_ value: Int) -> Bool { pushCore(value) }
+}
+
 /// The indices of an `SPSCRing`, on two cache lines at the start of its allocation:
 ///
 /// - the producer's line: `tail` (elements ever written), the producer's copy of `head`

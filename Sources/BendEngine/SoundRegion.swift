@@ -1,6 +1,7 @@
 /// One sampled sound as the voices play it: the table a held voice reads, the table a
 /// released one goes on in (for a sustain loop), how it loops, where it ends, its pan.
-/// A plain tone file is one region; an SFZ instrument is many (`Sound`).
+/// A plain tone file is one region; an SFZ instrument is many (`Sound`), each with its
+/// `placement` among them.
 ///
 /// The tables are laid out by the loader (BendAudio's `RegionMaker`), in frames of the
 /// sound at the output rate ("sound frames"):
@@ -63,6 +64,9 @@ public struct SoundRegion: @unchecked Sendable {
     /// seam crossfaded, `--loop-crossfade`: there the held signal is the crossfade, the
     /// sound is not); it switches on a later span, elsewhere in the loop.
     public let releaseHoldFrames: Int
+    /// Where the region plays in its sound: pitch and gain ranges, tuning, level,
+    /// envelope, round robin, neighbours (`RegionPlacement`; `.anywhere` for a plain tone).
+    public let placement: RegionPlacement
     /// `heldEnd` and `releaseEnd` as fixed-point phases (`Int64.max`: none), and the
     /// pan's side gains (`voicePanGains`), for the render thread.
     let heldEndPhase: Int64
@@ -72,14 +76,16 @@ public struct SoundRegion: @unchecked Sendable {
     /// Whether voices of this region take the plain path: a mono tone that loops whole,
     /// from its start, at the centre, released by a fade only.
     let isPlain: Bool
-    /// `mode == .loopSustain`, for the render thread.
+    /// `mode == .loopSustain`, and whether it loops (`.loopContinuous` or `.loopSustain`),
+    /// for the render thread.
     let sustainLoop: Bool
+    let loops: Bool
 
     /// - Parameters: as the properties; `release` and `releaseEnd` only for `loopSustain`.
     /// - Thread: setup.
     public init(held: ToneTable, release: ToneTable? = nil, mode: LoopMode, direction: Direction = .forward,
                 loopStart: Int, loopEnd: Int, releaseOrigin: Int = 0, heldEnd: Int? = nil, releaseEnd: Int? = nil, pan: Float = 0,
-                releaseFades: Bool = true, releaseHoldFrames: Int = 0) {
+                releaseFades: Bool = true, releaseHoldFrames: Int = 0, placement: RegionPlacement = .anywhere) {
         precondition((release != nil) == (mode == .loopSustain), "a sustain loop, and only it, has a release table")
         precondition(release == nil || (releaseOrigin <= loopStart && releaseEnd != nil), "the release table starts at or before the loop")
         precondition(0 <= loopStart && loopStart < loopEnd, "a loop holds at least one frame")
@@ -96,17 +102,26 @@ public struct SoundRegion: @unchecked Sendable {
         self.pan = pan
         self.releaseFades = releaseFades && mode != .oneShot
         self.releaseHoldFrames = min(max(releaseHoldFrames, 0), loopEnd - loopStart - 1)
+        self.placement = placement
         let bits = Int64(Mixer.fractionBits)
         heldEndPhase = heldEnd.map { Int64($0) << bits } ?? .max
         releaseEndPhase = releaseEnd.map { Int64($0) << bits } ?? .max
         (panLeft, panRight) = voicePanGains(pan)
         isPlain = held.channels == 1 && held.prefixFrames == 0 && mode == .loopContinuous && pan == 0
         sustainLoop = mode == .loopSustain
+        loops = mode == .loopSustain || mode == .loopContinuous
     }
 
     /// A tone that loops whole, for ever (what `--tone` played before loop points).
     public init(looping tone: ToneTable) {
         self.init(held: tone, mode: .loopContinuous, loopStart: 0, loopEnd: tone.length)
+    }
+
+    /// This region placed as `placement` says. - Thread: setup.
+    public func placed(_ placement: RegionPlacement) -> SoundRegion {
+        SoundRegion(held: held, release: release, mode: mode, direction: direction, loopStart: loopStart, loopEnd: loopEnd,
+                    releaseOrigin: releaseOrigin, heldEnd: heldEnd, releaseEnd: releaseEnd, pan: pan, releaseFades: releaseFades,
+                    releaseHoldFrames: releaseHoldFrames, placement: placement)
     }
 
 

@@ -57,16 +57,23 @@ struct VoiceBank {
     let pendingKey: UnsafeMutablePointer<TouchKey>
     /// The waiting touch's pitch ratio (ratio, as in `EngineEvent.value`).
     let pendingRatio: UnsafeMutablePointer<Float>
-    /// The waiting touch's linear gain (edge fade included).
+    /// The waiting touch's linear gain (edge fade included), and its gain before the edge
+    /// fade (what picks a velocity layer).
     let pendingGain: UnsafeMutablePointer<Float>
+    let pendingVelocity: UnsafeMutablePointer<Float>
+    /// The region the waiting touch will start on, in the sound of slot `pendingSlot`
+    /// (chosen when it came: the round robin counts it once).
+    let pendingRegion: UnsafeMutablePointer<Int32>
+    let pendingSlot: UnsafeMutablePointer<Int8>
 
-    /// The voice is not plain: it plays its region's tables (`region`), through
-    /// `Mixer.mixSpecialSpan`, not the mixer's tone. Set at start.
+    /// The voice is not plain: it plays its region's tables (`region`) through
+    /// `Mixer.mixSpecialSpan` (a stereo, panned, looped, filtered or crossfading voice),
+    /// not the plain path. Set at start.
     let special: UnsafeMutablePointer<Bool>
-    /// The region the voice plays (nil: the mixer's tone, plain).
+    /// The region the voice plays (in its sound, `soundSlot`).
     let region: UnsafeMutablePointer<UnsafePointer<SoundRegion>?>
-    /// The table a special voice reads: its region's held table, or its release table
-    /// (`released`). (Points into `Mixer.tables`.)
+    /// The table the voice reads: its region's held table, or its release table
+    /// (`released`). (Points into its sound's `Sound.tables`.)
     let table: UnsafeMutablePointer<UnsafePointer<ToneTable>>
     /// The voice reads its region's `release` table (released in a sustain loop).
     let released: UnsafeMutablePointer<Bool>
@@ -79,6 +86,31 @@ struct VoiceBank {
     /// A stereo or panned voice's side gains (`voicePanGains`: 1 and 1 at the centre).
     let panLeft: UnsafeMutablePointer<Float>
     let panRight: UnsafeMutablePointer<Float>
+    /// The slot of the sound the voice plays (`Mixer.sounds`), −1 while it is free; and its
+    /// region's index in that sound.
+    let soundSlot: UnsafeMutablePointer<Int8>
+    let regionIndex: UnsafeMutablePointer<Int32>
+    /// The region's playback rate per unit of voice ratio and its level (`RegionPlacement`
+    /// `pitchScale`, `gain`): the increments and gains of the glide carry them.
+    let scale: UnsafeMutablePointer<Float>
+    let regionGain: UnsafeMutablePointer<Float>
+    /// The edge fade's slope per increment unit (`Mixer.edgeFadeScale` of `scale`).
+    let fadeSlope: UnsafeMutablePointer<Float>
+    /// The touch's pitch ratio and linear gain (edge fade included) the glide heads to,
+    /// before the region's scale and level.
+    let ratioTarget: UnsafeMutablePointer<Float>
+    let touchGain: UnsafeMutablePointer<Float>
+    /// A zone crossfade (`ZoneCrossfade.swift`): the voice's part (none, coming in, going
+    /// out), its place 0…1 at the voice's `mixedTo`, the place's change per frame, the
+    /// crossfade law's correlation, and the other voice of the crossfade (−1: none).
+    let crossfadeRole: UnsafeMutablePointer<CrossfadeRole>
+    let crossfadePlace: UnsafeMutablePointer<Float>
+    let crossfadeStep: UnsafeMutablePointer<Float>
+    let crossfadeCorrelation: UnsafeMutablePointer<Float>
+    let partner: UnsafeMutablePointer<Int32>
+    /// The voice's pitch left its region during its crossfade: it crosses on after it
+    /// (`Mixer.crossPendingZones`).
+    let zoneCheck: UnsafeMutablePointer<Bool>
 
     /// The timbre (0…1: the low-pass filter's cutoff, `FilterSettings`) the voice glides
     /// to, its change per frame and the glide's frames left; whether no timbre has come
@@ -128,6 +160,9 @@ struct VoiceBank {
         pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
         pendingGain = .allocate(capacity: capacity); pendingGain.initialize(repeating: 0, count: capacity)
+        pendingVelocity = .allocate(capacity: capacity); pendingVelocity.initialize(repeating: 0, count: capacity)
+        pendingRegion = .allocate(capacity: capacity); pendingRegion.initialize(repeating: 0, count: capacity)
+        pendingSlot = .allocate(capacity: capacity); pendingSlot.initialize(repeating: 0, count: capacity)
         special = .allocate(capacity: capacity); special.initialize(repeating: false, count: capacity)
         region = .allocate(capacity: capacity); region.initialize(repeating: nil, count: capacity)
         table = .allocate(capacity: capacity)
@@ -136,6 +171,19 @@ struct VoiceBank {
         endPhase = .allocate(capacity: capacity); endPhase.initialize(repeating: .max, count: capacity)
         panLeft = .allocate(capacity: capacity); panLeft.initialize(repeating: 1, count: capacity)
         panRight = .allocate(capacity: capacity); panRight.initialize(repeating: 1, count: capacity)
+        soundSlot = .allocate(capacity: capacity); soundSlot.initialize(repeating: -1, count: capacity)
+        regionIndex = .allocate(capacity: capacity); regionIndex.initialize(repeating: 0, count: capacity)
+        scale = .allocate(capacity: capacity); scale.initialize(repeating: 1, count: capacity)
+        regionGain = .allocate(capacity: capacity); regionGain.initialize(repeating: 1, count: capacity)
+        fadeSlope = .allocate(capacity: capacity); fadeSlope.initialize(repeating: Mixer.edgeFadeScale(1), count: capacity)
+        ratioTarget = .allocate(capacity: capacity); ratioTarget.initialize(repeating: 0, count: capacity)
+        touchGain = .allocate(capacity: capacity); touchGain.initialize(repeating: 0, count: capacity)
+        crossfadeRole = .allocate(capacity: capacity); crossfadeRole.initialize(repeating: .none, count: capacity)
+        crossfadePlace = .allocate(capacity: capacity); crossfadePlace.initialize(repeating: 0, count: capacity)
+        crossfadeStep = .allocate(capacity: capacity); crossfadeStep.initialize(repeating: 0, count: capacity)
+        crossfadeCorrelation = .allocate(capacity: capacity); crossfadeCorrelation.initialize(repeating: 0, count: capacity)
+        partner = .allocate(capacity: capacity); partner.initialize(repeating: -1, count: capacity)
+        zoneCheck = .allocate(capacity: capacity); zoneCheck.initialize(repeating: false, count: capacity)
         timbreTarget = .allocate(capacity: capacity); timbreTarget.initialize(repeating: 1, count: capacity)
         timbreStep = .allocate(capacity: capacity); timbreStep.initialize(repeating: 0, count: capacity)
         timbreLeft = .allocate(capacity: capacity); timbreLeft.initialize(repeating: 0, count: capacity)
@@ -156,43 +204,57 @@ struct VoiceBank {
         ramp.deallocate(); rampStep.deallocate(); envFloor.deallocate(); envSpan.deallocate(); stageLeft.deallocate()
         decayStep.deallocate(); sustain.deallocate(); releaseStep.deallocate(); watch.deallocate()
         hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
+        pendingVelocity.deallocate(); pendingRegion.deallocate(); pendingSlot.deallocate()
         special.deallocate(); region.deallocate(); table.deallocate(); released.deallocate(); switchPending.deallocate(); endPhase.deallocate()
         panLeft.deallocate(); panRight.deallocate()
+        soundSlot.deallocate(); regionIndex.deallocate(); scale.deallocate(); regionGain.deallocate(); fadeSlope.deallocate()
+        ratioTarget.deallocate(); touchGain.deallocate()
+        crossfadeRole.deallocate(); crossfadePlace.deallocate(); crossfadeStep.deallocate(); crossfadeCorrelation.deallocate()
+        partner.deallocate(); zoneCheck.deallocate()
         timbreTarget.deallocate(); timbreStep.deallocate(); timbreLeft.deallocate(); timbreFresh.deallocate()
         filterLeft.deallocate(); filterRight.deallocate(); ringing.deallocate()
         mixedTo.deallocate(); activeIndex.deallocate(); active.deallocate(); free.deallocate()
     }
 
     /// (Re)starts voice `v` for a touch: phase 0, parameters at their targets at once,
-    /// the attack of `envelope` from silence, playing `sound` (nil: the mixer's tone);
-    /// through the low-pass filter from `timbre` when `filtered` (its state kept when the
-    /// voice restarts for the touch that stole it: the old sound's ring-out goes on).
+    /// the attack of `envelope` from silence, playing region `index` of `sound` (in sound
+    /// slot `slot`: the caller counts the voice in it); through the low-pass filter from
+    /// `timbre` when `filtered` (its state kept when the voice restarts for the touch
+    /// that stole it: the old sound's ring-out goes on). A crossfade it was part of goes
+    /// on without it.
     @_noLocks @inline(__always)
     func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, envelope: Envelope,
-               region sound: UnsafePointer<SoundRegion>?, tables: UnsafePointer<ToneTable>, filtered: Bool = false, timbre: Float = 1) {
+               sound: Sound, index: Int, slot: Int, filtered: Bool = false, timbre: Float = 1) {
         if filtered {
             timbreTarget[v] = timbre; timbreStep[v] = 0; timbreLeft[v] = 0; timbreFresh[v] = true
             if !hasPending[v] { filterLeft[v] = SIMD2(); filterRight[v] = SIMD2(); ringing[v] = false }
         }
-        region[v] = sound
-        table[v] = tables
+        leaveCrossfade(v)
+        zoneCheck[v] = false
+        let region = UnsafePointer(sound.regions + index)
+        let placement = region.pointee.placement
+        self.region[v] = region
+        table[v] = UnsafePointer(sound.tables + 2 * index)
+        soundSlot[v] = Int8(truncatingIfNeeded: slot)
+        regionIndex[v] = Int32(truncatingIfNeeded: index)
+        scale[v] = placement.pitchScale
+        fadeSlope[v] = Mixer.edgeFadeScale(placement.pitchScale)
+        regionGain[v] = placement.gain
         released[v] = false
         switchPending[v] = false
-        if let sound {
-            special[v] = !sound.pointee.isPlain || filtered
-            endPhase[v] = sound.pointee.heldEndPhase
-            panLeft[v] = sound.pointee.panLeft
-            panRight[v] = sound.pointee.panRight
-        } else {
-            special[v] = filtered
-            endPhase[v] = .max
-        }
+        special[v] = !region.pointee.isPlain || filtered
+        endPhase[v] = region.pointee.heldEndPhase
+        panLeft[v] = region.pointee.panLeft
+        panRight[v] = region.pointee.panRight
         key[v] = k
         age[v] = a
         phase[v] = 0
-        incTarget[v] = Mixer.increment(ratio: r); incStep[v] = 0
-        gainTarget[v] = g; gainStep[v] = 0
+        ratioTarget[v] = r
+        touchGain[v] = g
+        incTarget[v] = Mixer.increment(ratio: r * placement.pitchScale); incStep[v] = 0
+        gainTarget[v] = g * placement.gain; gainStep[v] = 0
         glideLeft[v] = 0
+        let envelope = placement.envelope ?? envelope
         ramp[v] = 0; rampStep[v] = envelope.attackStep
         envFloor[v] = 0; envSpan[v] = envelope.attackSpan
         decayStep[v] = envelope.decayStep; sustain[v] = envelope.sustain; releaseStep[v] = envelope.releaseStep
@@ -201,4 +263,28 @@ struct VoiceBank {
         watch[v] = decays
         hasPending[v] = false
     }
+
+    /// Voice `v` leaves the zone crossfade it is part of (it ends, or restarts for another
+    /// touch): the other voice goes on with its own part alone.
+    @_noLocks @inline(__always)
+    func leaveCrossfade(_ v: Int) {
+        let p = Int(partner[v])
+        if p >= 0 && Int(partner[p]) == v { partner[p] = -1 }
+        partner[v] = -1
+        crossfadeRole[v] = .none
+    }
+}
+
+/// A voice's part in a zone crossfade (`ZoneCrossfade.swift`).
+enum CrossfadeRole: UInt8, BitwiseCopyable {
+    case none
+    /// The voice on the region the pitch crossed into: its gain rises (the law's b).
+    case incoming
+    /// The voice on the region left behind: its gain falls (the law's a); it ends there.
+    case outgoing
+
+    // (Compared by raw value: the synthesized `==` is not checked-safe in debug builds.)
+    var isNone: Bool { @_noLocks @inline(__always) get { rawValue == 0 } }
+    var isIncoming: Bool { @_noLocks @inline(__always) get { rawValue == 1 } }
+    var isOutgoing: Bool { @_noLocks @inline(__always) get { rawValue == 2 } }
 }

@@ -33,17 +33,18 @@ extension Mixer {
             if voices.special[v] {
                 mixSpecialSpan(v, from: from, count: Int(stop &- from))
             } else {
+                let table = voices.table[v]
                 switch state.pointee.interpolation {
-                case .cubic: mixVoiceCubic(v, tone: tables, into: mono + Int(from), count: Int(stop &- from))
+                case .cubic: mixVoiceCubic(v, tone: table, into: mono + Int(from), count: Int(stop &- from))
                 case .bandLimited:
                     // Until the tone's levels are installed (`ToneTable.install`), cubic. Their
                     // slot is read once per span; the kernel gets what it held.
-                    if let levels = tables.pointee.levels {
-                        mixVoiceBandLimited(v, tone: tables, levels: levels, into: mono + Int(from), count: Int(stop &- from))
+                    if let levels = table.pointee.levels {
+                        mixVoiceBandLimited(v, tone: table, levels: levels, into: mono + Int(from), count: Int(stop &- from))
                     } else {
-                        mixVoiceCubic(v, tone: tables, into: mono + Int(from), count: Int(stop &- from))
+                        mixVoiceCubic(v, tone: table, into: mono + Int(from), count: Int(stop &- from))
                     }
-                case .linear: mixVoiceLinear(v, tone: tables, into: mono + Int(from), count: Int(stop &- from))
+                case .linear: mixVoiceLinear(v, tone: table, into: mono + Int(from), count: Int(stop &- from))
                 }
             }
             voices.mixedTo[v] = stop
@@ -61,9 +62,23 @@ extension Mixer {
     @_noLocks @inline(never)
     func fadeEnded(_ v: Int) -> Bool {
         guard voices.hasPending[v] else { return voices.ringing[v] }
+        leaveSound(v)
+        let slot = state.pointee.currentSound
+        let sound = currentSound
+        var region = Int(voices.pendingRegion[v])
+        if Int(voices.pendingSlot[v]) != slot || region >= sound.count {
+            // The sound was replaced while the touch waited.
+            region = sound.select(ratio: voices.pendingRatio[v], gain: voices.pendingVelocity[v])
+        }
+        guard region >= 0 else {
+            voices.hasPending[v] = false
+            index.remove(voices.pendingKey[v], voice: v)
+            return voices.ringing[v]
+        }
         voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v], gain: voices.pendingGain[v],
-                     age: voices.age[v], envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables),
+                     age: voices.age[v], envelope: state.pointee.envelope, sound: sound, index: region, slot: slot,
                      filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
+        enterSound(v, slot: slot)
         return true
     }
 
@@ -90,8 +105,9 @@ extension Mixer {
         var levels: LevelTable?
         if case .bandLimited = state.pointee.interpolation { levels = table.pointee.levels }
         let filtered = lowPass != nil
-        if table.pointee.channels == 1 && region.pointee.pan == 0 {
-            mixSpecialVoice(v, tone: table, levels: levels, into: mono + Int(from), count: count, layout: .mono, filtered: filtered)
+        let curve = crossfadeCurve(v)
+        if table.pointee.channels == 1 && region.pointee.pan == 0 && !curve.active {
+            mixSpecialVoice(v, tone: table, levels: levels, into: mono + Int(from), count: count, layout: .mono, filtered: filtered, curve: curve)
         } else {
             if !state.pointee.stereoBuses {
                 let padded = (state.pointee.periodFrames + 7) & ~7
@@ -99,8 +115,9 @@ extension Mixer {
                 state.pointee.stereoBuses = true
             }
             mixSpecialVoice(v, tone: table, levels: levels, into: mono + busFrames + Int(from), count: count,
-                            layout: table.pointee.channels == 2 ? .stereo : .panned, filtered: filtered)
+                            layout: table.pointee.channels == 2 ? .stereo : .panned, filtered: filtered, curve: curve)
         }
+        if curve.active { advanceCrossfade(v, frames: count) }
         voices.timbreFresh[v] = false
         if voices.phase[v] >= voices.endPhase[v] {
             if voices.rampStep[v] > 0 && !voices.released[v] && !voices.switchPending[v] { index.remove(voices.key[v], voice: v) }

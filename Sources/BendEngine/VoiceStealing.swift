@@ -9,25 +9,44 @@
 /// silence at that frame (`VoiceSpans.swift`).
 extension Mixer {
     /// Starts a voice for `key` at frame `offset` of the period, with pitch `ratio` and
-    /// linear `gain`, stealing one when every voice is busy.
+    /// linear `gain` (edge fade included), on the region of the current sound that
+    /// `ratio` and `velocity` (the touch's gain before the edge fade) select, stealing a
+    /// voice when every voice is busy. No region for them: no voice.
     @_noLocks
-    func startVoice(_ key: TouchKey, ratio: Float, gain: Float, at offset: Int32) {
+    func startVoice(_ key: TouchKey, ratio: Float, gain: Float, velocity: Float, at offset: Int32) {
+        let slot = state.pointee.currentSound
+        let sound = currentSound
+        let region = sound.select(ratio: ratio, gain: velocity)
+        guard region >= 0 else { return }
         let age = state.pointee.nextAge
         state.pointee.nextAge = age &+ 1
         if state.pointee.freeCount == 0 { freeEndedVoices(at: offset) }
         if state.pointee.freeCount > 0 {
-            state.pointee.freeCount -= 1
-            let v = Int(voices.free[state.pointee.freeCount])
-            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, region: UnsafePointer(regions), tables: UnsafePointer(tables),
-                         filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
-            voices.active[state.pointee.activeCount] = Int32(v)
-            voices.activeIndex[v] = Int32(state.pointee.activeCount)
-            voices.mixedTo[v] = offset
-            state.pointee.activeCount += 1
+            let v = takeFreeVoice(at: offset)
+            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, sound: sound, index: region,
+                         slot: slot, filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
+            enterSound(v, slot: slot)
             index.insert(key, voice: v)
             return
         }
-        steal(stealVictim(), for: key, ratio: ratio, gain: gain, age: age, at: offset)
+        let victim = stealVictim()
+        steal(victim, for: key, ratio: ratio, gain: gain, age: age, at: offset)
+        voices.pendingVelocity[victim] = velocity
+        voices.pendingRegion[victim] = Int32(truncatingIfNeeded: region)
+        voices.pendingSlot[victim] = Int8(truncatingIfNeeded: slot)
+    }
+
+    /// Takes a voice off the free stack (there is one) into the active list, mixed from
+    /// frame `offset` of the period on. - Thread: render.
+    @_noLocks @inline(__always)
+    func takeFreeVoice(at offset: Int32) -> Int {
+        state.pointee.freeCount -= 1
+        let v = Int(voices.free[state.pointee.freeCount])
+        voices.active[state.pointee.activeCount] = Int32(v)
+        voices.activeIndex[v] = Int32(state.pointee.activeCount)
+        voices.mixedTo[v] = offset
+        state.pointee.activeCount += 1
+        return v
     }
 
     /// Catches every voice that is fading out (released, no touch waiting) up to frame
@@ -52,7 +71,8 @@ extension Mixer {
         var a = 0
         while a < state.pointee.activeCount {
             let v = Int(voices.active[a])
-            let fading = voices.rampStep[v] < 0 || voices.released[v] || voices.switchPending[v]  // a fade, or a tail
+            // A fade, a tail, or the part of a zone crossfade that is going.
+            let fading = voices.rampStep[v] < 0 || voices.released[v] || voices.switchPending[v] || voices.crossfadeRole[v].isOutgoing
             let rank = voices.hasPending[v] ? (1 << 63) | voices.age[v] : (fading ? 0 : voices.age[v] & ~(1 << 63))
             if rank < best || victim < 0 { best = rank; victim = v }
             a += 1
@@ -85,6 +105,8 @@ extension Mixer {
     @_noLocks
     func freeVoice(at a: Int) {
         let v = voices.active[a]
+        leaveSound(Int(v))
+        voices.leaveCrossfade(Int(v))
         state.pointee.activeCount -= 1
         let moved = voices.active[state.pointee.activeCount]
         voices.active[a] = moved

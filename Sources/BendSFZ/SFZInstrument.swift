@@ -1,0 +1,183 @@
+/// An SFZ instrument: its regions with every opcode bendsynth plays resolved, and the
+/// opcodes and headers it does not play, each named once with where it first appears
+/// (never dropped silently).
+///
+/// Headers nest as the format says: `<control>` (`default_path`), then `<global>`,
+/// `<master>`, `<group>`, whose opcodes every `<region>` after them inherits, a region's
+/// own opcodes last (a later header of a level clears the levels below it). Opcodes
+/// played (their SFZ v1 aliases too): `sample`, `lokey`, `hikey`, `key`, `pitch_keycenter`,
+/// `lovel`, `hivel`, `tune` (`pitch`), `transpose`, `volume`, `pan`, `offset`, `end`,
+/// `loop_mode` (`loopmode`), `loop_start`/`loop_end` (`loopstart`/`loopend`),
+/// `ampeg_attack`, `ampeg_decay`, `ampeg_sustain`, `ampeg_release`, `seq_length`,
+/// `seq_position`, `default_path`.
+public struct SFZInstrument: Sendable, Equatable {
+    /// Something in the file bendsynth does not play, where it first appears.
+    public struct Ignored: Sendable, Equatable {
+        public var name: String
+        public var location: SFZLocation
+    }
+
+    public var regions: [SFZRegion]
+    /// Opcodes not played, in the order they first appear.
+    public var ignoredOpcodes: [Ignored]
+    /// Headers not played (`<curve>`, `<effect>`, `<midi>`, …; their opcodes with them).
+    public var ignoredHeaders: [Ignored]
+    /// Regions that never sound (`end=-1`, a velocity or key range that is empty), where
+    /// they are.
+    public var silentRegions: [SFZLocation]
+
+    /// The opcodes played, by name (aliases to their names).
+    static let played: [String: String] = [
+        "sample": "sample", "lokey": "lokey", "hikey": "hikey", "key": "key", "pitch_keycenter": "pitch_keycenter",
+        "lovel": "lovel", "hivel": "hivel", "tune": "tune", "pitch": "tune", "transpose": "transpose",
+        "volume": "volume", "pan": "pan", "offset": "offset", "end": "end",
+        "loop_mode": "loop_mode", "loopmode": "loop_mode", "loop_start": "loop_start", "loopstart": "loop_start",
+        "loop_end": "loop_end", "loopend": "loop_end", "ampeg_attack": "ampeg_attack", "ampeg_decay": "ampeg_decay",
+        "ampeg_sustain": "ampeg_sustain", "ampeg_release": "ampeg_release", "seq_length": "seq_length",
+        "seq_position": "seq_position", "default_path": "default_path",
+    ]
+
+    /// Levels of the headers that hold opcodes, outermost first.
+    static let levels = ["control", "global", "master", "group", "region"]
+
+    /// The instrument `document` describes; `directory` is the instrument's folder (sample
+    /// paths are relative to it and `default_path`).
+    /// - Throws: `SFZError` at the opcode: a value that does not read (a key that is not
+    ///   0…127 or a note name, a number that is not one, an unknown `loop_mode`, a
+    ///   `seq_position` past `seq_length`…), a region without a `sample`.
+    public static func make(_ document: SFZDocument, directory: String) throws -> SFZInstrument {
+        typealias Opcode = (name: String, value: String, location: SFZLocation)
+        var scopes: [[Opcode]] = Array(repeating: [], count: levels.count)
+        var level: Int?  // the current header's level; nil: none yet, or an ignored header
+        var regionStart: SFZLocation?
+        var instrument = SFZInstrument(regions: [], ignoredOpcodes: [], ignoredHeaders: [], silentRegions: [])
+        var seenOpcodes = Set<String>(), seenHeaders = Set<String>()
+        var headers = 0
+
+        func flushRegion() throws {
+            guard let start = regionStart else { return }
+            regionStart = nil
+            let opcodes = scopes[1...].joined()
+            let defaultPath = scopes[0].last { $0.name == "default_path" }?.value ?? ""
+            if let region = try build(Array(opcodes), at: start, directory: directory, defaultPath: defaultPath) {
+                if region.hikey < region.lokey || region.hivel < region.lovel || region.end.map({ $0 < 0 }) == true {
+                    instrument.silentRegions.append(start)
+                } else {
+                    instrument.regions.append(region)
+                }
+            }
+        }
+
+        for item in document.items {
+            switch item {
+            case .header(let name, let location):
+                try flushRegion()
+                headers += 1
+                guard let l = levels.firstIndex(of: name) else {
+                    level = nil
+                    if seenHeaders.insert(name).inserted { instrument.ignoredHeaders.append(Ignored(name: "<\(name)>", location: location)) }
+                    continue
+                }
+                level = l
+                // A header clears its own level and those it holds.
+                if l > 0 { for k in l..<levels.count { scopes[k] = [] } }
+                if name == "region" { regionStart = location }
+            case .opcode(let name, let value, let location):
+                guard let l = level else {
+                    // Under an ignored header (named already), or before any header.
+                    if headers > 0 || seenOpcodes.contains(name) { continue }
+                    seenOpcodes.insert(name)
+                    instrument.ignoredOpcodes.append(Ignored(name: name + " before any header", location: location))
+                    continue
+                }
+                guard let canonical = played[name] else {
+                    if seenOpcodes.insert(name).inserted { instrument.ignoredOpcodes.append(Ignored(name: name, location: location)) }
+                    continue
+                }
+                // default_path works at any level, for the regions after it.
+                scopes[canonical == "default_path" ? 0 : l].append((canonical, value, location))
+            }
+        }
+        try flushRegion()
+        return instrument
+    }
+
+    /// The region of `opcodes` (inherited first, its own last), or nil.
+    static func build(_ opcodes: [(name: String, value: String, location: SFZLocation)], at start: SFZLocation, directory: String,
+                      defaultPath: String) throws -> SFZRegion? {
+        guard let sample = opcodes.last(where: { $0.name == "sample" }) else {
+            throw SFZError(file: start.file, line: start.line, "<region> has no sample; expected sample=FILE in it or in a header above it")
+        }
+        func path(_ name: String) -> String {
+            let relative = String((defaultPath + name).map { $0 == "\\" ? "/" : $0 })
+            return relative.hasPrefix("/") || directory.isEmpty ? relative : directory + "/" + relative
+        }
+        var region = SFZRegion(location: start, sample: path(sample.value), sampleLocation: sample.location)
+        for (name, value, location) in opcodes {
+            func fail(_ expected: String) -> SFZError {
+                SFZError(file: location.file, line: location.line, "\(name)=\(value): expected \(expected)")
+            }
+            func key() throws -> Int { guard let k = SFZValue.key(value) else { throw fail("a key 0…127 or a note name such as c#4") }; return k }
+            func integer(_ range: ClosedRange<Int>) throws -> Int {
+                guard let n = SFZValue.integer(value), range.contains(n) else { throw fail("a whole number \(range.lowerBound)…\(range.upperBound)") }
+                return n
+            }
+            func real(_ range: ClosedRange<Double>, _ unit: String) throws -> Double {
+                guard let x = SFZValue.real(value), range.contains(x) else {
+                    throw fail("a number \(shown(range.lowerBound))…\(shown(range.upperBound))\(unit)")
+                }
+                return x
+            }
+            switch name {
+            case "lokey": region.lokey = try key()
+            case "hikey": region.hikey = try key()
+            case "key":
+                let k = try key()
+                region.lokey = k; region.hikey = k; region.pitchKeycenter = k; region.keycenterFromSample = false
+            case "pitch_keycenter":
+                if value == "sample" { region.keycenterFromSample = true; region.pitchKeycenter = nil } else {
+                    region.pitchKeycenter = try key(); region.keycenterFromSample = false
+                }
+            case "lovel": region.lovel = max(try integer(0...127), 1)
+            case "hivel": region.hivel = try integer(0...127)
+            case "tune": region.tune = try real(-9600...9600, " cents")
+            case "transpose": region.transpose = try integer(-127...127)
+            case "volume": region.volume = try real(-144...6, " dB")
+            case "pan": region.pan = try real(-100...100, "")
+            case "offset": region.offset = try integer(0...Int(Int32.max))
+            case "end": region.end = try integer(-1...Int(Int32.max))
+            case "loop_mode":
+                guard let mode = SFZRegion.LoopMode(rawValue: value) else { throw fail("no_loop, one_shot, loop_continuous or loop_sustain") }
+                region.loopMode = mode
+            case "loop_start": region.loopStart = try integer(0...Int(Int32.max))
+            case "loop_end": region.loopEnd = try integer(0...Int(Int32.max))
+            case "ampeg_attack": region.attack = try real(0...100, " s")
+            case "ampeg_decay": region.decay = try real(0...100, " s")
+            case "ampeg_sustain": region.sustain = try real(0...100, " %")
+            case "ampeg_release": region.release = try real(0...100, " s")
+            case "seq_length": region.sequenceLength = try integer(1...100)
+            case "seq_position": region.sequencePosition = try integer(1...100)
+            default: break  // sample (above)
+            }
+        }
+        if region.sequencePosition > region.sequenceLength {
+            throw SFZError(file: start.file, line: start.line,
+                           "<region>: seq_position=\(region.sequencePosition) is past seq_length=\(region.sequenceLength); expected 1…\(region.sequenceLength)")
+        }
+        if let s = region.loopStart, let e = region.loopEnd, e < s {
+            throw SFZError(file: start.file, line: start.line, "<region>: loop_end=\(e) is before loop_start=\(s); expected loop_start ≤ loop_end")
+        }
+        return region
+    }
+
+    static func shown(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+
+    /// One line naming what the instrument holds that bendsynth does not play, or nil.
+    public var ignoredNote: String? {
+        let all = ignoredHeaders + ignoredOpcodes
+        guard !all.isEmpty else { return nil }
+        let first = all.map(\.location.file).first
+        let named = all.map { $0.location.file == first ? "\($0.name) (line \($0.location.line))" : "\($0.name) (\($0.location))" }
+        return "not played, ignored: " + named.joined(separator: ", ")
+    }
+}
