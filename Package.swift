@@ -12,7 +12,7 @@
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
 //   audio out and the input sources (one layer; none sees another):
-//   BendAudio → BendEngine, BendSystem, BendControl, CALSA, CJack, CSndFile, CSampleRate, CFFTW
+//   BendAudio → BendEngine, BendSystem, BendControl, BendSFZ, CALSA, CJack, CSndFile, CSampleRate, CFFTW
 //   BendInput → BendControl, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendSystem, CLO
@@ -128,7 +128,7 @@ let package = Package(
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
         // offline file), the Instrument, tone loading (libsndfile + libsamplerate), the band-limited levels (FFTW), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendSFZ", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),

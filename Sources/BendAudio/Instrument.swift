@@ -42,6 +42,14 @@ public final class Instrument: @unchecked Sendable {
         clock = live ? StreamClock(rate: configuration.rate, periodFrames: configuration.maxPeriodFrames) : nil
     }
 
+    /// An instrument playing `sound` (a tone's region, or an instrument's regions). The
+    /// caller keeps the sound alive and frees it after `deallocate` (or when the mixer
+    /// gives it back, `Mixer.takeRetired`). - Thread: setup.
+    public init(configuration: MixerConfiguration, sound: Sound, live: Bool) {
+        mixer = Mixer(configuration: configuration, sound: sound)
+        clock = live ? StreamClock(rate: configuration.rate, periodFrames: configuration.maxPeriodFrames) : nil
+    }
+
     /// Output rate, frames per second.
     public var rate: Double { mixer.configuration.rate }
     /// The longest period a sink may ask for, frames.

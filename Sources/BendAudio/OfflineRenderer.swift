@@ -73,7 +73,19 @@ public enum OfflineRenderer {
                               periodFrames: Int = 256, configure: (inout MixerConfiguration) -> Void = { _ in },
                               to path: String, format: SoundFileFormat = .wavFloat,
                               progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
-        let tone = region.held
+        let sound = Sound(region: region)
+        defer { sound.deallocate() }
+        return try render(script: script, sound: sound, voices: voices, pitchMap: pitchMap, rounding: rounding, periodFrames: periodFrames,
+                          configure: configure, to: path, format: format, progress: progress)
+    }
+
+    /// `render(script:tone:…)` of a sound (a tone's region, or an instrument's regions).
+    @discardableResult
+    public static func render(script: TouchScript, sound: Sound, voices: Int, pitchMap: PitchMap, rounding: PitchRounding? = nil,
+                              periodFrames: Int = 256, configure: (inout MixerConfiguration) -> Void = { _ in },
+                              to path: String, format: SoundFileFormat = .wavFloat,
+                              progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
+        let tone = sound[0].held
         let rate = Int(tone.rate.rounded())
         var meter = RenderProgress.Meter(scriptFrames: Int((script.duration * tone.rate).rounded()), rate: tone.rate, report: progress)
         if path == "-" {
@@ -82,7 +94,7 @@ public enum OfflineRenderer {
             let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
             let file = dir + "/.bendsynth-render.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).wav"
             defer { unlink(file) }
-            let summary = try render(script: script, tone: tone, voices: voices, pitchMap: pitchMap, rounding: rounding,
+            let summary = try render(script: script, sound: sound, voices: voices, pitchMap: pitchMap, rounding: rounding,
                                      periodFrames: periodFrames, configure: configure, to: file, format: format, progress: progress)
             try copyToStandardOutput(file)
             return summary
@@ -95,7 +107,7 @@ public enum OfflineRenderer {
         OfflineRenderer.temporaryPath.withLock { $0 = temporary }
         defer { OfflineRenderer.temporaryPath.withLock { $0 = nil } }
         do {
-            let (frames, peak) = try renderPeriods(script: script, region: region, voices: voices, pitchMap: pitchMap,
+            let (frames, peak) = try renderPeriods(script: script, sound: sound, voices: voices, pitchMap: pitchMap,
                                                    rounding: rounding, periodFrames: periodFrames, configure: configure) { period in
                 try writer.write(period.baseAddress!, frames: period.count / 2)
                 meter.advance(period.count / 2)
@@ -181,8 +193,18 @@ public enum OfflineRenderer {
     public static func renderToBuffer(script: TouchScript, region: SoundRegion, voices: Int, pitchMap: PitchMap,
                                       rounding: PitchRounding? = nil, periodFrames: Int = 256,
                                       configure: (inout MixerConfiguration) -> Void = { _ in }) -> [Float] {
+        let sound = Sound(region: region)
+        defer { sound.deallocate() }
+        return renderToBuffer(script: script, sound: sound, voices: voices, pitchMap: pitchMap, rounding: rounding,
+                              periodFrames: periodFrames, configure: configure)
+    }
+
+    /// `renderToBuffer(script:tone:…)` of a sound (a tone's region, or an instrument's).
+    public static func renderToBuffer(script: TouchScript, sound: Sound, voices: Int, pitchMap: PitchMap,
+                                      rounding: PitchRounding? = nil, periodFrames: Int = 256,
+                                      configure: (inout MixerConfiguration) -> Void = { _ in }) -> [Float] {
         var out: [Float] = []
-        renderPeriods(script: script, region: region, voices: voices, pitchMap: pitchMap, rounding: rounding,
+        renderPeriods(script: script, sound: sound, voices: voices, pitchMap: pitchMap, rounding: rounding,
                       periodFrames: periodFrames, configure: configure) { out.append(contentsOf: $0) }
         return out
     }
@@ -192,18 +214,18 @@ public enum OfflineRenderer {
     /// buffer). Events are sent before the period they fall in.
     /// - Returns: frames rendered and the peak sample.
     @discardableResult
-    static func renderPeriods(script: TouchScript, region: SoundRegion, voices: Int, pitchMap: PitchMap,
+    static func renderPeriods(script: TouchScript, sound: Sound, voices: Int, pitchMap: PitchMap,
                               rounding: PitchRounding? = nil,
                               periodFrames: Int, configure: (inout MixerConfiguration) -> Void = { _ in },
                               _ sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> (frames: Int, peak: Float) {
         precondition(voices >= 1 && periodFrames >= 1)
-        let tone = region.held
+        let tone = sound[0].held
         // Denormals flushed as on the live render thread, so both paths render alike.
         let savedFloatEnvironment = FloatEnvironment.flushDenormals()
         defer { FloatEnvironment.restore(savedFloatEnvironment) }
         var configuration = MixerConfiguration(rate: tone.rate, maxPeriodFrames: periodFrames, voices: voices)
         configure(&configuration)
-        let instrument = Instrument(configuration: configuration, region: region, live: false)
+        let instrument = Instrument(configuration: configuration, sound: sound, live: false)
         defer { instrument.deallocate() }
         let mixer = instrument.mixer
         let port = instrument.addPort(pitchMap: pitchMap, rounding: rounding)

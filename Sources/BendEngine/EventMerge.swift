@@ -180,6 +180,16 @@ extension Mixer {
             if region.pointee.sustainLoop { switchToRelease(v) }
             if !region.pointee.releaseFades { return }
         }
+        // A touch shorter than a short attack (a 1 ms tap) still sounds whole: the attack
+        // ends, then the release starts (`endStage`).
+        if voices.rampStep[v] >= state.pointee.shortAttackStep && voices.envFloor[v] == 0 && voices.ramp[v] < 1 {
+            let q = (1 - voices.ramp[v]) / voices.rampStep[v]  // frames to the attack's end
+            let whole = Int32(q)
+            voices.stageLeft[v] = max(Float(whole) < q ? whole &+ 1 : whole, 1)
+            voices.releaseAfterAttack[v] = true
+            voices.watch[v] = true
+            return
+        }
         beginFade(v, step: voices.releaseStep[v])
     }
 
@@ -197,6 +207,7 @@ extension Mixer {
         }
         voices.rampStep[v] = min(voices.rampStep[v], step)
         voices.stageLeft[v] = 0
+        voices.releaseAfterAttack[v] = false
         voices.watch[v] = voices.hasPending[v]
     }
 

@@ -40,6 +40,12 @@ import Synchronization
 ///
 /// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
 public struct Mixer: @unchecked Sendable {
+    /// An attack this short (seconds) — bendsynth's own 4 ms, there to keep a note's start
+    /// from clicking — is finished before a release starts, so a touch of any length
+    /// sounds whole (a 1 ms tap: attack, then release); a longer attack (a swell) is
+    /// released from where it stands.
+    public static var shortAttackSeconds: Double { 0.02 }
+
     /// Fractional bits of the fixed-point phase and increment.
     public static var fractionBits: Int { @_noLocks @inline(__always) get { 24 } }
 
@@ -160,6 +166,9 @@ public struct Mixer: @unchecked Sendable {
         var stereoBuses = false
         /// The slot of `sounds` new touches start on. Owner: render.
         var currentSound = 0
+        /// Attack ramp steps from this one up (attacks of at most `shortAttackSeconds`) are
+        /// finished before a release starts. Owner: setup.
+        var shortAttackStep: Float = 1
         /// Change per frame of a zone crossfade's place (1 / its frames). Owner: setup.
         var crossfadeStep: Float = 1
         /// Voices waiting to cross on to another zone after their crossfade (an upper
@@ -225,6 +234,7 @@ public struct Mixer: @unchecked Sendable {
         s.initialTimbre = Float(min(max(configuration.filter?.initialTimbre ?? 1, 0), 1))
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
         s.crossfadeStep = Float(1 / max(1, configuration.zoneCrossfadeSeconds * rate))
+        s.shortAttackStep = Float(1 / max(1, Mixer.shortAttackSeconds * rate)) * (1 - 1e-6)
         s.gain = max(configuration.gain, 0)
         s.gainTarget = s.gain
         s.gainGlideFrames = Int32(min(max(1, (Mixer.gainGlideSeconds * rate).rounded()), longest))

@@ -94,21 +94,25 @@ public struct Sound: @unchecked Sendable, BitwiseCopyable {
         return chosen
     }
 
-    /// The region a voice on region `from` crosses to at `ratio`: along its neighbours
-    /// (`RegionPlacement.below`, `above`) to the one that keeps it; `from` itself when it
-    /// keeps it or has no neighbour that way. - Thread: render.
+    /// The region a voice on region `from` crosses to at `ratio`: `from` while it keeps
+    /// it; else along its neighbours that way (`RegionPlacement.below`, `above`) to the one
+    /// whose range holds it — or the last before a gap in the keys (no region holds it)
+    /// or the end of the keys: the voice stays there. - Thread: render.
     @_noLocks
     func zone(from: Int, ratio: Float) -> Int {
         var z = from
+        let start = regions[z].placement
+        if start.keeps(ratio: ratio) { return z }
+        let up = ratio >= start.stayHigh
         var steps = 0
         while steps < count {
             let p = regions[z].placement
-            if p.keeps(ratio: ratio) { return z }
-            let next = ratio < p.stayLow ? p.below : p.above
+            let next = Int(up ? p.above : p.below)
             if next < 0 { return z }
-            // Stop on the first neighbour whose own range holds the ratio.
-            z = Int(next)
-            if regions[z].placement.ratioLow <= ratio && ratio < regions[z].placement.ratioHigh { return z }
+            let q = regions[next].placement
+            if up ? ratio < q.ratioLow : ratio >= q.ratioHigh { return z }  // a gap before the next zone
+            z = next
+            if ratio >= q.ratioLow && ratio < q.ratioHigh { return z }
             steps += 1
         }
         return z

@@ -51,6 +51,9 @@ struct VoiceBank {
     /// A span of this voice must stop where a stage ends: its attack (`stageLeft` > 0) or
     /// the steal fade a touch waits on (`hasPending`). Checked once per span.
     let watch: UnsafeMutablePointer<Bool>
+    /// The touch ended during a short attack: the release starts where the attack ends
+    /// (`stageLeft` counts down to it).
+    let releaseAfterAttack: UnsafeMutablePointer<Bool>
     /// A touch waiting for this voice's steal fade to end.
     let hasPending: UnsafeMutablePointer<Bool>
     /// The waiting touch.
@@ -156,6 +159,7 @@ struct VoiceBank {
         sustain = .allocate(capacity: capacity); sustain.initialize(repeating: 1, count: capacity)
         releaseStep = .allocate(capacity: capacity); releaseStep.initialize(repeating: -1, count: capacity)
         watch = .allocate(capacity: capacity); watch.initialize(repeating: false, count: capacity)
+        releaseAfterAttack = .allocate(capacity: capacity); releaseAfterAttack.initialize(repeating: false, count: capacity)
         hasPending = .allocate(capacity: capacity); hasPending.initialize(repeating: false, count: capacity)
         pendingKey = .allocate(capacity: capacity); pendingKey.initialize(repeating: TouchKey(source: 0, touch: 0), count: capacity)
         pendingRatio = .allocate(capacity: capacity); pendingRatio.initialize(repeating: 0, count: capacity)
@@ -203,7 +207,7 @@ struct VoiceBank {
         incTarget.deallocate(); incStep.deallocate(); gainTarget.deallocate(); gainStep.deallocate(); glideLeft.deallocate()
         ramp.deallocate(); rampStep.deallocate(); envFloor.deallocate(); envSpan.deallocate(); stageLeft.deallocate()
         decayStep.deallocate(); sustain.deallocate(); releaseStep.deallocate(); watch.deallocate()
-        hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
+        releaseAfterAttack.deallocate(); hasPending.deallocate(); pendingKey.deallocate(); pendingRatio.deallocate(); pendingGain.deallocate()
         pendingVelocity.deallocate(); pendingRegion.deallocate(); pendingSlot.deallocate()
         special.deallocate(); region.deallocate(); table.deallocate(); released.deallocate(); switchPending.deallocate(); endPhase.deallocate()
         panLeft.deallocate(); panRight.deallocate()
@@ -261,6 +265,7 @@ struct VoiceBank {
         let decays = envelope.decayStep > 0
         stageLeft[v] = decays ? envelope.attackFrames : 0
         watch[v] = decays
+        releaseAfterAttack[v] = false
         hasPending[v] = false
     }
 

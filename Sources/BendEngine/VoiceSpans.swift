@@ -210,6 +210,13 @@ extension Mixer {
         let left = voices.stageLeft[v] &- frames
         voices.stageLeft[v] = max(left, 0)
         guard left <= 0 else { return }
+        if voices.releaseAfterAttack[v] {
+            // Released during its attack: the release starts where the attack ended.
+            voices.releaseAfterAttack[v] = false
+            voices.ramp[v] = 1
+            beginFade(v, step: voices.releaseStep[v])
+            return
+        }
         voices.envFloor[v] = 1
         voices.envSpan[v] = voices.sustain[v] - 1
         voices.ramp[v] = 0

@@ -42,7 +42,7 @@ public final class HostedInstrument: @unchecked Sendable {
         self.log = log
         self.show = show
         tone = try ToneSource.load(sound, rate: rate, levelsNow: false, assets: assets, note: { log("note: \($0)") })
-        instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), region: tone.region, live: true)
+        instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), sound: tone.sound, live: true)
         do { levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log) } catch {
             instrument.deallocate()
             tone.deallocate()

@@ -86,7 +86,7 @@ public final class LiveInstrument: @unchecked Sendable {
         let levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log)
         defer { levelMaker?.join() }  // before the table is freed
         let instrument = Instrument(configuration: sound.configuration(rate: Double(rate), periodFrames: output.periodFrames),
-                                    region: tone.region, live: true)
+                                    sound: tone.sound, live: true)
         defer { instrument.deallocate() }
         let mixer = instrument.mixer
         let meters = InstrumentMeters(mixer: mixer)

@@ -47,7 +47,7 @@ public enum OfflineInstrument {
         let tone = try ToneSource.load(sound, rate: Double(sound.rate), note: note)
         defer { tone.deallocate() }
         do {
-            return try OfflineRenderer.render(script: script, region: tone.region, voices: sound.voices, pitchMap: sound.pitchMap,
+            return try OfflineRenderer.render(script: script, sound: tone.sound, voices: sound.voices, pitchMap: sound.pitchMap,
                                               rounding: sound.rounding, periodFrames: settings.periodFrames,
                                               configure: sound.configure, to: settings.output, format: settings.format,
                                               progress: progress)

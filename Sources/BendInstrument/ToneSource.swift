@@ -10,20 +10,21 @@ import Foundation
 public enum ToneSource {
     public struct Loaded: Sendable {
         public var path: String
-        /// What the voices play: the tone's tables (its loop points, its channels).
-        public var region: SoundRegion
-        /// The tables' signals (what the band-limited levels are made from).
-        public var layout: RegionMaker.Layout
+        /// What the voices play: one region (a tone file: its loop points, its channels) or
+        /// an SFZ instrument's regions. Freed by `deallocate`.
+        public var sound: Sound
+        /// Each region's tables' signals (what the band-limited levels are made from).
+        public var layouts: [RegionMaker.Layout]
         /// How voices read it: the settings' way, or cubic when its tables cannot be made.
         public var interpolation: Interpolation
-        /// The held table (the whole tone for a tone without a loop of its own).
+        /// The first region (a tone file's only one).
+        public var region: SoundRegion { sound[0] }
+        /// The first region's held table (the whole tone for a tone without a loop of its own).
         public var table: ToneTable { region.held }
 
-        /// Frees the region's tables. - Thread: setup, after the render thread stopped.
-        public func deallocate() {
-            region.held.deallocate()
-            region.release?.deallocate()
-        }
+        /// Frees the regions' tables and the sound. - Thread: setup, after the render
+        /// thread stopped (or once the mixer gave the sound back).
+        public func deallocate() { sound.deallocateWithTables() }
     }
 
     /// Shortest loop accepted, frames at the output rate (0.67 ms at 48 kHz).
@@ -41,6 +42,7 @@ public enum ToneSource {
     public static func load(_ sound: SoundSettings, rate: Double, levelsNow: Bool = true,
                             assets: [String] = Installation.assetDirectories(), note: (String) -> Void) throws -> Loaded {
         let path = try sound.tone ?? DefaultTone.path(in: assets)
+        if InstrumentLoader.isInstrument(path) { return try loadInstrument(path, sound: sound, rate: rate, levelsNow: levelsNow, note: note) }
         do {
             let loaded = try ToneLoader.load(path: path, outputRate: rate, findRoot: false)
             guard loaded.samples.count >= minimumFrames else {
@@ -51,33 +53,52 @@ public enum ToneSource {
             // A loop of the file's own: attack, sustain loop, tail (`RegionMaker`); its
             // tail plays whole after the touch ends. Without one the tone loops whole.
             let layout = RegionMaker.layout(loaded, crossfadeFrames: Int((sound.loopCrossfadeSeconds * rate).rounded()))
-            let frames = layoutFrames(layout)
-            // The band-limited tables, only for the mode that reads them, and only when
-            // they can be made (else cubic, for play and render alike).
-            var interpolation = sound.interpolation
-            if interpolation == .bandLimited {
-                if let reason = ToneLevelMaker.refusal(frames: frames) {
-                    note("tone '\(path)': \(reason); the voices read it with cubic interpolation")
-                    interpolation = .cubic
-                } else if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
-                    note("tone '\(path)': making its band-limited tables: \(megabytes(frames)) MB "
-                         + "(\(ToneLevelMaker.bytesPerFrame) bytes a frame at \(Int(rate)) Hz)")
-                }
-            }
             let region = RegionMaker.region(layout, rate: rate, releaseFades: false)
-            let tone = Loaded(path: path, region: region, layout: layout, interpolation: interpolation)
-            if interpolation == .bandLimited && levelsNow {
-                do { try makeLevels(region, layout, path: path, note: note) } catch {
-                    tone.deallocate()
-                    throw error
-                }
-            }
-            return tone
+            return try finish(Loaded(path: path, sound: Sound(region: region), layouts: [layout], interpolation: sound.interpolation),
+                              rate: rate, levelsNow: levelsNow, note: note)
         } catch let e as InstrumentError {
             throw e
         } catch {
             throw InstrumentError(.input, "\(error)")
         }
+    }
+
+    /// An SFZ instrument (`InstrumentLoader`), ratio 1 at the settings' tone note.
+    static func loadInstrument(_ path: String, sound: SoundSettings, rate: Double, levelsNow: Bool, note: (String) -> Void) throws -> Loaded {
+        let defaults = InstrumentLoader.EnvelopeDefaults(attack: sound.attackSeconds, decay: sound.decaySeconds,
+                                                         sustain: sound.sustainLevel, release: sound.releaseSeconds)
+        let loaded: InstrumentLoader.Loaded
+        do {
+            loaded = try InstrumentLoader.load(path: path, rate: rate, reference: sound.toneNote, envelope: defaults, note: note)
+        } catch {
+            throw InstrumentError(.input, "\(error)")
+        }
+        return try finish(Loaded(path: path, sound: loaded.sound, layouts: loaded.layouts, interpolation: sound.interpolation),
+                          rate: rate, levelsNow: levelsNow, note: note)
+    }
+
+    /// The band-limited tables, only for the mode that reads them and only when they can
+    /// be made (else cubic, for play and render alike); made now when `levelsNow`.
+    static func finish(_ tone: Loaded, rate: Double, levelsNow: Bool, note: (String) -> Void) throws -> Loaded {
+        var tone = tone
+        let path = tone.path
+        if tone.interpolation == .bandLimited {
+            let frames = layoutFrames(tone.layouts)
+            if let reason = ToneLevelMaker.refusal(frames: frames) {
+                note("tone '\(path)': \(reason); the voices read it with cubic interpolation")
+                tone.interpolation = .cubic
+            } else if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
+                note("tone '\(path)': making its band-limited tables: \(megabytes(frames)) MB "
+                     + "(\(ToneLevelMaker.bytesPerFrame) bytes a frame at \(Int(rate)) Hz)")
+            }
+        }
+        if tone.interpolation == .bandLimited && levelsNow {
+            do { try makeLevels(tone.sound, tone.layouts, path: path, note: note) } catch {
+                tone.deallocate()
+                throw InstrumentError(.input, "\(error)")
+            }
+        }
+        return tone
     }
 
     /// The tone file's root note (MIDI note, cents as the fraction): its instrument chunk's
@@ -86,6 +107,12 @@ public enum ToneSource {
     /// that `--tone-note` overrides. The default tone is A4 (69) by definition.
     /// - Throws: `InstrumentError(.input)` for a file that does not read.
     public static func root(path: String, note: (String) -> Void) throws -> Double? {
+        if InstrumentLoader.isInstrument(path) {
+            let key: Double
+            do { key = InstrumentLoader.reference(of: try InstrumentLoader.read(path: path)) } catch { throw InstrumentError(.input, "\(error)") }
+            note("instrument '\(path)': ratio 1 (the tone note) is key \(Int(key)), C4 when a region plays it, else the middle of its keys; --tone-note N sets another")
+            return key
+        }
         let root: ToneRoot?
         do { root = try ToneLoader.root(path: path) } catch { throw InstrumentError(.input, "\(error)") }
         guard let root else {
@@ -103,22 +130,20 @@ public enum ToneSource {
 
     static func megabytes(_ frames: Int) -> Int { (ToneLevelMaker.tableBytes(frames: frames) + 500_000) / 1_000_000 }
 
-    /// Makes the levels of the region's tables and installs them; for big tables, says
+    /// Makes the levels of every region's tables and installs them; for big tables, says
     /// how long they took.
-    static func makeLevels(_ region: SoundRegion, _ layout: RegionMaker.Layout, path: String, note: (String) -> Void) throws {
+    static func makeLevels(_ sound: Sound, _ layouts: [RegionMaker.Layout], path: String, note: (String) -> Void) throws {
         let start = MonotonicClock.nanos()
-        try RegionMaker.install(layout, in: region, path: path)
-        let frames = layoutFrames(layout)
+        for (i, layout) in layouts.enumerated() { try RegionMaker.install(layout, in: sound[i], path: path) }
+        let frames = layoutFrames(layouts)
         if ToneLevelMaker.tableBytes(frames: frames) >= bigTables {
             let seconds = Double(MonotonicClock.nanos() - start) * 1e-9
             note("tone '\(path)': band-limited tables made: \(megabytes(frames)) MB in \(String(format: "%.1f", seconds)) s")
         }
     }
 
-    /// Frames the layout's tables hold, over their channels (what their levels take).
-    static func layoutFrames(_ layout: RegionMaker.Layout) -> Int {
-        layout.held.count * (layout.held[0].count + (layout.release?[0].count ?? 0))
-    }
+    /// Frames the layouts' tables hold, over their channels (what their levels take).
+    static func layoutFrames(_ layouts: [RegionMaker.Layout]) -> Int { layouts.reduce(0) { $0 + ToneSourceFrames.of($1) } }
 
     /// With `--interp bandlimited` and no levels yet, makes them on a thread of their own
     /// and installs them in the playing table (voices read it cubic until then). Join
@@ -127,10 +152,10 @@ public enum ToneSource {
     /// - Throws: `InstrumentError(.runtime)` when the thread cannot start.
     public static func makeLevelsInBackground(_ tone: Loaded, log: @escaping @Sendable (String) -> Void) throws -> SystemThread? {
         guard tone.interpolation == .bandLimited, !tone.table.hasLevels else { return nil }
-        let (region, layout, path) = (tone.region, tone.layout, tone.path)
+        let (sound, layouts, path) = (tone.sound, tone.layouts, tone.path)
         do {
             return try SystemThread(name: "bendsynth tables") {
-                do { try makeLevels(region, layout, path: path, note: { log("note: \($0)") }) } catch {
+                do { try makeLevels(sound, layouts, path: path, note: { log("note: \($0)") }) } catch {
                     log("\(error); the voices read the tone with cubic interpolation")
                 }
             }

@@ -96,4 +96,34 @@ final class EnvelopeTests: XCTestCase {
         XCTAssertGreaterThan(Measure.rms(out[(steal - 1200)..<steal]), 0.05, "the released voice still sounds when it is stolen")
         XCTAssertLessThanOrEqual(Measure.maxStep(out[(steal - 200)..<(steal + 1200)]), steady * 1.0001)
     }
+
+    /// LOG.md RW-48: a touch released 1 ms after it started (a TUIO tap) still sounds
+    /// whole: its 4 ms attack runs to full level, then its 8 ms release, as if it had been
+    /// held for the attack. A long attack (a 100 ms swell) released at 10 ms is released
+    /// from where it stands, as an envelope is.
+    func testATouchShorterThanItsAttackSoundsWhole() {
+        for (attack, up) in [(0.004, 48), (0.1, 480)] {
+            let h = RenderHarness(tone: Measure.sineTone()) {
+                $0.interpolation = .cubic
+                $0.attackSeconds = attack
+                $0.releaseSeconds = 0.008
+            }
+            defer { h.free() }
+            let out = Measure.channel(h.render(frames: 4800, events: [
+                EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.8),
+                EngineEvent(frame: UInt64(up), kind: .up, key: h.key(1)),
+            ]), 0)
+            let envelope = measuredEnvelope(out, gain: 0.8)
+            let top = envelope.map(\.1).max() ?? 0
+            let attackFrames = Int(attack * rate)
+            if attack == 0.004 {
+                XCTAssertEqual(top, 1, accuracy: 0.01, "a 1 ms tap reaches the attack's full level")
+                let end = (envelope.last { $0.1 > 0.001 }?.0) ?? 0
+                XCTAssertEqual(end, attackFrames + 384, accuracy: 16, "attack (192 frames), then the 384-frame release (to below −60 dB)")
+            } else {
+                XCTAssertEqual(top, smooth(Double(up) / Double(attackFrames)), accuracy: 0.01, "released from where the swell stood")
+            }
+            XCTAssertEqual(h.mixer.activeVoices, 0)
+        }
+    }
 }

@@ -20,6 +20,8 @@ public final class RenderHarness: @unchecked Sendable {
     /// The period step every render goes through.
     public let driver: RenderDriver
     private let pitchMap: PitchMap
+    /// The harness frees the region's tables (made from a region, not a caller's sound).
+    private let ownsRegion: Bool
     private var raw: (index: UInt32, ring: SPSCRing<EngineEvent>)?
     private var controlPort: ControlPort?
 
@@ -38,13 +40,27 @@ public final class RenderHarness: @unchecked Sendable {
     }
 
     /// A harness whose voices play `region` (the harness frees its tables).
-    public init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, region: SoundRegion,
-                pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
+    public convenience init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, region: SoundRegion,
+                            pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
+        self.init(voices: voices, period: period, rate: rate, sound: nil, region: region, pitchMap: pitchMap, configure: configure)
+    }
+
+    /// A harness whose voices play `sound` (an instrument's regions; the caller frees it
+    /// after the harness).
+    public convenience init(voices: Int = 64, period: Int = 256, rate: Double = 48_000, sound: Sound,
+                            pitchMap: PitchMap = .linear, configure: (inout MixerConfiguration) -> Void = { _ in }) {
+        self.init(voices: voices, period: period, rate: rate, sound: sound, region: sound[0], pitchMap: pitchMap, configure: configure)
+    }
+
+    private init(voices: Int, period: Int, rate: Double, sound: Sound?, region: SoundRegion,
+                 pitchMap: PitchMap, configure: (inout MixerConfiguration) -> Void) {
         self.region = region
+        ownsRegion = sound == nil
         tone = region.held
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         configure(&config)
-        instrument = Instrument(configuration: config, region: region, live: false)
+        instrument = sound.map { Instrument(configuration: config, sound: $0, live: false) }
+            ?? Instrument(configuration: config, region: region, live: false)
         driver = instrument.driver()
         self.period = period
         self.rate = rate
@@ -122,6 +138,7 @@ public final class RenderHarness: @unchecked Sendable {
     /// Frees the instrument and the region's tables.
     public func free() {
         instrument.deallocate()
+        guard ownsRegion else { return }
         region.held.deallocate()
         region.release?.deallocate()
     }
