@@ -31,6 +31,8 @@ public enum InstrumentLoader {
         public var reference: Double
         /// Frames of every table, for the levels' size.
         public var frames: Int
+        /// The files it was made from: the instrument, the files it includes, its samples.
+        public var files: [String]
     }
 
     /// Frames per second… the hysteresis of a zone's edges: a voice crosses into the next
@@ -119,7 +121,8 @@ public enum InstrumentLoader {
         let placements = ZonePlacement.place(placed, reference: reference, rate: rate, envelope: envelope)
         let sound = Sound(regions: zip(regions, placements).map { $0.placed($1) })
         let frames = layouts.reduce(0) { $0 + ToneSourceFrames.of($1) }
-        return Loaded(sound: sound, layouts: layouts, reference: reference, frames: frames)
+        let made = [path] + instrument.files.filter { $0 != path } + Array(Set(instrument.regions.map(\.sample))).sorted()
+        return Loaded(sound: sound, layouts: layouts, reference: reference, frames: frames, files: made)
     }
 
     /// The instrument's text (`SFZInstrument`), its samples not read.

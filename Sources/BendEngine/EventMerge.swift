@@ -183,9 +183,11 @@ extension Mixer {
         // A touch shorter than a short attack (a 1 ms tap) still sounds whole: the attack
         // ends, then the release starts (`endStage`).
         if voices.rampStep[v] >= state.pointee.shortAttackStep && voices.envFloor[v] == 0 && voices.ramp[v] < 1 {
-            let q = (1 - voices.ramp[v]) / voices.rampStep[v]  // frames to the attack's end
-            let whole = Int32(q)
-            voices.stageLeft[v] = max(Float(whole) < q ? whole &+ 1 : whole, 1)
+            // Frames to the attack's end: counted already when a decay follows it, else
+            // from the ramp (to the nearest frame: where it reaches 1 is a whole frame).
+            if voices.stageLeft[v] <= 0 {
+                voices.stageLeft[v] = max(Int32((1 - voices.ramp[v]) / voices.rampStep[v] + 0.5), 1)
+            }
             voices.releaseAfterAttack[v] = true
             voices.watch[v] = true
             return

@@ -37,6 +37,9 @@ public struct Sound: @unchecked Sendable, BitwiseCopyable {
     /// One region that plays everywhere (a tone file). - Thread: setup.
     public init(region: SoundRegion) { self.init(regions: [region]) }
 
+    /// Whether `other` is this sound (a copy of it: the same regions). - Thread: any.
+    public func isSame(as other: Sound) -> Bool { regions == other.regions }
+
     /// Region `i`. - Thread: any.
     public subscript(i: Int) -> SoundRegion { regions[i] }
 

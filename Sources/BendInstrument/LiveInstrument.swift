@@ -82,13 +82,18 @@ public final class LiveInstrument: @unchecked Sendable {
             tone.deallocate()
             tone = try ToneSource.load(sound, rate: Double(rate), levelsNow: false, note: { log("note: \($0)") })  // resampled to the granted rate
         }
-        defer { tone.deallocate() }
-        let levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log)
-        defer { levelMaker?.join() }  // before the table is freed
+        let levelMaker: SystemThread?
+        do { levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log) } catch {
+            tone.deallocate()
+            throw error
+        }
         let instrument = Instrument(configuration: sound.configuration(rate: Double(rate), periodFrames: output.periodFrames),
                                     sound: tone.sound, live: true)
-        defer { instrument.deallocate() }
         let mixer = instrument.mixer
+        // The tone again when its files change; it owns every tone played (freed last).
+        let reloader = ToneReloader(playing: tone, levels: levelMaker, sound: sound, rate: Double(rate), mixer: mixer, log: log)
+        defer { reloader.finish() }
+        defer { reloader.stop(); instrument.deallocate() }  // no tick after the mixer is gone
         let meters = InstrumentMeters(mixer: mixer)
 
         let recorders: LiveRecordings
@@ -163,6 +168,7 @@ public final class LiveInstrument: @unchecked Sendable {
             throw abandon(InstrumentError(.runtime, "cannot start the output: \(error)"))
         }
         files.started = true
+        do { try reloader.start() } catch { log("note: the tone's files are not watched for changes: \(error)") }
         // `--round hold` moves resting touches between their sources' events.
         var ticker: RoundingTicker?
         if ports.contains(where: \.needsTicks) {

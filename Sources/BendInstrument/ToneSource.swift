@@ -17,6 +17,8 @@ public enum ToneSource {
         public var layouts: [RegionMaker.Layout]
         /// How voices read it: the settings' way, or cubic when its tables cannot be made.
         public var interpolation: Interpolation
+        /// The files it was made from (the tone file; an instrument's text and samples).
+        public var files: [String]
         /// The first region (a tone file's only one).
         public var region: SoundRegion { sound[0] }
         /// The first region's held table (the whole tone for a tone without a loop of its own).
@@ -54,7 +56,8 @@ public enum ToneSource {
             // tail plays whole after the touch ends. Without one the tone loops whole.
             let layout = RegionMaker.layout(loaded, crossfadeFrames: Int((sound.loopCrossfadeSeconds * rate).rounded()))
             let region = RegionMaker.region(layout, rate: rate, releaseFades: false)
-            return try finish(Loaded(path: path, sound: Sound(region: region), layouts: [layout], interpolation: sound.interpolation),
+            return try finish(Loaded(path: path, sound: Sound(region: region), layouts: [layout], interpolation: sound.interpolation,
+                                     files: [path]),
                               rate: rate, levelsNow: levelsNow, note: note)
         } catch let e as InstrumentError {
             throw e
@@ -73,7 +76,8 @@ public enum ToneSource {
         } catch {
             throw InstrumentError(.input, "\(error)")
         }
-        return try finish(Loaded(path: path, sound: loaded.sound, layouts: loaded.layouts, interpolation: sound.interpolation),
+        return try finish(Loaded(path: path, sound: loaded.sound, layouts: loaded.layouts, interpolation: sound.interpolation,
+                                 files: loaded.files),
                           rate: rate, levelsNow: levelsNow, note: note)
     }
 

@@ -25,6 +25,8 @@ public struct SFZInstrument: Sendable, Equatable {
     /// Regions that never sound (`end=-1`, a velocity or key range that is empty), where
     /// they are.
     public var silentRegions: [SFZLocation]
+    /// The instrument's text files: its own and those it includes, in the order read.
+    public var files: [String] = []
 
     /// The opcodes played, by name (aliases to their names).
     static let played: [String: String] = [
@@ -99,6 +101,14 @@ public struct SFZInstrument: Sendable, Equatable {
             }
         }
         try flushRegion()
+        for item in document.items {
+            let file: String
+            switch item {
+            case .header(_, let l): file = l.file
+            case .opcode(_, _, let l): file = l.file
+            }
+            if instrument.files.last != file && !instrument.files.contains(file) { instrument.files.append(file) }
+        }
         return instrument
     }
 

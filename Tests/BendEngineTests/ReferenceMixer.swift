@@ -72,6 +72,8 @@ struct ReferenceMixer {
         var floor: Double = 0
         var span: Double = 1
         var attackLeft: Int32 = 0
+        /// Released during a short attack: the release starts where the attack ends.
+        var releaseAfterAttack = false
         /// Reads the region's release table; released before the loop's start (goes on
         /// to it once its phase reaches the loop); silent for good past `endPhase`.
         var released = false
@@ -150,7 +152,12 @@ struct ReferenceMixer {
                 var v = voices[i]
                 v.releasing = true
                 if region.mode == .loopSustain { switchToRelease(&v) }
-                if region.releaseFades && region.mode != .oneShot {
+                if region.releaseFades && region.mode != .oneShot && v.floor == 0 && v.rampStep > 0 && v.ramp < 1
+                    && Float(v.rampStep) >= Float(1 / max(1, Mixer.shortAttackSeconds * configuration.rate)) * (1 - 1e-6) {
+                    // Released during a short attack: the attack ends first, then the release.
+                    if v.attackLeft <= 0 { v.attackLeft = max(Int32((1 - Float(v.ramp)) / Float(v.rampStep) + 0.5), 1) }
+                    v.releaseAfterAttack = true
+                } else if region.releaseFades && region.mode != .oneShot {
                     if v.floor != 0 {  // from the decay or sustain: the fall starts at the level now
                         v.span = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
                         v.floor = 0
@@ -233,7 +240,11 @@ struct ReferenceMixer {
             let envelope = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
             if v.attackLeft > 0 {  // the attack's last frame: the decay starts on the next
                 v.attackLeft -= 1
-                if v.attackLeft == 0 { v.floor = 1; v.span = sustain - 1; v.ramp = 0; v.rampStep = decayStep }
+                if v.attackLeft == 0 && v.releaseAfterAttack {
+                    v.releaseAfterAttack = false
+                    v.ramp = 1
+                    v.rampStep = releaseStep
+                } else if v.attackLeft == 0 { v.floor = 1; v.span = sustain - 1; v.ramp = 0; v.rampStep = decayStep }
             }
             let fade = min(Double(inc) * unit / 0.05, 1)
             let level = gain * envelope * fade
