@@ -80,7 +80,7 @@ extension Mixer {
         if v >= 0 && !catchUp(v, to: offset) {
             let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
             retarget(v, key: event.key, ratio: event.value, gain: gain)
-            if !voices.crossfadeRole[v].isNone || voices.region[v].unsafelyUnwrapped.pointee.placement.zoned {
+            if voices.followsPitch[v] {
                 followPitch(v, key: event.key, ratio: event.value, gain: gain, at: offset)
             }
         }

@@ -169,7 +169,9 @@ public struct Mixer: @unchecked Sendable {
         /// Attack ramp steps from this one up (attacks of at most `shortAttackSeconds`) are
         /// finished before a release starts. Owner: setup.
         var shortAttackStep: Float = 1
-        /// Change per frame of a zone crossfade's place (1 / its frames). Owner: setup.
+        /// A zone crossfade's length, frames (≥ 1), and its place's change per frame
+        /// (1 / its frames). Owner: setup.
+        var crossfadeFrames: Int32 = 1
         var crossfadeStep: Float = 1
         /// Voices waiting to cross on to another zone after their crossfade (an upper
         /// bound: `crossPendingZones` looks when it is not 0). Owner: render.
@@ -233,7 +235,8 @@ public struct Mixer: @unchecked Sendable {
         s.envelope = configuration.envelope
         s.initialTimbre = Float(min(max(configuration.filter?.initialTimbre ?? 1, 0), 1))
         s.stealStep = -Float(1 / max(1, configuration.stealSeconds * rate))
-        s.crossfadeStep = Float(1 / max(1, configuration.zoneCrossfadeSeconds * rate))
+        s.crossfadeFrames = Int32(min(max(1, (configuration.zoneCrossfadeSeconds * rate).rounded()), Double(Int32.max / 2)))
+        s.crossfadeStep = 1 / Float(s.crossfadeFrames)
         s.shortAttackStep = Float(1 / max(1, Mixer.shortAttackSeconds * rate)) * (1 - 1e-6)
         s.gain = max(configuration.gain, 0)
         s.gainTarget = s.gain

@@ -104,16 +104,18 @@ struct VoiceBank {
     let ratioTarget: UnsafeMutablePointer<Float>
     let touchGain: UnsafeMutablePointer<Float>
     /// A zone crossfade (`ZoneCrossfade.swift`): the voice's part (none, coming in, going
-    /// out), its place 0…1 at the voice's `mixedTo`, the place's change per frame, the
-    /// crossfade law's correlation, and the other voice of the crossfade (−1: none).
+    /// out), its frames left from the voice's `mixedTo` (of `Mixer.State.crossfadeFrames`),
+    /// the crossfade law's correlation, and the other voice of the crossfade (−1: none).
     let crossfadeRole: UnsafeMutablePointer<CrossfadeRole>
-    let crossfadePlace: UnsafeMutablePointer<Float>
-    let crossfadeStep: UnsafeMutablePointer<Float>
+    let crossfadeLeft: UnsafeMutablePointer<Int32>
     let crossfadeCorrelation: UnsafeMutablePointer<Float>
     let partner: UnsafeMutablePointer<Int32>
     /// The voice's pitch left its region during its crossfade: it crosses on after it
     /// (`Mixer.crossPendingZones`).
     let zoneCheck: UnsafeMutablePointer<Bool>
+    /// A move of its touch goes on to `Mixer.followPitch`: its region is a zone of several,
+    /// or it is part of a crossfade (one test on the plain voices' common path).
+    let followsPitch: UnsafeMutablePointer<Bool>
 
     /// The timbre (0…1: the low-pass filter's cutoff, `FilterSettings`) the voice glides
     /// to, its change per frame and the glide's frames left; whether no timbre has come
@@ -183,11 +185,11 @@ struct VoiceBank {
         ratioTarget = .allocate(capacity: capacity); ratioTarget.initialize(repeating: 0, count: capacity)
         touchGain = .allocate(capacity: capacity); touchGain.initialize(repeating: 0, count: capacity)
         crossfadeRole = .allocate(capacity: capacity); crossfadeRole.initialize(repeating: .none, count: capacity)
-        crossfadePlace = .allocate(capacity: capacity); crossfadePlace.initialize(repeating: 0, count: capacity)
-        crossfadeStep = .allocate(capacity: capacity); crossfadeStep.initialize(repeating: 0, count: capacity)
+        crossfadeLeft = .allocate(capacity: capacity); crossfadeLeft.initialize(repeating: 0, count: capacity)
         crossfadeCorrelation = .allocate(capacity: capacity); crossfadeCorrelation.initialize(repeating: 0, count: capacity)
         partner = .allocate(capacity: capacity); partner.initialize(repeating: -1, count: capacity)
         zoneCheck = .allocate(capacity: capacity); zoneCheck.initialize(repeating: false, count: capacity)
+        followsPitch = .allocate(capacity: capacity); followsPitch.initialize(repeating: false, count: capacity)
         timbreTarget = .allocate(capacity: capacity); timbreTarget.initialize(repeating: 1, count: capacity)
         timbreStep = .allocate(capacity: capacity); timbreStep.initialize(repeating: 0, count: capacity)
         timbreLeft = .allocate(capacity: capacity); timbreLeft.initialize(repeating: 0, count: capacity)
@@ -213,8 +215,8 @@ struct VoiceBank {
         panLeft.deallocate(); panRight.deallocate()
         soundSlot.deallocate(); regionIndex.deallocate(); scale.deallocate(); regionGain.deallocate(); fadeSlope.deallocate()
         ratioTarget.deallocate(); touchGain.deallocate()
-        crossfadeRole.deallocate(); crossfadePlace.deallocate(); crossfadeStep.deallocate(); crossfadeCorrelation.deallocate()
-        partner.deallocate(); zoneCheck.deallocate()
+        crossfadeRole.deallocate(); crossfadeLeft.deallocate(); crossfadeCorrelation.deallocate()
+        partner.deallocate(); zoneCheck.deallocate(); followsPitch.deallocate()
         timbreTarget.deallocate(); timbreStep.deallocate(); timbreLeft.deallocate(); timbreFresh.deallocate()
         filterLeft.deallocate(); filterRight.deallocate(); ringing.deallocate()
         mixedTo.deallocate(); activeIndex.deallocate(); active.deallocate(); free.deallocate()
@@ -237,6 +239,7 @@ struct VoiceBank {
         zoneCheck[v] = false
         let region = UnsafePointer(sound.regions + index)
         let placement = region.pointee.placement
+        followsPitch[v] = placement.zoned
         self.region[v] = region
         table[v] = UnsafePointer(sound.tables + 2 * index)
         soundSlot[v] = Int8(truncatingIfNeeded: slot)

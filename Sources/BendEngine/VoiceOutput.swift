@@ -29,14 +29,14 @@ struct StereoOut {
     /// The voice's own pan gains, linear.
     let panLeft: Float
     let panRight: Float
-    let curve: CrossfadeCurve
+    var curve: CrossfadeCurve
     @_noLocks @inline(__always) init(panLeft: Float, panRight: Float, curve: CrossfadeCurve = .off) {
         self.panLeft = panLeft; self.panRight = panRight; self.curve = curve
     }
     static var channelCount: Int { @_noLocks @inline(__always) get { 2 } }
     @_noLocks @inline(__always)
     mutating func store(_ block: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>) {
-        let g = curve.active ? gain * curve.gain(at: n0) : gain
+        let g = curve.active ? gain * curve.next() : gain
         let l = UnsafeMutableRawPointer(block.mix + Int(n0)), r = UnsafeMutableRawPointer(block.mix + block.busFrames + Int(n0))
         l.storeBytes(of: multiplyAdd(left, g * panLeft, l.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
         r.storeBytes(of: multiplyAdd(right, g * panRight, r.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
@@ -49,14 +49,14 @@ struct StereoOut {
 struct PannedOut {
     let panLeft: Float
     let panRight: Float
-    let curve: CrossfadeCurve
+    var curve: CrossfadeCurve
     @_noLocks @inline(__always) init(panLeft: Float, panRight: Float, curve: CrossfadeCurve = .off) {
         self.panLeft = panLeft; self.panRight = panRight; self.curve = curve
     }
     static var channelCount: Int { @_noLocks @inline(__always) get { 1 } }
     @_noLocks @inline(__always)
     mutating func store(_ block: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>) {
-        let g = curve.active ? gain * curve.gain(at: n0) : gain
+        let g = curve.active ? gain * curve.next() : gain
         let l = UnsafeMutableRawPointer(block.mix + Int(n0)), r = UnsafeMutableRawPointer(block.mix + block.busFrames + Int(n0))
         l.storeBytes(of: multiplyAdd(left, g * panLeft, l.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
         r.storeBytes(of: multiplyAdd(left, g * panRight, r.loadUnaligned(as: SIMD8<Float>.self)), as: SIMD8<Float>.self)
@@ -64,39 +64,65 @@ struct PannedOut {
 }
 
 /// A voice's part of a zone crossfade over one span (`ZoneCrossfade.swift`): at frame n
-/// of the span the crossfade's place is x = clamp(x0 + step·(n + 1), 0, 1), and the
-/// voice's gain is the `CrossfadeLaw`'s a(x) going out or b(x) coming in, for the two
-/// regions' correlation ρ: cos θ or sin θ over √(1 + ρ·sin 2θ), θ = x·π/2 (the square
-/// root taken once per 8-frame block, at its middle: it changes by under 0.01 dB there).
+/// of the span the crossfade's place is x = x0 + step·(n + 1) (spans end where it
+/// reaches 1), and the voice's gain is the `CrossfadeLaw`'s a(x) going out or b(x) coming
+/// in, for the two regions' correlation ρ: cos θ or sin θ over √(1 + ρ·sin 2θ), θ = x·π/2.
+///
+/// Each `next()` gives one 8-frame block's gains, in order from the span's first: the
+/// law at the block's two ends, linear between them (over 8 frames of a crossfade of
+/// hundreds the curve is a straight line to within 10⁻⁵). Between blocks (cos θ, sin θ)
+/// turns by the block's angle (a rotation: no cosine per block), and the normalization
+/// takes one Newton step from the block before (it changes by under 10⁻³ a block, so the
+/// step leaves it within 10⁻⁹).
 struct CrossfadeCurve {
     /// The curve applies (false: gain 1 throughout).
     let active: Bool
-    let x0: Float
-    let step: Float
-    let correlation: Float
-    /// The voice comes in (b) rather than goes out (a).
-    let incoming: Bool
+    /// cos θ, sin θ and the normalization 1/√(1 + ρ·sin 2θ) at the next block's start.
+    var cosine: Float
+    var sine: Float
+    var norm: Float
+    /// cos and sin of the angle of one block (8 frames).
+    let turnCosine: Float
+    let turnSine: Float
+    /// 2ρ.
+    let twoRho: Float
+    /// 1 coming in (sin θ), 0 going out (cos θ).
+    let select: Float
 
-    static var off: CrossfadeCurve { @_noLocks @inline(__always) get { CrossfadeCurve(active: false, x0: 0, step: 0, correlation: 0, incoming: false) } }
-
-    @_noLocks @inline(__always)
-    init(active: Bool, x0: Float, step: Float, correlation: Float, incoming: Bool) {
-        self.active = active; self.x0 = x0; self.step = step; self.correlation = correlation; self.incoming = incoming
+    static var off: CrossfadeCurve {
+        @_noLocks @inline(__always) get {
+            CrossfadeCurve(active: false, cosine: 1, sine: 0, norm: 1, turnCosine: 1, turnSine: 0, twoRho: 0, select: 0)
+        }
     }
 
-    /// The gains of frames n0 … n0 + 7 of the span.
     @_noLocks @inline(__always)
-    func gain(at n0: Int32) -> SIMD8<Float> {
-        let n = SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8) + Float(n0)
-        let x = lanewiseMin(lanewiseMax(multiplyAdd(SIMD8(repeating: step), n, SIMD8(repeating: x0)), SIMD8<Float>()), SIMD8(repeating: 1))
+    init(active: Bool, cosine: Float, sine: Float, norm: Float, turnCosine: Float, turnSine: Float, twoRho: Float, select: Float) {
+        self.active = active; self.cosine = cosine; self.sine = sine; self.norm = norm
+        self.turnCosine = turnCosine; self.turnSine = turnSine; self.twoRho = twoRho; self.select = select
+    }
+
+    /// The curve of a span starting at place `place` (frame −1 of the span: its frame 0 is
+    /// at `place + step`), advancing `step` per frame.
+    @_noLocks @inline(__always)
+    init(place: Float, step: Float, correlation: Float, incoming: Bool) {
         let quarter = Float.pi / 2
-        let theta = x * quarter
-        let c = EqualPowerPan.cosine(theta), s = EqualPowerPan.cosine(SIMD8(repeating: quarter) - theta)
-        // The law's normalization changes slowly: taken once, at the block's middle.
-        let m = min(max(x0 + step * (Float(n0) + 4.5), 0), 1) * quarter
-        let cm = EqualPowerPan.cosine(SIMD8(repeating: m))[0], sm = EqualPowerPan.cosine(SIMD8(repeating: quarter - m))[0]
-        let k = inverseSquareRoot(1 + correlation * 2 * sm * cm)
-        return (incoming ? s : c) * k
+        let theta = min(max(place, 0), 1) * quarter, turn = 8 * step * quarter
+        let c = EqualPowerPan.cosine(SIMD8(theta, quarter - theta, turn, quarter - turn, 0, 0, 0, 0))
+        self.init(active: true, cosine: c[0], sine: c[1], norm: inverseSquareRoot(1 + 2 * correlation * c[0] * c[1]),
+                  turnCosine: c[2], turnSine: c[3], twoRho: 2 * correlation, select: incoming ? 1 : 0)
+    }
+
+    /// The gains of the span's next 8 frames.
+    @_noLocks @inline(__always)
+    mutating func next() -> SIMD8<Float> {
+        let g0 = (cosine + select * (sine - cosine)) * norm
+        let c = cosine * turnCosine - sine * turnSine, s = sine * turnCosine + cosine * turnSine
+        let y = 1 + twoRho * s * c
+        norm = norm * (1.5 - 0.5 * y * norm * norm)
+        cosine = c
+        sine = s
+        let g8 = (c + select * (s - c)) * norm
+        return multiplyAdd(SIMD8(repeating: (g8 - g0) * 0.125), SIMD8<Float>(1, 2, 3, 4, 5, 6, 7, 8), SIMD8(repeating: g0))
     }
 }
 

@@ -186,13 +186,15 @@ extension Mixer {
     }
 
     /// Where a span of watched voice `v` from `from` must stop, at most `frame`: where its
-    /// attack ends (`VoiceBank.stageLeft`), or where the steal fade a touch waits on
-    /// reaches 0. Out of line: only attacks with a decay after them and steals come here.
+    /// attack ends (`VoiceBank.stageLeft`), where its zone crossfade ends, or where the
+    /// steal fade a touch waits on reaches 0. Out of line: only attacks with a decay after them and steals come here.
     @_noLocks @inline(never)
     func stageStop(_ v: Int, from: Int32, to frame: Int32) -> Int32 {
         var stop = frame
         let left = voices.stageLeft[v]
         if left > 0 && left < frame &- from { stop = from &+ left }
+        let crossfade = voices.crossfadeLeft[v]
+        if !voices.crossfadeRole[v].isNone && crossfade > 0 && crossfade < stop &- from { stop = from &+ crossfade }
         if voices.hasPending[v] && voices.rampStep[v] < 0 {
             let q = voices.ramp[v] / -voices.rampStep[v]  // frames to the fade's end, ≥ 0
             if q < Float(stop &- from) {

@@ -128,11 +128,14 @@ extension Mixer {
             : Int32(truncatingIfNeeded: z) == from.below ? from.correlationBelow : 0
         voices.crossfadeRole[v] = .outgoing
         voices.crossfadeRole[w] = .incoming
-        voices.crossfadePlace[v] = 0; voices.crossfadePlace[w] = 0
-        voices.crossfadeStep[v] = state.pointee.crossfadeStep; voices.crossfadeStep[w] = state.pointee.crossfadeStep
+        voices.crossfadeLeft[v] = state.pointee.crossfadeFrames; voices.crossfadeLeft[w] = state.pointee.crossfadeFrames
+        // Their spans stop where the crossfade ends (`stageStop`).
+        voices.watch[v] = true; voices.watch[w] = true
         voices.crossfadeCorrelation[v] = correlation; voices.crossfadeCorrelation[w] = correlation
         voices.partner[v] = Int32(truncatingIfNeeded: w)
         voices.partner[w] = Int32(truncatingIfNeeded: v)
+        voices.followsPitch[v] = true
+        voices.followsPitch[w] = true
         voices.special[v] = true
         index.insert(voices.key[v], voice: w)
     }
@@ -170,15 +173,17 @@ extension Mixer {
         return Int64(max(target, 0) * unit)
     }
 
-    /// Voice `v`'s crossfade after a span of `frames` frames: where it ends, the voice going
-    /// out ends, the one coming in goes on alone. - Thread: render.
+    /// Voice `v`'s crossfade after a span of `frames` frames (spans stop at its end,
+    /// `stageStop`): where it ends, the voice going out ends, the one coming in goes on
+    /// alone. - Thread: render.
     @_noLocks
     func advanceCrossfade(_ v: Int, frames: Int) {
-        let place = voices.crossfadePlace[v] + voices.crossfadeStep[v] * Float(frames)
-        voices.crossfadePlace[v] = place
-        guard place >= 1 else { return }
+        let left = voices.crossfadeLeft[v] &- Int32(truncatingIfNeeded: frames)
+        voices.crossfadeLeft[v] = left
+        guard left <= 0 else { return }
         let role = voices.crossfadeRole[v]
         voices.leaveCrossfade(v)
+        voices.watch[v] = voices.stageLeft[v] > 0 || voices.hasPending[v]
         if role.isOutgoing {
             voices.ramp[v] = 0
             voices.rampStep[v] = min(voices.rampStep[v], -1)
@@ -187,6 +192,7 @@ extension Mixer {
             voices.ringing[v] = false
         } else {
             voices.special[v] = !voices.region[v].unsafelyUnwrapped.pointee.isPlain || lowPass != nil
+            voices.followsPitch[v] = voices.region[v].unsafelyUnwrapped.pointee.placement.zoned
         }
     }
 
@@ -195,8 +201,9 @@ extension Mixer {
     func crossfadeCurve(_ v: Int) -> CrossfadeCurve {
         let role = voices.crossfadeRole[v]
         if role.isNone { return .off }
-        return CrossfadeCurve(active: true, x0: voices.crossfadePlace[v], step: voices.crossfadeStep[v],
-                              correlation: voices.crossfadeCorrelation[v], incoming: role.isIncoming)
+        let step = state.pointee.crossfadeStep
+        let place = Float(state.pointee.crossfadeFrames &- voices.crossfadeLeft[v]) * step
+        return CrossfadeCurve(place: place, step: step, correlation: voices.crossfadeCorrelation[v], incoming: role.isIncoming)
     }
 }
 

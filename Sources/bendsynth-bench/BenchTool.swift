@@ -26,6 +26,8 @@ enum BenchTool {
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback by Chromium's touch emulation, then 600 by DevTools' Input.dispatchTouchEvent"),
+        OptionSpec("sound-case", value: "CASE", help: "with --sounds: only this case, once (plain, loops, crossfade or filter): for callgrind"),
+        OptionSpec("sounds", help: "instead: your own sounds' cost beside the plain tone in one run — a sustain loop, a zone crossfade on every touch, the low-pass filter — at the first --voices count (touches), --period, --interp, --seconds per run (ns per touch-frame, median of 3 runs, the cases in turn)"),
         OptionSpec("soak", help: "instead: the soak — the instrument on the running JACK server (Benchmarks/soak.sh starts one) under 8 peers, an OSC flood and 8 web pads for --seconds (default 60): xruns, limits, memory, touches ended"),
         OptionSpec("help", "h", help: "show this help"),
     ]
@@ -33,6 +35,7 @@ enum BenchTool {
     static let usage = """
     usage: bendsynth-bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
            bendsynth-bench --evdev RECORDING [--period FRAMES] | --peers LIST | --osc [--period FRAMES] | --web DRIVER.py | --soak [--seconds S]
+           bendsynth-bench --sounds [--voices N] [--period FRAMES] [--interp MODE] [--seconds S]
 
     Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
     the voices one core could mix in real time. --evdev, --peers, --osc and --web (a
@@ -80,7 +83,8 @@ enum BenchTool {
         var spread = false
         var webDriver: String?
         var recording: String?
-        var soak = false, secondsGiven = false
+        var soak = false, secondsGiven = false, sounds = false
+        var soundCase: SoundBench.Case?
         for (name, value) in options {
             switch name {
             case "help":
@@ -98,6 +102,12 @@ enum BenchTool {
             case "osc": osc = true
             case "web": webDriver = value
             case "soak": soak = true
+            case "sounds": sounds = true
+            case "sound-case":
+                guard let c = SoundBench.Case(rawValue: value ?? "") else {
+                    throw AppError.usage("option '--sound-case': expected plain, loops, crossfade or filter, got '\(value ?? "")'")
+                }
+                soundCase = c
             default: break
             }
         }
@@ -107,6 +117,18 @@ enum BenchTool {
         guard operands.isEmpty else { throw AppError.usage("unexpected argument '\(operands[0])'") }
         if soak {
             return try bench { try SoakBench.run(seconds: secondsGiven ? seconds : 60, assets: try webAssets("--soak"), log: { printErr("bendsynth-bench: \($0)") }) }
+        }
+        if sounds, let soundCase {
+            let ns = try bench { try SoundBench.runOne(soundCase, touches: counts.first ?? 256, period: period, seconds: seconds, rate: Double(rate),
+                                                       interpolation: interpolation) }
+            print(String(format: "%@: %.2f ns per touch-frame", soundCase.rawValue, ns))
+            return
+        }
+        if sounds {
+            let touches = counts.first ?? 256
+            print(try bench { try SoundBench.run(touches: touches, period: period, seconds: secondsGiven ? seconds : 2, rate: Double(rate),
+                                                 interpolation: interpolation) }, terminator: "")
+            return
         }
         if let peerCounts { return try bench { try PeerBench.run(peerCounts, seconds: min(seconds, 10), json: json) } }
         if let webDriver {
