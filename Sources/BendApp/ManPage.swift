@@ -13,26 +13,11 @@ enum ManPage {
             ".SH NAME",
             "bendsynth \\- a real-time synth instrument: touches bend looping tones in pitch, gain and pan",
             ".SH SYNOPSIS",
-        ]
-        for c in CommandTable.all {
-            for line in CommandTable.usageLine(c.name).split(separator: "\n") {
-                out += [".br", escape(line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "usage: ", with: ""))]
-            }
-        }
-        out += [".br", "bendsynth \\-\\-version | \\-\\-man\\-page | \\-\\-completion bash|zsh"]
+        ] + CommandTable.commandSet.manSynopsis(topLine: "bendsynth --version | --man-page | --completion bash|zsh")
         out += [".SH DESCRIPTION",
                 escape("bendsynth is a synthesizer played by touch: each touch (a mouse drag or held key on the pad drawn in the terminal, a touchscreen or touchpad through evdev, OSC/TUIO, MIDI, a remote player, a phone's browser on the web pad (play \u{2D}\u{2D}web) or a touch script) starts a voice looping the tone; x bends its pitch, y sets its gain, and tilt pans. Sound goes to ALSA or JACK, or offline to a file."),
                 ".SH OPTIONS"]
-        out += options(CommandTable.topSpecs)
-        out.append(".SH COMMANDS")
-        for c in CommandTable.all {
-            out += [".SS \(c.name)", escape(c.summary) + "."]
-            let paragraphs = c.usage.components(separatedBy: "\n\n").dropFirst()
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-            for p in paragraphs { out += [".PP", escape(p)] }
-            out += options(c.specs)
-            if let note = OptionParser.negationNote(c.specs) { out += [".PP", escape(note)] }
-        }
+        out += Roff.options(CommandTable.topSpecs) + CommandTable.commandSet.manCommands()
         out += [
             ".SH TOUCH SCRIPTS",
             escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up, tilt or sustain; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; a down or move may give its pitch as ratio (0…8, to the tone as recorded; no pitch map applies) with gain (0…1) and y instead of x, as play --record-touches writes a MIDI source's touches; value (−1…+1) is a tilt's pan; on (true or false) is a sustain's state. A move or up needs its id down, a down needs it up. For example:"),
@@ -64,23 +49,5 @@ enum ManPage {
         return out.joined(separator: "\n") + "\n"
     }
 
-    /// `.TP` entries: `-d, --device PCM` then the help line.
-    static func options(_ specs: [OptionSpec]) -> [String] {
-        specs.flatMap { spec -> [String] in
-            var tag = spec.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
-            tag += "\\fB\\-\\-\(escape(spec.long))\\fR"
-            if let v = spec.value { tag += " \\fI\(escape(v))\\fR" }
-            return [".TP", tag, escape(spec.help)]
-        }
-    }
-
-    /// Text safe in roff: backslashes and hyphens escaped, no line starting with a
-    /// control character.
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\e")
-            .replacingOccurrences(of: "-", with: "\\-")
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }
-            .joined(separator: "\n")
-    }
+    static func escape(_ text: String) -> String { Roff.escape(text) }
 }
