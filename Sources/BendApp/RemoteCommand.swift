@@ -62,6 +62,9 @@ enum RemoteCommand {
         try evdev.validate()
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter
+            // The take's name and format checked before connecting, as play checks them.
+            try local.recordings.check(command: "remote", standardOutput: "the local sound is recorded to a file, not to standard output; name one (take.wav, take.flac…)",
+                                       inputs: OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record"]))
             s.monitor = LiveSettings(sound: local.sound.settings, output: local.output, recordings: local.recordings, sources: [])
         } else if local.record != nil || parsed.contains(where: { $0.0 == "device" }) {
             throw AppError.usage("remote: --device and --record are for the local sound; add --monitor")
