@@ -20,15 +20,16 @@ enum ManPage {
         out += Roff.options(CommandTable.topSpecs) + CommandTable.commandSet.manCommands()
         out += [
             ".SH TOUCH SCRIPTS",
-            escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up, tilt or sustain; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; a down or move may give its pitch as ratio (0…8, to the tone as recorded; no pitch map applies) with gain (0…1) and y instead of x, as play --record-touches writes a MIDI source's touches; value (−1…+1) is a tilt's pan; on (true or false) is a sustain's state. A move or up needs its id down, a down needs it up. For example:"),
+            escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up, tilt, sustain or end; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; a down or move may give its pitch as ratio (0…8, to the tone as recorded; no pitch map applies) with gain (0…1) and y instead of x, as play --record-touches writes a MIDI source's touches; value (−1…+1) is a tilt's pan; on (true or false) is a sustain's state; an end line (t and type only, the last line) says how long the script lasts. A move or up needs its id down, a down needs it up. For example:"),
             ".PP", ".nf",
             escape("{\"t\": 0.0, \"type\": \"down\", \"id\": 1, \"x\": 0.25, \"y\": 0.8}"),
             escape("{\"t\": 0.5, \"type\": \"move\", \"id\": 1, \"x\": 0.5, \"y\": 0.8}"),
             escape("{\"t\": 1.0, \"type\": \"up\", \"id\": 1}"),
             escape("{\"t\": 0.0, \"type\": \"tilt\", \"value\": -1.0}"),
             escape("{\"t\": 1.5, \"type\": \"down\", \"id\": 2, \"ratio\": 1.5, \"gain\": 0.8, \"y\": 0.5}"),
+            escape("{\"t\": 2.5, \"type\": \"end\"}"),
             ".fi", ".PP",
-            escape("A bad line (one that is no JSON object, a field that is not one of these or not one of its type's, a value out of range) is an error naming the file, the line and the field and saying what was expected (exit 2; no output file). An empty script, and a touch that goes down and is never lifted (it ends with the script), play with a warning. play --record-touches writes the same format; a take with nothing played writes no file."),
+            escape("A bad line (one that is no JSON object, a field that is not one of these or not one of its type's, a value out of range) is an error naming the file, the line and the field and saying what was expected (exit 2; no output file). An empty file, or a script with no events, is an error (exit 2: there is nothing to play); a touch that goes down and is never lifted (it ends with the script) plays with a warning. A render lasts until the script's end (a MIDI file's last End-of-Track, a touch script's end line) or until its last sound has ended (the last release faded; at most 1 s after the last event), whichever is later; play --script plays as long. play --record-touches writes the same format, ending with an end line at the take's length; a take with nothing played writes no file."),
             ".SH EXIT STATUS",
             ".TP", "0", "done.",
             ".TP", "1", "runtime failure: no sound output, a file that cannot be written, a lost connection.",

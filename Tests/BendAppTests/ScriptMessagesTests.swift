@@ -67,4 +67,33 @@ final class ScriptMessagesTests: XCTestCase {
             XCTAssertTrue(scripts.contains(field), "TOUCH SCRIPTS names \(field)")
         }
     }
+
+    /// TOUCH SCRIPTS says what the commands do: an empty script is refused (exit 2, as
+    /// render and play --script do), the end line is one of the types, and how long a
+    /// render lasts (to the end line here: 2.5 s, though the sound ends at 1 s).
+    func testTheManPageSaysWhatAnEmptyScriptAndTheEndLineDo() throws {
+        let man = try BinaryRunner.run(["--man-page"]).stdout
+        let scripts = try XCTUnwrap(man.range(of: ".SH TOUCH SCRIPTS").map { man[$0.upperBound...] }
+            .map { String($0[..<($0.range(of: ".SH EXIT STATUS")?.lowerBound ?? $0.endIndex)]) })
+        let empty = try file("empty.jsonl", "")
+        for command in [["render", empty, "-o", dir.appendingPathComponent("e.wav").path], ["play", "--script", empty, "--no-terminal", "-d", "null"]] {
+            let r = try BinaryRunner.run(command)
+            XCTAssertEqual(r.status, 2, "\(command): \(r.stderr)")
+        }
+        XCTAssertTrue(scripts.contains("An empty file, or a script with no events, is an error (exit 2"), scripts)
+        XCTAssertFalse(scripts.contains("An empty script, and"), scripts)
+        XCTAssertTrue(scripts.contains("type is down, move, up, tilt, sustain or end"), scripts)
+        XCTAssertTrue(scripts.contains(#"{"t": 2.5, "type": "end"}"#), scripts)
+        XCTAssertTrue(scripts.contains("A render lasts until the script's end"), scripts)
+        let script = try file("end.jsonl", """
+            {"t": 0.0, "type": "down", "id": 1, "x": 0.25, "y": 0.8}
+            {"t": 1.0, "type": "up", "id": 1}
+            {"t": 2.5, "type": "end"}
+
+            """)
+        let out = dir.appendingPathComponent("end.wav").path
+        let r = try BinaryRunner.run(["render", script, "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try WAVReader.read(out).frames, 120_000, "2.5 s at 48 kHz")
+    }
 }
