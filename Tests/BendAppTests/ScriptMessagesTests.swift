@@ -38,6 +38,26 @@ final class ScriptMessagesTests: XCTestCase {
         XCTAssertTrue(h.stderr.contains("warning: \(held):1: touch 4 goes down and is never lifted"), h.stderr)
     }
 
+    /// A script with events but no touch (only an end line, or only tilt and sustain
+    /// lines) renders silence: it says so, as a touch never lifted does, and still
+    /// renders (exit 0, the file written). A script with a touch does not say it.
+    func testAScriptWithNoTouchRendersWithAWarning() throws {
+        let cases = [("end.jsonl", #"{"t": 0.5, "type": "end"}"#),
+                     ("knobs.jsonl", #"{"t": 0, "type": "tilt", "value": 0.5}"# + "\n" + #"{"t": 0.3, "type": "sustain", "on": true}"#)]
+        for (name, text) in cases {
+            let script = try file(name, text + "\n")
+            let wav = dir.appendingPathComponent(name + ".wav").path
+            let r = try BinaryRunner.run(["render", script, "-o", wav])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("warning: script '\(script)' plays no touch (no \"down\" line): it plays silence"), r.stderr)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: wav), name)
+        }
+        let touch = try file("touch.jsonl", #"{"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}"# + "\n" + #"{"t": 0.2, "type": "up", "id": 1}"# + "\n")
+        let r = try BinaryRunner.run(["render", touch, "-o", dir.appendingPathComponent("touch.wav").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("plays no touch"), r.stderr)
+    }
+
     func testATakeWithNothingPlayedWritesNoTouchScript() throws {
         let empty = try file("quiet.jsonl", #"{"t": 0.2, "type": "end"}"# + "\n")  // 0.2 s, nothing played
         let take = dir.appendingPathComponent("take.jsonl").path
