@@ -7,7 +7,7 @@
 //   bendsynth-bench (main) → BendApp, BendInstrument, BendSystem, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
 //   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, BendWeb, BendInstrument, CLV2
 //   BendLV2Host → CLilv, CLV2, CLV2Host
-//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendMIDI, BendWeb, BendDBus, CALSA, CBuildInfo
+//   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendWeb, BendDBus, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
@@ -156,7 +156,7 @@ let package = Package(
         // instrument that owns its sources, render driver and shutdown. `play`, `render` and
         // the LV2 plugin are front ends over it.
         .target(name: "BendInstrument", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendDBus", "BendAudio", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI", "CALSA"], path: "Sources/BendInstrument"),
-        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendWeb", "BendDBus", "CALSA", "CBuildInfo"],
+        .target(name: "BendApp", dependencies: ["BendInstrument", "BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendPeers", "BendOSC", "BendWeb", "BendDBus", "CBuildInfo"],
                 path: "Sources/BendApp"),
         // Peer sessions: the frame codec, TCP/UDP and RFCOMM transports, shared-key auth.
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),

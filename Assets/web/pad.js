@@ -20,10 +20,12 @@ let toneNote = 69;            // the MIDI note the tone sounds at (the `ok` mess
 let guides = [];              // the scale's steps on the pad (the `guides` message): {x, ratio, degree, label, name}
 let rtt = null, xruns = 0, voices = 0, phone = 0;
 let tilt = null;
-// pointerId → {x, y, order, since, sounding, cents}: `since` the time of the down (or of
-// the move that started it again), `sounding` and `cents` as the last pong sent after
-// `since` said (a finger the instrument ended is not sounding; cents from the finger's
-// pitch to the one that sounds, which --round moves).
+// pointerId → {x, y, order, since, sounding, cents, heard}: `since` the time of the down
+// (or of the move that started it again), `sounding` and `cents` as the last pong sent
+// after `since` said (a finger the instrument ended is not sounding; cents from the
+// finger's pitch to the one that sounds, which --round moves); `heard`: such a pong came,
+// so the label shows the pitch that sounds, never the finger's unrounded one (a down
+// sends a ping of its own: the label waits a round trip).
 const touches = new Map();
 let downs = 0;                // downs so far: a label's place goes to the newer finger
 const pendingMoves = new Map(); // pointerId → line, sent when the socket's buffer is empty
@@ -127,7 +129,7 @@ function heard(sent, list) {
   for (const [id, t] of touches) {
     if (t.since > sent) continue;
     const on = sounding.has(id), cents = on ? sounding.get(id) : 0;
-    if (on !== t.sounding || cents !== t.cents) { t.sounding = on; t.cents = cents; changed = true; }
+    if (on !== t.sounding || cents !== t.cents || !t.heard) { t.sounding = on; t.cents = cents; t.heard = true; changed = true; }
   }
   if (changed) redrawTouches();
 }
@@ -188,10 +190,11 @@ pad.addEventListener("pointerdown", (e) => {
   e.preventDefault();
   try { pad.setPointerCapture(e.pointerId); } catch (_) { /* synthetic pointers */ }
   const p = padPoint(e);
-  const t = { x: p.x, y: p.y, order: ++downs, since: performance.now(), sounding: true, cents: 0 };
+  const t = { x: p.x, y: p.y, order: ++downs, since: performance.now(), sounding: true, cents: 0, heard: false };
   touches.set(e.pointerId, t);
   pendingMoves.delete(e.pointerId);
   flushMoves(line("d", e.pointerId, p) + forceLine(e.pointerId, t, e, true));   // the message first, the drawing at the next frame
+  send("p " + num(performance.now()));   // its answer gives the pitch the finger sounds at
   redrawTouches();
 });
 pad.addEventListener("pointermove", (e) => {
@@ -201,7 +204,7 @@ pad.addEventListener("pointermove", (e) => {
   const p = padPoint(e);
   t.x = p.x; t.y = p.y;
   // A finger the instrument ended starts again with this move (and gets a new place).
-  if (!t.sounding) { t.sounding = true; t.cents = 0; t.since = performance.now(); t.order = ++downs; }
+  if (!t.sounding) { t.sounding = true; t.cents = 0; t.heard = false; t.since = performance.now(); t.order = ++downs; }
   const replaced = pendingMoves.get(e.pointerId);
   pendingMoves.set(e.pointerId, line("m", e.pointerId, p) + forceLine(e.pointerId, t, e, replaced !== undefined && replaced.includes("\nf ")));
   flushMoves(null);
@@ -349,6 +352,14 @@ function readObstacles() {
 // and of the controls: the roots first (named with their octave, "A4"), then the
 // natural notes, then the rest, each group left to right; what finds no room is left out.
 const GUIDE_ASCENT = 10, GUIDE_DESCENT = 3, GUIDE_ROWS = [8, 26];
+// The guide labels drawn, {el, box, hidden}: box their glyphs' extent with 3 px to spare
+// (a touch's label keeps clear of them where it can, and hides those it covers).
+let guideLabelBoxes = [];
+function guideLabel(x, y, width, text) {
+  const el = shape("text", { x: x, y: y, class: "guide-label" }, text);
+  guideLabelBoxes.push({ el, box: box(x - 2, y - GUIDE_ASCENT - 3, x + width + 2, y + GUIDE_DESCENT + 3), hidden: false });
+  return el;
+}
 function guideLabels(w, h, items) {
   const rank = (i) => (i.root ? 0 : i.text.includes("#") ? 2 : 1);
   const taken = [], out = [];
@@ -358,7 +369,7 @@ function guideLabels(w, h, items) {
       const y = h - fromBottom, b = box(left - 2, y - GUIDE_ASCENT, left + width + 2, y + GUIDE_DESCENT);
       if (!free(b, taken)) continue;
       taken.push(b);
-      out.push(shape("text", { x: left, y: y, class: "guide-label" }, i.text));
+      out.push(guideLabel(left, y, width, i.text));
       break;
     }
   }
@@ -375,6 +386,7 @@ function drawPad() {
   // roots) named where the name fits; without, ratio lines at x = ¼, ½, ¾ with the
   // ratio and its nearest note. Gain ½.
   measure.font = GUIDE_FONT;
+  guideLabelBoxes = [];
   const labels = [];
   if (guides.length > 0) {
     for (const s of guides) {
@@ -392,7 +404,7 @@ function drawPad() {
   parts.push(...guideLabels(w, h, labels));
   const mid = Math.round(h / 2) + 0.5;
   parts.push(shape("line", { x1: 0, y1: mid, x2: w, y2: mid, class: "guide" }));
-  parts.push(shape("text", { x: 4, y: mid - 4, class: "guide-label" }, "g 0.5"));
+  parts.push(guideLabel(4, mid - 4, measure.measureText("g 0.5").width, "g 0.5"));
   pad.replaceChildren(...parts);
 }
 
@@ -429,7 +441,9 @@ function placeTouches() {
   }
   // Labels newest finger first: above it, else below, left, right, each kept on the pad
   // and clear of the controls and of the labels placed; none of these: not shown (the
-  // finger's dot still is).
+  // finger's dot still is). A place clear of the guides' labels is taken first; where
+  // there is none, the guide labels under the touch's are hidden while it is there. A
+  // finger whose pitch the instrument has not answered yet (`heard`) shows no label.
   const taken = [];
   for (const [id, p] of [...touches].sort((a, b) => b[1].order - a[1].order)) {
     const m = markFor(id);
@@ -437,6 +451,10 @@ function placeTouches() {
     m.dot.style.transform = "translate(" + (cx - TOUCH_RADIUS) + "px," + (cy - TOUCH_RADIUS) + "px)";
     const silent = !p.sounding;
     if (m.dot.className !== (silent ? "touch silent" : "touch")) m.dot.className = silent ? "touch silent" : "touch";
+    if (!silent && !p.heard) {
+      if (m.label.style.visibility !== "hidden") m.label.style.visibility = "hidden";
+      continue;
+    }
     const text = silent ? "silent: move to play" : pitchText(p.x, p.cents) + " g" + p.y.toFixed(2);
     if (m.text !== text) {
       measure.font = LABEL_FONT;
@@ -445,12 +463,18 @@ function placeTouches() {
     const lw = m.width, gap = TOUCH_RADIUS + 10;
     const spots = [[cx - lw / 2, cy - gap - LABEL_HEIGHT], [cx - lw / 2, cy + gap], [cx - gap - lw, cy - LABEL_HEIGHT / 2], [cx + gap, cy - LABEL_HEIGHT / 2]]
       .map(([x, y]) => [clamp(x, 4, w - lw - 4), clamp(y, 4, h - LABEL_HEIGHT - 4)]);
-    const spot = spots.find(([x, y]) => free(box(x, y, x + lw, y + LABEL_HEIGHT), taken));
+    const fits = ([x, y]) => free(box(x, y, x + lw, y + LABEL_HEIGHT), taken);
+    const clearOfGuides = ([x, y]) => !guideLabelBoxes.some((g) => overlaps(g.box, box(x - 2, y, x + lw + 2, y + LABEL_HEIGHT)));
+    const spot = spots.find((s) => fits(s) && clearOfGuides(s)) || spots.find(fits);
     const shown = spot !== undefined ? "visible" : "hidden";
     if (m.label.style.visibility !== shown) m.label.style.visibility = shown;
     if (!spot) continue;
     taken.push(box(spot[0] - 2, spot[1], spot[0] + lw + 2, spot[1] + LABEL_HEIGHT));
     m.label.style.transform = "translate(" + spot[0] + "px," + spot[1] + "px)";
+  }
+  for (const g of guideLabelBoxes) {
+    const under = taken.some((t) => overlaps(g.box, t));
+    if (under !== g.hidden) { g.hidden = under; g.el.style.visibility = under ? "hidden" : ""; }
   }
 }
 

@@ -1,4 +1,5 @@
 import BendControl
+import BendSystem
 
 /// Why a command failed, and so its exit code: 2 for bad usage or bad input (the
 /// message names the option, file, line or field), 1 for a runtime failure.
@@ -22,11 +23,16 @@ public enum AppError: Error, CustomStringConvertible {
 }
 
 extension AppError {
-    /// A source's failure to start, with the same exit status.
-    init(_ e: InputSourceError) {
-        switch e.kind {
-        case .input: self = .input(e.description)
-        case .runtime: self = .runtime(e.description)
+    /// Any error as the command line says it: the layers' `UsageError` (exit 2, the usage
+    /// line follows), `InputError` and `InstrumentError(.input)` (exit 2), and anything
+    /// else a runtime failure (exit 1).
+    public init(_ error: any Error) {
+        switch error {
+        case let e as AppError: self = e
+        case let e as UsageError: self = .usage(e.message)
+        case let e as InputError: self = .input(e.message)
+        case let e as InstrumentError: self = e.kind == .input ? .input(e.description) : .runtime(e.description)
+        default: self = .runtime("\(error)")
         }
     }
 }

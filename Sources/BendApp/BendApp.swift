@@ -1,5 +1,5 @@
-import BendControl
 import BendDBus
+import BendSystem
 import Glibc
 
 /// The `bendsynth` command: `play`, `render`, `replay`, `remote`, `peers`, `devices`.
@@ -19,8 +19,8 @@ public enum BendApp {
         RTKitClient.installAsRealtimeFallback()
         var configEntries: [ConfigFile.Entry] = []
         do {
-            if let info = CommandTable.command(command) {
-                (rest, configEntries) = try ConfigFile.arguments(for: command, rest)
+            if let info = CommandTable.commandSet.command(command) {
+                (rest, configEntries) = try ConfigFile.arguments(for: command, rest, in: CommandTable.commandSet)
                 try info.run(rest)
             } else if command == "help" {
                 print(usage)
@@ -32,10 +32,8 @@ public enum BendApp {
                 throw AppError.usage("unknown command '\(command)'")
             }
             return 0
-        } catch let e as InputSourceError {
-            printErr("bendsynth: \(e)")
-            return AppError(e).exitCode
-        } catch var e as AppError {
+        } catch {
+            var e = AppError(error)
             if case .usage(let m) = e, !configEntries.isEmpty {
                 e = .usage(ConfigFile.locate(m, entries: configEntries, commandLine: Array(arguments.dropFirst())))
             }
@@ -45,19 +43,16 @@ public enum BendApp {
                 printErr("Try 'bendsynth \(commands.contains(command) ? command + " " : "")--help' for the options.")
             }
             return e.exitCode
-        } catch {
-            printErr("bendsynth: \(error)")
-            return 1
         }
     }
 
     /// The usage line of `command` (the top-level one for an unknown command), the
     /// same as the first lines of its --help.
-    static func usageLine(_ command: String) -> String { CommandTable.usageLine(command) }
+    static func usageLine(_ command: String) -> String { CommandTable.commandSet.usageLine(command) }
 
     /// `bendsynth --version`, `--man-page`, `--completion SHELL`, `--help`.
     static func runTopOptions(_ arguments: [String]) throws {
-        let (options, operands) = try parse(arguments, specs: CommandTable.topSpecs)
+        let (options, operands) = try OptionParser.parse(arguments, specs: CommandTable.topSpecs)
         guard operands.isEmpty else {
             throw AppError.usage("options before the command: '\(operands[0])' (a command goes first: 'bendsynth \(operands[0]) ...')")
         }
@@ -66,7 +61,7 @@ public enum BendApp {
             case "version": print(VersionInfo.text())
             case "man-page": print(ManPage.roff(version: VersionInfo.version()), terminator: "")
             case "completion":
-                guard let script = Completion.script(for: value ?? "") else {
+                guard let script = Completion.script(for: value ?? "", CommandTable.commandSet) else {
                     throw AppError.usage("option '--completion': expected 'bash' or 'zsh', got '\(value ?? "")'")
                 }
                 print(script, terminator: "")

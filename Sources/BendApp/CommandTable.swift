@@ -1,39 +1,24 @@
 import BendSystem
 import BendControl
-import Foundation
 
-/// One command of `bendsynth`, as every view of the command line shows it.
-struct CommandInfo: Sendable {
-    var name: String
-    /// One line for the command list.
-    var summary: String
-    /// The command's help text: the usage line(s), a blank line, what it does, a blank line.
-    var usage: String
-    /// The command's own options, then the config file's (`--config`, `--no-config`).
-    var specs: [OptionSpec]
-    /// What the operands are, for completion: files, or nothing to complete.
-    var operandsAreFiles: Bool
-    /// Runs the command on its arguments (the config file's entries already in front).
-    var run: @Sendable ([String]) throws -> Void
-
-    init(_ name: String, summary: String, usage: String, specs: [OptionSpec], operandsAreFiles: Bool = false,
-         run: @escaping @Sendable ([String]) throws -> Void) {
-        self.name = name
-        self.summary = summary
-        self.usage = usage
-        self.specs = specs + ConfigFile.specs
-        self.operandsAreFiles = operandsAreFiles
-        self.run = run
-    }
-}
-
-/// The one list of commands and their options. `--help`, the usage line printed with
-/// an error, the man page (`ManPage`), the bash/zsh completion (`Completion`), the config
-/// file's sections and `BendApp.run`'s dispatch are all made from it, so they cannot
-/// disagree. A command's options are its `specs` array (in its *Command.swift); add an
-/// option there and every view has it.
+/// The one list of bendsynth's commands and their options (`BendSystem.CommandSet`).
+/// `--help`, the usage line printed with an error, the man page (`ManPage`), the bash/zsh
+/// completion, the config file's sections and `BendApp.run`'s dispatch are all made from
+/// it, so they cannot disagree. A command's options are its `specs` array (in its
+/// *Command.swift); add an option there and every view has it.
 enum CommandTable {
-    static let all: [CommandInfo] = [
+    static let commandSet = CommandSet(program: "bendsynth", commands: commands.map { c in
+        var c = c
+        c.specs = kinds(c.specs)
+        return c
+    }, topSpecs: [
+        OptionSpec("version", "V", help: "print the version and the versions of the linked libraries"),
+        OptionSpec("man-page", help: "print the man page bendsynth(1) (roff; 'bendsynth --man-page | man -l -')"),
+        OptionSpec("completion", value: "bash|zsh", help: "print the shell completion script for bash or zsh"),
+        OptionSpec("help", "h", help: "show this help"),
+    ])
+
+    private static let commands: [CommandInfo] = [
         CommandInfo("play", summary: "play the instrument: a pad in the terminal, sound through ALSA or JACK",
                     usage: PlayCommand.usage, specs: PlayCommand.specs, run: PlayCommand.run),
         CommandInfo("render", summary: "render a touch script or MIDI file to a sound file, faster than real time",
@@ -48,39 +33,36 @@ enum CommandTable {
                     usage: DevicesCommand.usage, specs: DevicesCommand.specs, run: DevicesCommand.run),
     ]
 
-    /// Options of `bendsynth` itself, before any command.
-    static let topSpecs: [OptionSpec] = [
-        OptionSpec("version", "V", help: "print the version and the versions of the linked libraries"),
-        OptionSpec("man-page", help: "print the man page bendsynth(1) (roff; 'bendsynth --man-page | man -l -')"),
-        OptionSpec("completion", value: "bash|zsh", help: "print the shell completion script for bash or zsh"),
-        OptionSpec("help", "h", help: "show this help"),
-    ]
+    static var all: [CommandInfo] { commandSet.commands }
+    static var topSpecs: [OptionSpec] { commandSet.topSpecs }
+    static var names: [String] { commandSet.names }
+    /// `--config FILE`, `--no-config`: every command parses them (`ConfigFile`).
+    static let configSpecs = ConfigFile.specs(program: "bendsynth")
 
-    static var names: [String] { all.map(\.name) }
+    /// `bendsynth COMMAND --help`.
+    static func help(_ name: String) -> String { commandSet.help(name) ?? topHelp }
 
-    static func command(_ name: String) -> CommandInfo? { all.first { $0.name == name } }
-
-    /// `bendsynth COMMAND --help`: the usage text and every option.
-    static func help(_ name: String) -> String {
-        guard let c = command(name) else { return topHelp }
-        return c.usage + OptionParser.help(c.specs) + (OptionParser.negationNote(c.specs).map { "\n\n" + $0 } ?? "")
-    }
-
-    /// The usage line(s) of `name` (the top-level one for an unknown command): the first
-    /// paragraph of its help.
-    static func usageLine(_ name: String) -> String {
-        guard let c = command(name) else {
-            return "usage: bendsynth COMMAND [options]   (commands: \(names.joined(separator: ", ")))"
+    /// Completion of bendsynth's own kinds of values: `--scale` (a Scala file or a
+    /// built-in's name), `--tone` (the sound formats read), a PCM (`devices --pcm-names`).
+    static func kinds(_ specs: [OptionSpec]) -> [OptionSpec] {
+        specs.map { spec in
+            var s = spec
+            if s.long == "scale" {
+                s.kind = .files(extensions: ["scl"], words: Scale.builtIns.map(\.name) + ["edo:12", "edo:19", "edo:24", "edo:31"])
+            } else if s.long == "tone" {
+                s.kind = .files(extensions: toneExtensions, words: [])
+            } else if s.value == "PCM" {
+                s.kind = .listed(by: "devices --pcm-names", name: "pcms")
+            }
+            return s
         }
-        return c.usage.split(separator: "\n", omittingEmptySubsequences: false)
-            .prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-            .joined(separator: "\n")
     }
+
+    /// Sound files a tone may be (what libsndfile reads that a tone is made in).
+    static let toneExtensions = ["wav", "wave", "caf", "aif", "aiff", "aifc", "flac", "ogg", "w64", "rf64"]
 
     static var topHelp: String {
-        let width = (names.map(\.count).max() ?? 0) + 3
-        let list = all.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count) + $0.summary }
-        return """
+        """
         usage: bendsynth COMMAND [options]
                bendsynth --version | --man-page | --completion bash|zsh
 
@@ -88,38 +70,12 @@ enum CommandTable {
         gain (y) and pan (tilt).
 
         commands:
-        \(list.joined(separator: "\n"))
+        \(commandSet.commandList)
 
         'bendsynth COMMAND --help' shows a command's options.
 
         options:
         \(OptionParser.help(topSpecs))
         """
-    }
-}
-
-extension OptionSpec {
-    /// What the value of this option is, for completion, read off its value name:
-    /// `FILE`, `OUT.wav`, `/dev/...` → a file; `PCM` → an ALSA PCM; `a|b` → one of the words.
-    enum ValueKind: Equatable {
-        case none, file, pcm
-        case words([String])
-        /// Files with these extensions (and folders), and these words: `--scale` (a
-        /// Scala file or a built-in's name), `--tone` (the sound formats read).
-        case files(extensions: [String], words: [String])
-        case other
-    }
-
-    /// Sound files a tone may be (what libsndfile reads that a tone is made in).
-    static let toneExtensions = ["wav", "wave", "caf", "aif", "aiff", "aifc", "flac", "ogg", "w64", "rf64"]
-
-    var valueKind: ValueKind {
-        guard let v = value else { return .none }
-        if long == "scale" { return .files(extensions: ["scl"], words: Scale.builtIns.map(\.name) + ["edo:12", "edo:19", "edo:24", "edo:31"]) }
-        if long == "tone" { return .files(extensions: Self.toneExtensions, words: []) }
-        if v == "PCM" { return .pcm }
-        if v.contains("FILE") || v.contains(".") || v == "DEV" || v == "DIR" { return .file }
-        if v.contains("|") && !v.contains("[") { return .words(v.split(separator: "|").map(String.init)) }
-        return .other
     }
 }

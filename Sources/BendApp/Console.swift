@@ -24,16 +24,5 @@ func printLineOut(_ message: String) {
     _ = line.withCString { write(1, $0, strlen($0)) }
 }
 
-/// Warns when a secret's file (what: "the shared key") can be read by others.
-func warnIfOpenToOthers(_ path: String, what: String) {
-    if let why = InputFile.openToOthers(path) { printErr("bendsynth: warning: \(what) '\(path)' \(why)") }
-}
-
-/// Parses with `OptionParser`, turning its errors into `AppError.usage`.
-func parse(_ arguments: [String], specs: [OptionSpec]) throws -> (options: [(String, String?)], operands: [String]) {
-    do {
-        return try OptionParser.parse(arguments, specs: specs)
-    } catch let e as UsageError {
-        throw AppError.usage(e.message)
-    }
-}
+/// Writes a warning about the input (a touch never lifted, a key others can read).
+func warn(_ message: String) { printErr("bendsynth: warning: \(message)") }

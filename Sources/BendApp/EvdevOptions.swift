@@ -13,6 +13,7 @@ struct EvdevOptions {
         OptionSpec("rotate", value: "DEG", help: "input devices: rotate coordinates 0, 90, 180 or 270 degrees clockwise (a screen mounted turned)"),
         OptionSpec("invert-x", help: "input devices: mirror x (after --rotate)"),
         OptionSpec("invert-y", help: "input devices: mirror y (after --rotate)"),
+        OptionSpec("axis-range", value: "RANGE", help: "input devices: the position axes' ranges, XMIN:XMAX,YMIN:YMAX in device units (VVVV:PPPP=… for one device), or 'auto' (widen to the values sent) for a screen that never reaches its declared ends; repeatable"),
         OptionSpec("tilt-axis", value: "AXIS", help: "accelerometers: the axis whose tilt pans, 'x' (default) or 'y'"),
         OptionSpec("invert-tilt", help: "accelerometers: pan the other way"),
     ]
@@ -33,6 +34,8 @@ struct EvdevOptions {
             mapping.rotation = r
         case "invert-x": mapping.invertX = true
         case "invert-y": mapping.invertY = true
+        case "axis-range":
+            do { try mapping.calibration.add(value ?? "") } catch { throw AppError.usage("option '--axis-range': \(error)") }
         case "tilt-axis":
             guard let v = value, let a = EvdevMapping.TiltAxis(rawValue: v) else {
                 throw AppError.usage("option '--tilt-axis': expected 'x' or 'y', got '\(value ?? "")'")

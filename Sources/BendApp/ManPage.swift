@@ -13,37 +13,23 @@ enum ManPage {
             ".SH NAME",
             "bendsynth \\- a real-time synth instrument: touches bend looping tones in pitch, gain and pan",
             ".SH SYNOPSIS",
-        ]
-        for c in CommandTable.all {
-            for line in CommandTable.usageLine(c.name).split(separator: "\n") {
-                out += [".br", escape(line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "usage: ", with: ""))]
-            }
-        }
-        out += [".br", "bendsynth \\-\\-version | \\-\\-man\\-page | \\-\\-completion bash|zsh"]
+        ] + CommandTable.commandSet.manSynopsis(topLine: "bendsynth --version | --man-page | --completion bash|zsh")
         out += [".SH DESCRIPTION",
                 escape("bendsynth is a synthesizer played by touch: each touch (a mouse drag or held key on the pad drawn in the terminal, a touchscreen or touchpad through evdev, OSC/TUIO, MIDI, a remote player, a phone's browser on the web pad (play \u{2D}\u{2D}web) or a touch script) starts a voice looping the tone; x bends its pitch, y sets its gain, and tilt pans. Sound goes to ALSA or JACK, or offline to a file."),
                 ".SH OPTIONS"]
-        out += options(CommandTable.topSpecs)
-        out.append(".SH COMMANDS")
-        for c in CommandTable.all {
-            out += [".SS \(c.name)", escape(c.summary) + "."]
-            let paragraphs = c.usage.components(separatedBy: "\n\n").dropFirst()
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-            for p in paragraphs { out += [".PP", escape(p)] }
-            out += options(c.specs)
-            if let note = OptionParser.negationNote(c.specs) { out += [".PP", escape(note)] }
-        }
+        out += Roff.options(CommandTable.topSpecs) + CommandTable.commandSet.manCommands()
         out += [
             ".SH TOUCH SCRIPTS",
-            escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up, tilt or sustain; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; a down or move may give its pitch as ratio (0…8, to the tone as recorded; no pitch map applies) with gain (0…1) and y instead of x, as play --record-touches writes a MIDI source's touches; value (−1…+1) is a tilt's pan; on (true or false) is a sustain's state. A move or up needs its id down, a down needs it up. For example:"),
+            escape("JSON Lines: one event per line, t in seconds from the start (0…86400), never decreasing. type is down, move, up, tilt, sustain or end; id (an integer 0…4294967295) names the touch of down, move and up; x and y (0…1) place down and move; a down or move may give its pitch as ratio (0…8, to the tone as recorded; no pitch map applies) with gain (0…1) and y instead of x, as play --record-touches writes a MIDI source's touches; value (−1…+1) is a tilt's pan; on (true or false) is a sustain's state; an end line (t and type only, the last line) says how long the script lasts. A move or up needs its id down, a down needs it up. For example:"),
             ".PP", ".nf",
             escape("{\"t\": 0.0, \"type\": \"down\", \"id\": 1, \"x\": 0.25, \"y\": 0.8}"),
             escape("{\"t\": 0.5, \"type\": \"move\", \"id\": 1, \"x\": 0.5, \"y\": 0.8}"),
             escape("{\"t\": 1.0, \"type\": \"up\", \"id\": 1}"),
             escape("{\"t\": 0.0, \"type\": \"tilt\", \"value\": -1.0}"),
             escape("{\"t\": 1.5, \"type\": \"down\", \"id\": 2, \"ratio\": 1.5, \"gain\": 0.8, \"y\": 0.5}"),
+            escape("{\"t\": 2.5, \"type\": \"end\"}"),
             ".fi", ".PP",
-            escape("A bad line (one that is no JSON object, a field that is not one of these or not one of its type's, a value out of range) is an error naming the file, the line and the field and saying what was expected (exit 2; no output file). An empty script, and a touch that goes down and is never lifted (it ends with the script), play with a warning. play --record-touches writes the same format; a take with nothing played writes no file."),
+            escape("A bad line (one that is no JSON object, a field that is not one of these or not one of its type's, a value out of range) is an error naming the file, the line and the field and saying what was expected (exit 2; no output file). An empty file, or a script with no events, is an error (exit 2: there is nothing to play); a touch that goes down and is never lifted (it ends with the script) plays with a warning. A render lasts until the script's end (a MIDI file's last End-of-Track, a touch script's end line) or until its last sound has ended (the last release faded; at most 1 s after the last event), whichever is later; play --script plays as long. play --record-touches writes the same format, ending with an end line at the take's length; a take with nothing played writes no file."),
             ".SH EXIT STATUS",
             ".TP", "0", "done.",
             ".TP", "1", "runtime failure: no sound output, a file that cannot be written, a lost connection.",
@@ -64,23 +50,5 @@ enum ManPage {
         return out.joined(separator: "\n") + "\n"
     }
 
-    /// `.TP` entries: `-d, --device PCM` then the help line.
-    static func options(_ specs: [OptionSpec]) -> [String] {
-        specs.flatMap { spec -> [String] in
-            var tag = spec.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
-            tag += "\\fB\\-\\-\(escape(spec.long))\\fR"
-            if let v = spec.value { tag += " \\fI\(escape(v))\\fR" }
-            return [".TP", tag, escape(spec.help)]
-        }
-    }
-
-    /// Text safe in roff: backslashes and hyphens escaped, no line starting with a
-    /// control character.
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\e")
-            .replacingOccurrences(of: "-", with: "\\-")
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }
-            .joined(separator: "\n")
-    }
+    static func escape(_ text: String) -> String { Roff.escape(text) }
 }

@@ -28,8 +28,8 @@ struct OSCOptions {
         case "osc": listen = value
         case "osc-tcp": tcp = true
         case "osc-allow": allow += (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        case "osc-timeout": timeout = try OptionValues.number(value, option: name, in: 0...3600)
-        case "osc-rest-timeout": restTimeout = try OptionValues.number(value, option: name, in: 0...86_400)
+        case "osc-timeout": timeout = try OptionValue.number(value, option: name, in: 0...3600)
+        case "osc-rest-timeout": restTimeout = try OptionValue.number(value, option: name, in: 0...86_400)
         default: return false
         }
         return true

@@ -26,14 +26,14 @@ enum PeersCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (parsed, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
+        let (parsed, operands) = try OptionParser.parse(arguments, specs: specs + CommandTable.configSpecs)
         var seconds = 3, bluetooth = false
         for (name, value) in parsed {
             switch name {
             case "help":
                 print(CommandTable.help("peers"))
                 return
-            case "seconds": seconds = try OptionValues.integer(value, option: name, in: 1...30)
+            case "seconds": seconds = try OptionValue.integer(value, option: name, in: 1...30)
             case "bluetooth": bluetooth = true
             default: break
             }
@@ -57,29 +57,6 @@ enum PeersCommand {
         }
         print("DNS-SD: \(dnsSD)")
         if found.isEmpty { print("LAN: no instruments heard in \(seconds) s") }
-        for line in lines(found) { print(line) }
-    }
-
-    /// The lines `peers` prints for the instruments found: one per instrument, then a
-    /// note for each name that several instruments share.
-    static func lines(_ found: [PeerAnnouncement]) -> [String] {
-        var out = found.map { a in
-            let addresses = ([a.host] + a.alsoAt).map { "\($0):\(a.tcpPort)" }.joined(separator: ",")
-            return "\(addresses)\t\(a.authRequired ? "key" : "open")\t\(a.instanceText)\t\(UntrustedText.escaped(a.name))"
-        }
-        var seen: [String] = []
-        for a in found where !seen.contains(a.name) {
-            seen.append(a.name)
-            let same = found.filter { $0.name == a.name }
-            guard same.count > 1 else { continue }
-            out.append("note: \(same.count) instruments are named '\(UntrustedText.escaped(a.name))' (\(clashList(same))); remote NAME refuses it, give HOST:PORT")
-        }
-        return out
-    }
-
-    /// "id … at HOST:PORT" for each of `same`, separated by "; ".
-    static func clashList(_ same: [PeerAnnouncement]) -> String {
-        same.map { "id \($0.instanceText) at \($0.host):\($0.tcpPort)" }.sorted { $0.split(separator: " ").last! < $1.split(separator: " ").last! }
-            .joined(separator: "; ")
+        for line in PeerAnnouncement.listing(found) { print(line) }
     }
 }

@@ -1,7 +1,7 @@
+import BendAudio
 import BendInstrument
 import BendPeers
 import BendSystem
-import BendWeb
 import Foundation
 import Glibc
 
@@ -61,13 +61,11 @@ enum PlayCommand {
         var noOutputHint: String?
         /// `--overwrite`: recordings replace existing files.
         var overwrite = false
-        /// The files play reads (never written over: `OutputPath.checkNotInput`).
-        var inputs: [(what: String, path: String)] = []
     }
 
     static func run(_ arguments: [String]) throws {
         StopSignals.block()  // before any source makes a thread
-        let (parsed, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
+        let (parsed, operands) = try OptionParser.parse(arguments, specs: specs + CommandTable.configSpecs)
         var o = Options()
         for (name, value) in parsed {
             if try o.sound.apply(name, value) { continue }
@@ -80,8 +78,8 @@ enum PlayCommand {
                 print(CommandTable.help("play"))
                 return
             case "device": o.device = value ?? ""
-            case "period": o.period = try OptionValues.integer(value, option: name, in: 16...8192)
-            case "periods": o.periods = try OptionValues.integer(value, option: name, in: 2...16)
+            case "period": o.period = try OptionValue.integer(value, option: name, in: 16...8192)
+            case "periods": o.periods = try OptionValue.integer(value, option: name, in: 2...16)
             case "record": o.record = value
             case "record-touches": o.recordTouches = value
             case "record-midi": o.recordMIDI = value
@@ -107,13 +105,14 @@ enum PlayCommand {
                 ? " (a host name after --listen or --web goes with '=': --listen=\(operands[0]))" : ""
             throw AppError.usage("play: unexpected argument '\(operands[0])'\(hint)")
         }
-        o.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record", "record-touches", "record-midi"],
-                                     implicit: o.defaultFilesRead)
-        try RecordingChecks.check(o)  // before a source reads its files (the key, the certificate)
+        // Before a source reads its files (the key, the certificate).
+        try o.recordings.check(command: "play", standardOutput: "standard output is the terminal's; name a file (take.wav, take.flac…)",
+                               inputs: OutputPath.inputs(options: parsed, operands: [], specs: specs,
+                                                         outputs: ["record", "record-touches", "record-midi"], implicit: o.defaultFilesRead))
         try o.sound.resolveRoot()  // before MIDI sources and scripts read toneNote
         var sources: [SourceSettings] = []
         if let path = o.script {
-            sources.append(.script(name: "script '\(path)'", try ScriptFile.load(path: path, keys: o.sound.keyboardTuning)))
+            sources.append(.script(name: "script '\(path)'", try ScriptFile.load(path: path, keys: o.sound.keyboardTuning, warn: warn)))
         }
         if !o.evdev.devices.isEmpty { sources.append(.evdev(devices: o.evdev.devices, mapping: o.evdev.mapping, grab: o.evdev.grab)) }
         if let listen = o.listen {
@@ -147,7 +146,7 @@ enum PlayCommand {
     static func play(_ o: Options, sources: [SourceSettings]) throws {
         let settings = LiveSettings(sound: o.sound.settings, output: o.output, recordings: o.recordings, sources: sources)
         try LiveInstrument(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) },
-                           deviceReport: { DevicesCommand.report() }).run()
+                           deviceReport: { ALSADevices.report() }).run()
     }
 }
 
@@ -165,23 +164,9 @@ extension PlayCommand.Options {
     /// The take's files.
     var recordings: Recordings { Recordings(sound: record, touches: recordTouches, midi: recordMIDI, overwrite: overwrite) }
 
-    /// Files play may read that no option names: the default shared key (`--listen`
-    /// without `--key-file`) and the web certificate and key made on first use (`--web`
-    /// without `--web-cert`), made in this run when missing; the web page's files
-    /// (`--web`). - Thread: setup.
+    /// Files play may read that no option names (`Installation.implicitInputs`).
     var defaultFilesRead: [(what: String, path: String)] {
-        var files: [(what: String, path: String)] = []
-        if listen != nil && keyFile == nil { files.append((what: "the shared key file", path: SharedKey.defaultPath)) }
-        if web.listen != nil && web.certificate == nil {
-            let folder = (SharedKey.defaultPath as NSString).deletingLastPathComponent
-            files.append((what: "the web certificate", path: folder + "/" + WebCertificate.certificateName))
-            files.append((what: "the web certificate's key", path: folder + "/" + WebCertificate.keyName))
-        }
-        if web.listen != nil, let assets = WebOptions.assetFolder {
-            for name in WebAssets.files.keys.sorted() where access(assets + "/" + name, F_OK) == 0 {
-                files.append((what: "the web page's file", path: assets + "/" + name))
-            }
-        }
-        return files
+        Installation.implicitInputs(defaultKey: listen != nil && keyFile == nil, defaultCertificate: web.listen != nil && web.certificate == nil,
+                                    webAssets: web.listen == nil ? nil : Installation.webAssets)
     }
 }

@@ -1,4 +1,3 @@
-import BendControl
 import BendInstrument
 import BendPeers
 import BendSystem
@@ -34,31 +33,14 @@ enum RemoteCommand {
 
     """
 
-    struct Options {
-        var target = ""
-        var keyFile: String?
-        var name: String?
-        var script: String?
-        var text: String?
-        var timeout = 3.0
-        /// `--retry-for`: seconds to keep reconnecting after a drop (0: leave at once).
-        var retryFor = 60.0
-        /// `--monitor`: the local output's settings (nil: no local sound).
-        var monitor: PlayCommand.Options?
-        /// `--evdev`: local input devices also play the instrument.
-        var evdev = EvdevOptions()
-        /// The pad's layout and guides (`--pitch-map`, `--scale`); the instrument plays
-        /// the raw positions with its own settings.
-        var sound = SoundOptions()
-    }
-
     static func run(_ arguments: [String]) throws {
-        let (parsed, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
-        var o = Options()
-        var local = PlayCommand.Options(), monitor = false
+        let (parsed, operands) = try OptionParser.parse(arguments, specs: specs + CommandTable.configSpecs)
+        var local = PlayCommand.Options(), monitor = false, evdev = EvdevOptions()
+        var keyFile: String?, script: String?
+        var s = RemoteSettings(target: "")
         for (name, value) in parsed {
             if try local.sound.apply(name, value) { continue }
-            if try o.evdev.apply(name, value) { continue }
+            if try evdev.apply(name, value) { continue }
             switch name {
             case "monitor": monitor = true
             case "device": local.device = value ?? ""
@@ -67,75 +49,43 @@ enum RemoteCommand {
             case "help":
                 print(CommandTable.help("remote"))
                 return
-            case "key-file": o.keyFile = value
-            case "name": o.name = try OptionValues.peerName(value, option: name)
-            case "retry-for": o.retryFor = try OptionValues.number(value, option: name, in: 0...3600)
-            case "script": o.script = value
-            case "text": o.text = value
-            case "timeout": o.timeout = Double(try OptionValues.integer(value, option: name, in: 1...60))
+            case "key-file": keyFile = value
+            case "name": s.name = try OptionValues.peerName(value, option: name)
+            case "retry-for": s.retryFor = try OptionValue.number(value, option: name, in: 0...3600)
+            case "script": script = value
+            case "text": s.text = value
+            case "timeout": s.timeout = Double(try OptionValue.integer(value, option: name, in: 1...60))
             default: break
             }
         }
         try local.sound.validate()
-        try o.evdev.validate()
-        local.inputs = OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record"])
-        o.sound = local.sound
+        try evdev.validate()
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter
-            o.monitor = local
+            // The take's name and format checked before connecting, as play checks them.
+            try local.recordings.check(command: "remote", standardOutput: "the local sound is recorded to a file, not to standard output; name one (take.wav, take.flac…)",
+                                       inputs: OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record"]))
+            s.monitor = LiveSettings(sound: local.sound.settings, output: local.output, recordings: local.recordings, sources: [])
         } else if local.record != nil || parsed.contains(where: { $0.0 == "device" }) {
             throw AppError.usage("remote: --device and --record are for the local sound; add --monitor")
         }
         guard operands.count == 1 else {
             throw AppError.usage(operands.isEmpty ? "remote: which instrument? give HOST[:PORT]" : "remote: unexpected argument '\(operands[1])'")
         }
-        o.target = operands[0]
-        if BluetoothAddress.looksLike(o.target), !parsed.contains(where: { $0.0 == "timeout" }) {
-            o.timeout = 35   // the instrument's player may be asked (30 s invitation timeout)
+        s.target = operands[0]
+        if BluetoothAddress.looksLike(s.target), !parsed.contains(where: { $0.0 == "timeout" }) {
+            s.timeout = 35   // the instrument's player may be asked (30 s invitation timeout)
         }
-        if case .bluetooth = RemoteTarget.classify(o.target), let why = BluetoothAddress.unavailableReason() {
-            throw AppError.runtime("remote: \(why)")
-        }
-        let script: TouchScript?
-        do { script = try o.script.map { try TouchScript.load(path: $0) } } catch { throw AppError.input("\(error)") }
-        let key: SharedKey?
-        do { key = try o.keyFile.map { try SharedKey.load(path: $0) } } catch { throw AppError.input("\(error)") }
-        if let keyFile = o.keyFile { warnIfOpenToOthers(keyFile, what: "the shared key") }
-        guard script != nil || isatty(STDIN_FILENO) == 1 else {
+        try s.load(scriptPath: script, keyFile: keyFile, warn: { printErr("bendsynth: warning: \($0)") })
+        guard s.script != nil || isatty(STDIN_FILENO) == 1 else {
             throw AppError.usage("remote: standard input is not a terminal; the pad is played from a terminal, or give --script")
         }
-        let target = RemoteTarget.classify(o.target)
-        if case .name = target, case .tcp(let address) = try target.resolved(seconds: o.timeout) {
-            printErr("bendsynth: '\(o.target)' is \(address)")
-            o.target = address
-        } else if case .tcp(let address) = target {
-            o.target = address
-        }
-        try play(o, key: key, script: script)
-    }
-
-    /// The settings `RemoteController` plays: the options, the key and the script read.
-    static func play(_ o: Options, key: SharedKey?, script: TouchScript?) throws {
-        var settings = RemoteSettings(target: o.target)
-        settings.key = key
-        settings.name = o.name
-        settings.timeout = o.timeout
-        settings.retryFor = o.retryFor
-        settings.text = o.text
-        settings.script = script
-        settings.devices = (o.evdev.devices, o.evdev.mapping, o.evdev.grab)
-        settings.pitchMap = o.sound.pitchMap
-        settings.tuning = o.sound.tuning
-        if let local = o.monitor {
-            settings.monitor = LiveSettings(sound: local.sound.settings, output: local.output, recordings: local.recordings, sources: [])
-        }
-        do {
-            try RemoteController.run(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) })
-        } catch let e as PeerError {
-            if case .address = e { throw AppError.usage("remote: \(e)") }
-            throw AppError.runtime("remote: cannot play '\(o.target)': \(e)")
-        } catch let e as RemoteController.Ended {
-            throw AppError.runtime(e.description)
-        }
+        try s.resolveTarget(say: { printErr("bendsynth: \($0)") })
+        s.devices = (evdev.devices, evdev.mapping, evdev.grab)
+        // The pad's layout and guides (`--pitch-map`, `--scale`); the instrument plays
+        // the raw positions with its own settings.
+        s.pitchMap = local.sound.pitchMap
+        s.tuning = local.sound.tuning
+        try RemoteController.run(s, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) })
     }
 }

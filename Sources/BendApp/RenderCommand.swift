@@ -28,7 +28,7 @@ enum RenderCommand {
     """
 
     static func run(_ arguments: [String]) throws {
-        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
+        let (options, operands) = try OptionParser.parse(arguments, specs: specs + CommandTable.configSpecs)
         var sound = SoundOptions()
         var output: String?
         var period = 256
@@ -40,7 +40,7 @@ enum RenderCommand {
                 print(CommandTable.help("render"))
                 return
             case "output": output = value
-            case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
+            case "period": period = try OptionValue.integer(value, option: name, in: 16...8192)
             case "format": sampleFormat = value
             default: break
             }
@@ -64,7 +64,7 @@ enum RenderCommand {
             throw AppError.usage("render: -o - writes WAV to standard output, which is a terminal; pipe it (| sox -t wav - ...) or give a file")
         }
         try sound.resolveRoot()  // before the script (a MIDI file) reads toneNote
-        let script = try ScriptFile.load(path: operands[0], keys: sound.keyboardTuning)
+        let script = try ScriptFile.load(path: operands[0], keys: sound.keyboardTuning, warn: warn)
         let line = ProgressLine(enabled: isatty(2) != 0)
         let progress: ((RenderProgress) -> Void)? = line.enabled ? { line.draw($0) } : nil
         // Ctrl-C or SIGTERM mid-render: the half-written temporary file goes, OUT stays.

@@ -32,7 +32,7 @@ enum ReplayCommand {
 
     static func run(_ arguments: [String]) throws {
         StopSignals.block()  // before any source makes a thread
-        let (options, operands) = try parse(arguments, specs: specs + ConfigFile.specs)
+        let (options, operands) = try OptionParser.parse(arguments, specs: specs + CommandTable.configSpecs)
         var sound = SoundOptions()
         var evdev = EvdevOptions()
         var output: String?, touches: String?
@@ -48,7 +48,7 @@ enum ReplayCommand {
             case "output": output = value
             case "touches": touches = value
             case "device": device = value ?? ""
-            case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
+            case "period": period = try OptionValue.integer(value, option: name, in: 16...8192)
             default: break
             }
         }
@@ -57,34 +57,14 @@ enum ReplayCommand {
             throw AppError.usage(operands.isEmpty ? "replay: missing the recording (RECORDING.evemu, or DEVICE.desc EVENTS.events)"
                                  : "replay: expected one recording or a .desc and an .events file, got \(operands.count) arguments")
         }
-        let inputs = OutputPath.inputs(options: options, operands: operands, specs: specs, outputs: ["output", "touches"])
-        if let output {
-            try OutputPath.check(output, option: "-o", command: "replay")
-            try OutputPath.checkNotInput(output, option: "-o", command: "replay", inputs: inputs)
-        }
-        if let touches {
-            try OutputPath.check(touches, option: "--touches", command: "replay")
-            try OutputPath.checkNotInput(touches, option: "--touches", command: "replay", inputs: inputs)
-            if let output, OutputPath.same(output, touches) {
-                throw AppError.usage("replay: -o and --touches name the same file '\(touches)'")
-            }
-        }
-        let recording: EvemuRecording
-        do { recording = try EvemuRecording.load(paths: operands) } catch let e as EvemuRecording.ParseError {
+        let outputs = [("-o", output), ("--touches", touches)].compactMap { o, p in p.map { (option: o, path: $0) } }
+        try OutputPath.checkAll(outputs, command: "replay",
+                                inputs: OutputPath.inputs(options: options, operands: operands, specs: specs, outputs: ["output", "touches"]))
+        let script: TouchScript, summary: String
+        do { (script, summary) = try EvdevReplay.load(paths: operands, mapping: evdev.mapping) } catch let e as InstrumentError {
             throw AppError.input("replay: \(e)")
         }
-        guard !recording.events.isEmpty else {
-            throw AppError.input("replay: \(operands.last!): the recording has no events"
-                + (operands.count == 1 && operands[0].hasSuffix(".desc") ? "; a .desc file comes with its .events file: bendsynth replay DEVICE.desc EVENTS.events" : ""))
-        }
-        let kind = EvdevDeviceKind.classify(recording.device)
-        if case .skipped(let why) = kind {
-            throw AppError.input("replay: \(operands[0]): device \"\(UntrustedText.escaped(recording.device.name))\" is no touch device or accelerometer: \(why)")
-        }
-        let frames = EvdevReplay.frames(device: recording.device, events: recording.events, mapping: evdev.mapping, releaseAtEnd: true)
-        let script = EvdevReplay.script(frames)
-        let touchCount = script.entries.filter { if case .touch(_, .down, _, _) = $0.event { true } else { false } }.count
-        printErr("replay: \"\(UntrustedText.escaped(recording.device.name))\" — \(kind.summary); \(recording.events.count) events, \(touchCount) touches, \(String(format: "%.3f", script.duration)) s")
+        printErr("replay: \(summary)")
 
         if let touches {
             do { try Data(script.text.utf8).write(to: URL(fileURLWithPath: touches), options: .atomic) } catch {

@@ -33,12 +33,6 @@ struct WebOptions: Equatable {
         return true
     }
 
-    /// The folder of the web page's files (`Assets/web` beside the binary, or in
-    /// `$BENDSYNTH_ASSETS`): the first holding a readable index.html.
-    static var assetFolder: String? {
-        assetCandidates("web").first { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }
-    }
-
     /// The web pad's settings, if `--web` asked for it. - Throws: `AppError.usage` for a bad address or
     /// web options without `--web`, a certificate without its key; `AppError.input` for a
     /// bad `--web-token-file`; `AppError.runtime` when the page's files are not found.
@@ -54,20 +48,19 @@ struct WebOptions: Equatable {
         do { address = try WebListenAddress(listen) } catch {
             throw AppError.usage("play: --web \(error)")
         }
-        guard let assets = Self.assetFolder else {
+        guard let assets = Installation.webAssets else {
             throw AppError.runtime("play --web: the web page's files (index.html, pad.js, pad.css) are not found (looked in: \(assetCandidates("web").joined(separator: ", "))); set BENDSYNTH_ASSETS to the folder holding web/")
         }
-        let env = ProcessInfo.processInfo.environment
-        let config = (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")) + "/bendsynth"
-        var settings = WebSource.Settings(address: address, assets: assets, configDirectory: config)
+        var settings = WebSource.Settings(address: address, assets: assets)
         settings.certificate = certificate
         settings.key = key
         settings.tokenFile = tokenFile
         // A bad token file is bad input: said now, with the other options, before the
         // audio device opens.
         do { settings.token = try tokenFile.map { try WebToken.load(path: $0) } } catch { throw AppError.input("\(error)") }
-        if let tokenFile { warnIfOpenToOthers(tokenFile, what: "the pairing token file") }
-        if let key { warnIfOpenToOthers(key, what: "the web certificate's private key") }
+        for (path, what) in [(tokenFile, "the pairing token file"), (key, "the web certificate's private key")] {
+            if let path, let why = InputFile.openToOthers(path) { warn("\(what) '\(path)' \(why)") }
+        }
         settings.showsQRCode = isatty(STDERR_FILENO) == 1
         settings.https = https
         return settings

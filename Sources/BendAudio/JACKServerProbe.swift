@@ -1,3 +1,4 @@
+import BendSystem
 import CJack
 
 /// Whether a JACK server runs now, and how (for `bendsynth devices`, about `-a jack`): a
@@ -22,4 +23,14 @@ public enum JACKServerProbe {
 
     /// The server's name as libjack picks it.
     public static var serverName: String { ProcessInfoLite.environment("JACK_DEFAULT_SERVER") ?? "default" }
+}
+
+extension JACKServerProbe {
+    /// The JACK server `play -a jack` would play into, if one runs.
+    public static func report() -> String {
+        guard let s = running() else {
+            return "JACK server (for play -a jack):\n  none running as '\(serverName)' — start jackd, or run under PipeWire with pw-jack"
+        }
+        return "JACK server (for play -a jack):\n  '\(UntrustedText.escaped(s.name))' runs: \(s.rate) Hz, period \(s.periodFrames) frames — play -a jack plays into it"
+    }
 }

@@ -16,17 +16,18 @@ public struct SoundFileFormat: Equatable, Sendable, CustomStringConvertible {
     public static let extensions: [(String, Container)] = [("wav", .wav), ("flac", .flac), ("ogg", .ogg), ("oga", .ogg), ("aiff", .aiff), ("aif", .aiff), ("caf", .caf)]
 
     /// The format for `path` (`-`: standard output, WAV) and `--format` (nil: the
-    /// container's default).
+    /// container's default). `standardOutput`: whether `-` may be given (`render -o`, not
+    /// a recording), and so offered in the error.
     /// - Throws: `SoundFileFormatError` naming the extension or the sample format refused.
-    public static func forOutput(path: String, sample: String?) throws -> SoundFileFormat {
+    public static func forOutput(path: String, sample: String?, standardOutput: Bool = true) throws -> SoundFileFormat {
         let container: Container
-        if path == "-" {
+        if path == "-" && standardOutput {
             container = .wav
         } else {
             let name = path.split(separator: "/").last.map(String.init) ?? path
             let ext = name.contains(".") ? String(name.split(separator: ".").last!).lowercased() : ""
             guard let found = extensions.first(where: { $0.0 == ext })?.1 else {
-                throw SoundFileFormatError(message: "cannot tell the format of '\(path)' from its extension '\(ext.isEmpty ? "(none)" : "." + ext)'; expected .wav, .flac, .ogg, .aiff, .aif or .caf (or - for WAV on standard output)")
+                throw SoundFileFormatError(message: "cannot tell the format of '\(path)' from its extension '\(ext.isEmpty ? "(none)" : "." + ext)'; expected .wav, .flac, .ogg, .aiff, .aif or .caf\(standardOutput ? " (or - for WAV on standard output)" : "")")
             }
             container = found
         }

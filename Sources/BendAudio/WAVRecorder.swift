@@ -149,7 +149,8 @@ public final class WAVRecorder: @unchecked Sendable {
     ///   - channels: interleaved channels per frame in the ring (1…1024).
     ///   - ring: the render thread's recording ring; this recorder is its only consumer.
     /// - Throws: `WAVFileError` naming `path` with `sf_strerror`'s text when the file
-    ///   cannot be created; `SystemError` ("pthread_create") when the thread cannot start.
+    ///   cannot be created; `SystemError` naming the failing call (`eventfd`,
+    ///   `pthread_create`) and the file when its event loop cannot start.
     /// - Thread: setup or control.
     public init(path: String, rate: Int, channels: Int = 2, format: SoundFileFormat = .wavFloat, ring: SPSCRing<Float>) throws {
         precondition(rate > 0 && channels >= 1)
@@ -171,8 +172,9 @@ public final class WAVRecorder: @unchecked Sendable {
             self.loop = loop
         } catch {
             try? writer.close()
-            buffer.deallocate()
-            throw SystemError(call: "pthread_create(WAV recorder for \(path))", code: error.code)
+            // (The buffer goes in deinit: every stored property is set, so it runs.)
+            // The call that failed (eventfd or pthread_create of the loop), and for what.
+            throw SystemError(call: "\(error.call), the event loop recording '\(path)'", code: error.code)
         }
     }
 

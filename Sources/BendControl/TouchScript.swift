@@ -57,7 +57,8 @@ public struct TouchScript: Sendable, Equatable {
     /// after the last entry; nil: it ends with its last event.
     public var end: Double?
     /// What plays but may not be what was meant, one message each ("FILE:LINE: …"): a
-    /// touch that goes down and is never lifted. Not compared by `==`.
+    /// touch that goes down and is never lifted; a script with no touch at all (it
+    /// plays silence). Not compared by `==`.
     public var warnings: [String] = []
 
     public static func == (a: TouchScript, b: TouchScript) -> Bool { a.entries == b.entries && a.end == b.end }
@@ -220,6 +221,10 @@ public struct TouchScript: Sendable, Equatable {
             entries.append(Entry(time: t, event: event))
         }
         var script = TouchScript(entries: entries, end: end?.time)
+        // Events but no touch (an end line, tilts, sustain): it plays, silently.
+        if !script.isEmpty && !entries.contains(where: { $0.event.touchPhase?.phase == .down }) {
+            script.warnings.append("script '\(file)' plays no touch (no \"down\" line): it plays silence")
+        }
         for (id, line) in downLines.sorted(by: { $0.value < $1.value }) {
             script.warnings.append("\(file):\(line): touch \(id) goes down and is never lifted: it ends with the script, at \(String(format: "%.3f", script.duration)) s")
         }

@@ -15,7 +15,7 @@ struct ContactMatcher {
     var contacts: [Contact] = []
     var reported: [(x: Int32, y: Int32)] = []
     var touching: Bool
-    let map: PositionMap
+    var map: PositionMap
 
     init(device: EvdevDeviceDescription, map: PositionMap) {
         touching = !device.hasKey(EvdevCode.btnTouch)

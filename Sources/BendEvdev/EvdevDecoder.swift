@@ -36,7 +36,7 @@ public struct EvdevDecoder: Sendable {
         kind = EvdevDeviceKind.classify(device)
         typealias C = EvdevCode
         func axes(_ x: UInt16, _ y: UInt16) -> PositionMap {
-            PositionMap(xAxis: device.absolute[x] ?? AbsInfo(minimum: 0, maximum: 1),
+            PositionMap(device: device, xAxis: device.absolute[x] ?? AbsInfo(minimum: 0, maximum: 1),
                         yAxis: device.absolute[y] ?? AbsInfo(minimum: 0, maximum: 1), mapping: mapping)
         }
         switch kind {

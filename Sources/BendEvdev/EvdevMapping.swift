@@ -1,8 +1,9 @@
 /// How device coordinates become pad coordinates, and which way tilt goes
 /// (`--rotate`, `--invert-x`, `--invert-y`, `--tilt-axis`, `--invert-tilt`).
 ///
-/// Steps, in order: normalise each axis with its declared minimum and maximum
-/// (`(v − min) / (max − min)`, clamped to 0…1; screen y runs top to bottom); rotate
+/// Steps, in order: normalise each axis with its minimum and maximum — declared, or as
+/// `calibration` gives or learns them — (`(v − min) / (max − min)`, clamped to 0…1;
+/// screen y runs top to bottom); rotate
 /// the point `rotation` degrees clockwise about the centre (for a screen mounted turned
 /// that far counter-clockwise); invert x and/or y; flip y so the pad's y runs bottom
 /// to top.
@@ -22,6 +23,9 @@ public struct EvdevMapping: Sendable, Equatable {
     /// goes as each touch's timbre (`ControlEvent.timbre`), after its down and each move
     /// or pressure change: set when the instrument follows timbres (`EvdevSource`).
     public var pressure = false
+    /// The position axes' ranges: declared (the default), given per device, or learnt
+    /// (`--axis-range`).
+    public var calibration = EvdevCalibration()
 
     public init(rotation: Rotation = .none, invertX: Bool = false, invertY: Bool = false,
                 tiltAxis: TiltAxis = .x, invertTilt: Bool = false) {

@@ -1,4 +1,6 @@
 import BendControl
+import BendSystem
+import Foundation
 
 /// A recording's events decoded as a live device would be: the touch script of a
 /// performance (`bendsynth replay`).
@@ -46,5 +48,30 @@ public enum EvdevReplay {
     /// A recording decoded into a touch script.
     public static func script(_ recording: EvemuRecording, mapping: EvdevMapping = EvdevMapping(), releaseAtEnd: Bool = true) -> TouchScript {
         script(frames(device: recording.device, events: recording.events, mapping: mapping, releaseAtEnd: releaseAtEnd))
+    }
+
+    /// The recording at `paths` (one evemu file, or a .desc and its .events) decoded
+    /// into a touch script, touches still down at its end released there, with one line
+    /// that says what it was: `"NAME" — KIND; N events, N touches, S s`.
+    /// - Throws: `InstrumentError(.input)` naming the file (and line) of a malformed
+    ///   recording, one with no events, or one of a device that is no touch device or
+    ///   accelerometer.
+    public static func load(paths: [String], mapping: EvdevMapping) throws -> (script: TouchScript, summary: String) {
+        let recording: EvemuRecording
+        do { recording = try EvemuRecording.load(paths: paths) } catch let e as EvemuRecording.ParseError {
+            throw InstrumentError(.input, "\(e)")
+        }
+        guard !recording.events.isEmpty else {
+            throw InstrumentError(.input, "\(paths.last!): the recording has no events"
+                + (paths.count == 1 && paths[0].hasSuffix(".desc") ? "; a .desc file comes with its .events file: bendsynth replay DEVICE.desc EVENTS.events" : ""))
+        }
+        let kind = EvdevDeviceKind.classify(recording.device)
+        let name = UntrustedText.escaped(recording.device.name)
+        if case .skipped(let why) = kind {
+            throw InstrumentError(.input, "\(paths[0]): device \"\(name)\" is no touch device or accelerometer: \(why)")
+        }
+        let script = self.script(frames(device: recording.device, events: recording.events, mapping: mapping, releaseAtEnd: true))
+        let touches = script.entries.filter { if case .touch(_, .down, _, _) = $0.event { true } else { false } }.count
+        return (script, "\"\(name)\" — \(kind.summary); \(recording.events.count) events, \(touches) touches, \(String(format: "%.3f", script.duration)) s")
     }
 }

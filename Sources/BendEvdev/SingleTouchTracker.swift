@@ -11,7 +11,7 @@ struct SingleTouchTracker {
     var touching = false
     var touch: UInt32?
     var sent: PadPoint?
-    let map: PositionMap
+    var map: PositionMap
 
     var active: [UInt32] { touch.map { [$0] } ?? [] }
 

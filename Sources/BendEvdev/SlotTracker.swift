@@ -21,7 +21,7 @@ struct SlotTracker {
     }
     var slots: [Slot]
     var current: Int
-    let map: PositionMap
+    var map: PositionMap
     /// Semi-MT: only slot 0 plays (see `TouchProtocol.semiMTSlots`).
     let onlySlotZero: Bool
     /// The pressure axis when touches' pressure goes as their timbre (nil: it does not).

@@ -14,13 +14,18 @@ struct PadPoint: Equatable {
     var y: Double
 }
 
-/// Axis pair → pad point through the declared ranges and the mapping.
+/// Axis pair → pad point through the axes' ranges (declared, given or learnt:
+/// `EvdevCalibration`) and the mapping.
 struct PositionMap {
-    var xAxis: AbsInfo
-    var yAxis: AbsInfo
-    var mapping: EvdevMapping
-    func pad(_ x: Int32, _ y: Int32) -> PadPoint {
-        let p = mapping.pad(screenX: xAxis.normalised(x), screenY: yAxis.normalised(y))
+    var x: AxisScale
+    var y: AxisScale
+    let mapping: EvdevMapping
+    init(device: EvdevDeviceDescription, xAxis: AbsInfo, yAxis: AbsInfo, mapping: EvdevMapping) {
+        (x, y) = mapping.calibration.scales(for: device, x: xAxis, y: yAxis)
+        self.mapping = mapping
+    }
+    mutating func pad(_ x: Int32, _ y: Int32) -> PadPoint {
+        let p = mapping.pad(screenX: self.x.normalised(x), screenY: self.y.normalised(y))
         return PadPoint(x: p.x, y: p.y)
     }
 }

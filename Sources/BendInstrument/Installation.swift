@@ -1,3 +1,5 @@
+import BendPeers
+import BendWeb
 import Foundation
 
 /// Where an installed or checked-out bendsynth keeps its assets (the default tone,
@@ -27,6 +29,33 @@ public enum Installation {
         dirs += ["/usr/local/share/bendsynth", "/usr/share/bendsynth"]
         var seen = Set<String>()
         return dirs.filter { seen.insert($0).inserted }
+    }
+}
+
+extension Installation {
+    /// The folder of the web pad's files (`web` among the assets): the first holding a
+    /// readable index.html; nil when none does.
+    public static var webAssets: String? {
+        assetCandidates("web").first { FileManager.default.isReadableFile(atPath: $0 + "/index.html") }
+    }
+
+    /// Files a live instrument may read that no option names, made in this run when
+    /// missing: the default shared key (`peers` without a key file of their own), the
+    /// default web certificate and its key (the web pad without `--web-cert`), and the
+    /// web page's files in `webAssets`.
+    public static func implicitInputs(defaultKey: Bool, defaultCertificate: Bool, webAssets: String?) -> [(what: String, path: String)] {
+        var files: [(what: String, path: String)] = []
+        if defaultKey { files.append((what: "the shared key file", path: SharedKey.defaultPath)) }
+        if defaultCertificate {
+            files.append((what: "the web certificate", path: WebCertificate.defaultFolder + "/" + WebCertificate.certificateName))
+            files.append((what: "the web certificate's key", path: WebCertificate.defaultFolder + "/" + WebCertificate.keyName))
+        }
+        if let webAssets {
+            for name in WebAssets.files.keys.sorted() where access(webAssets + "/" + name, F_OK) == 0 {
+                files.append((what: "the web page's file", path: webAssets + "/" + name))
+            }
+        }
+        return files
     }
 }
 

@@ -176,12 +176,12 @@ public final class LiveInstrument: @unchecked Sendable {
                 ticker = try RoundingTicker(ports: ports)
                 try ticker?.start()
             } catch {
-                throw abandon(InstrumentError(.runtime, "cannot start the rounding thread: \(error)"))
+                throw abandon(InstrumentError(.runtime, "cannot start the rounding event loop: \(error)"))
             }
         }
         let clock = instrument.clock
         do { try midiOut?.start(position: { meters.position }, horizon: { clock?.frameOfNow() ?? meters.position }) } catch {
-            log("--midi-out: cannot start its thread: \(error)")
+            log("--midi-out: cannot start its event loop: \(error)")
         }
         log("\(output.description); tone '\(tone.path)'; \(sound.voices) voices")
         if let note = output.realtimeNote { log("note: \(note)") }

@@ -7,35 +7,6 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// What `remote` is assembled from: where the instrument is, how this side shows itself
-/// and what plays it (the pad, a script, input devices), and, with `monitor`, the local
-/// instrument that sounds here too.
-public struct RemoteSettings: @unchecked Sendable {
-    /// Where to connect (transport syntax: TCP `HOST:PORT`, Bluetooth `XX:…:XX[@CH]`).
-    public var target: String
-    /// The instrument's shared key (it must prove it too).
-    public var key: SharedKey?
-    /// The name the instrument shows (nil: user@host).
-    public var name: String?
-    /// Connect and handshake timeout, seconds; reconnect for this long after a drop.
-    public var timeout = 3.0
-    public var retryFor = 60.0
-    /// A text message sent once connected.
-    public var text: String?
-    /// Play this script to the instrument instead of the pad, then leave.
-    public var script: TouchScript?
-    /// Input devices that play the instrument too (beside the pad or the script).
-    public var devices: (paths: [String], mapping: EvdevMapping, grab: Bool) = ([], EvdevMapping(), false)
-    /// The pad's layout and guides (the instrument plays the raw positions with its own).
-    public var pitchMap = PitchMap.linear
-    public var tuning: Tuning?
-    /// `--monitor`: the local instrument (its sources are the pad or the script and the
-    /// devices); nil: no local sound.
-    public var monitor: LiveSettings?
-
-    public init(target: String) { self.target = target }
-}
-
 /// `remote`, assembled: a client `PeerSession` and its `RemoteLink` (reconnects, replays
 /// held touches), and what plays it: the remote's pad (`RemotePad`), a touch script
 /// (`RemoteLink.play`), input devices — or, with `monitor`, a `LiveInstrument` whose
@@ -52,9 +23,9 @@ public enum RemoteController {
     /// - Parameters:
     ///   - log: one line for the player (without the "bendsynth: " prefix).
     ///   - show: a line as it is (the local instrument's).
-    /// - Throws: `PeerError` from the first connect (the front end says which is bad
-    ///   usage); `InstrumentError` when the session, the pad or the local instrument
-    ///   fails; `Ended` when the link ended for good first.
+    /// - Throws: `UsageError` for a bad address; `InstrumentError` when the first
+    ///   connect, the session, the pad or the local instrument fails; `Ended` when the
+    ///   link ended for good first.
     public static func run(_ settings: RemoteSettings, log: @escaping @Sendable (String) -> Void,
                            show: @escaping @Sendable (String) -> Void) throws {
         // $USER, else the account's name (USER is unset under su, sudo -i, systemd units).
@@ -81,7 +52,8 @@ public enum RemoteController {
         let peer: PeerInfo
         do { peer = try link.connect() } catch {
             session.stop()
-            throw error
+            if case PeerError.address = error { throw UsageError("remote: \(error)") }
+            throw InstrumentError(.runtime, "remote: cannot play '\(settings.target)': \(error)")
         }
         defer { link.stop(); session.stop() }
         log("connected to \(peer)")

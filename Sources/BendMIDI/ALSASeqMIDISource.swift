@@ -67,13 +67,13 @@ public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         let n = snd_seq_poll_descriptors(seq, &fds, UInt32(fds.count), Int16(POLLIN))
         let loop: EventLoop
         do { loop = try EventLoop(name: "bendsynth seq") } catch {
-            throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)")
+            throw InstrumentError(.runtime, "--midi-in: cannot start its event loop: \(error)")
         }
         let reader = SeqReader(seq: seq, decoder: decoder, feed: MIDIInputFeed(port: port, keys: keys))
         for fd in fds.prefix(Int(n)) {
             _ = loop.add(fd: fd.fd) { _ in reader.drain() }
         }
-        do { try loop.start() } catch { throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)") }
+        do { try loop.start() } catch { throw InstrumentError(.runtime, "--midi-in: cannot start its event loop: \(error)") }
         self.loop = loop
         log("ALSA sequencer port \(address) 'midi_in' (connect a keyboard with aconnect)")
     }

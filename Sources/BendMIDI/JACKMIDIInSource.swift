@@ -58,7 +58,7 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
         self.rate = rate
         let loop: EventLoop
         do { loop = try EventLoop(name: "bendsynth midi-in") } catch {
-            throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)")
+            throw InstrumentError(.runtime, "--midi-in: cannot start its event loop: \(error)")
         }
         let feed = MIDIInputFeed(port: control, keys: keys)
         // Each round drains the queue and comes again half a period later (the period is
@@ -81,7 +81,7 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
         let now = MonotonicClock.nanos()
         loop.schedule(at: now) { round(now) }
         do { try loop.start(priority: 1) } catch {
-            throw InstrumentError(.runtime, "--midi-in: cannot start its thread: \(error)")
+            throw InstrumentError(.runtime, "--midi-in: cannot start its event loop: \(error)")
         }
         self.loop = loop
         if let note = loop.priorityNote { log("note: MIDI in: \(note.replacingOccurrences(of: "playing at", with: "its thread runs at"))") }

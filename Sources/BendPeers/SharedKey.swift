@@ -1,3 +1,4 @@
+import BendSystem
 import CSodium
 import Foundation
 import Glibc
@@ -54,11 +55,7 @@ public struct SharedKey: Sendable, Equatable {
     }
 
     /// The default key file: `$XDG_CONFIG_HOME/bendsynth/key` (else `~/.config/…`).
-    public static var defaultPath: String {
-        let env = ProcessInfo.processInfo.environment
-        let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")
-        return config + "/bendsynth/key"
-    }
+    public static var defaultPath: String { ConfigFile.userFolder(program: "bendsynth") + "/key" }
 
     /// Loads the key at `path`, or creates it (mode 0600, directory 0700) when it does
     /// not exist. Returns the key and whether it was just created (print it once).

@@ -25,4 +25,26 @@ public enum InputFile {
         let mode = String(info.st_mode & 0o777, radix: 8)
         return "can be read by other users of this machine (mode 0\(mode)); chmod 600 '\(path)'"
     }
+
+    /// The file's bytes, read to its end (files under /proc report size 0); nil when it
+    /// cannot be opened or read (`errno` says why).
+    public static func contents(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+        }
+    }
+
+    /// The file as UTF-8 text; nil when it cannot be read or is not UTF-8.
+    public static func text(_ path: String) -> String? {
+        contents(path).flatMap { String(validating: $0, as: UTF8.self) }
+    }
 }

@@ -1,50 +1,6 @@
 import CGetopt
 import Glibc
 
-/// A command-line option for `OptionParser`: a kebab-case long name, an optional short
-/// letter, whether it takes a value, and one line of help.
-public struct OptionSpec: Sendable {
-    public var long: String
-    public var short: Character?
-    /// Name of the value in the help (`FILE`, `N`); nil for a flag.
-    public var value: String?
-    public var help: String
-
-    public init(_ long: String, _ short: Character? = nil, value: String? = nil, help: String) {
-        self.long = long
-        self.short = short
-        self.value = value
-        self.help = help
-    }
-
-    /// True when the value may be left out: its name is all optional parts
-    /// (`[ADDR][:PORT]`). A bare option then has the empty value.
-    public var valueIsOptional: Bool {
-        guard let v = value, v.hasPrefix("["), v.hasSuffix("]") else { return false }
-        var depth = 0
-        for c in v {
-            if c == "[" { depth += 1 } else if c == "]" { depth -= 1 } else if depth == 0 { return false }
-        }
-        return depth == 0
-    }
-
-    /// Whether `word`, after this option (an optional value's), is its value: an address
-    /// or a port — digits, or a word with a dot, a colon or a bracket (`0.0.0.0`, `:5000`,
-    /// `[::1]:47810`), or `localhost` — never an option (`-…`). Any other word (a host
-    /// name without a dot) goes with `=`: `--listen=myhost`.
-    public func takesAsValue(_ word: String) -> Bool {
-        guard !word.isEmpty, !word.hasPrefix("-") else { return false }
-        return word.allSatisfy(\.isNumber) || word.contains { $0 == "." || $0 == ":" || $0 == "[" } || word == "localhost"
-    }
-}
-
-/// Bad usage: unknown option, missing or malformed value, wrong arguments. Exit code 2.
-public struct UsageError: Error, CustomStringConvertible, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
 /// Parses options with glibc's `getopt_long` (GNU conventions: `--name value`,
 /// `--name=value`, `-x value`, bundled short flags, `--` ends options, options and
 /// operands may mix). getopt's own messages are off (`opterr = 0`); errors are thrown.

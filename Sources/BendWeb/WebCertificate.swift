@@ -1,3 +1,4 @@
+import BendSystem
 import CSSL
 import Foundation
 import Glibc
@@ -16,6 +17,8 @@ public struct WebCertificate: Sendable, Equatable {
 
     public static let certificateName = "web-cert.pem"
     public static let keyName = "web-key.pem"
+    /// Where the certificate and key are made at first use: `$XDG_CONFIG_HOME/bendsynth`.
+    public static var defaultFolder: String { ConfigFile.userFolder(program: "bendsynth") }
 
     /// The certificate and key in `directory` (`$XDG_CONFIG_HOME/bendsynth`), made there
     /// first when they do not exist.

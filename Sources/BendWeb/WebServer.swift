@@ -24,7 +24,9 @@ public final class WebServer: @unchecked Sendable {
     private let connections: WebConnectionLog
     private var context: OpaquePointer?
     /// libwebsockets' own service loop (`lws_service`: it polls its sockets and runs its
-    /// timers itself), the one loop of the program not on an `EventLoop`.
+    /// timers itself), on a thread of its own rather than an `EventLoop` — one of the few
+    /// (docs/DESIGN.md lists them: the render threads, the stop-signal waiter, the tables'
+    /// maker, JACK's shutdown watcher, Avahi's poll and this).
     private var thread: SystemThread?
     /// The silence rule's lws timer (zeroed `lws_sorted_usec_list_t`), this server's
     /// pointer stored right after it for the callback. Service thread once started.

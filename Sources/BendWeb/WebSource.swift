@@ -25,7 +25,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
         /// `--web-https`: HTTPS on loopback too.
         public var https = false
 
-        public init(address: WebListenAddress, assets: String, configDirectory: String) {
+        public init(address: WebListenAddress, assets: String, configDirectory: String = WebCertificate.defaultFolder) {
             self.address = address
             self.assets = assets
             self.configDirectory = configDirectory

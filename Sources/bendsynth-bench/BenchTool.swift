@@ -54,24 +54,19 @@ enum BenchTool {
         do {
             try run(Array(CommandLine.arguments.dropFirst()))
             exit(0)
-        } catch let e as AppError {
+        } catch {
+            let e = AppError(error)
             printErr("bendsynth-bench: \(e)")
             if case .usage = e {
                 printErr(usage.split(separator: "\n").prefix(2).joined(separator: "\n"))
                 printErr("Try 'bendsynth-bench --help' for the options.")
             }
             exit(e.exitCode)
-        } catch {
-            printErr("bendsynth-bench: \(error)")
-            exit(1)
         }
     }
 
     static func run(_ arguments: [String]) throws {
-        let options: [(String, String?)], operands: [String]
-        do { (options, operands) = try OptionParser.parse(arguments, specs: specs) } catch let e as UsageError {
-            throw AppError.usage(e.message)
-        }
+        let (options, operands) = try OptionParser.parse(arguments, specs: specs)
         var counts = [16, 64, 256, 1024]
         var period = 256
         var seconds = 4.0
@@ -91,9 +86,9 @@ enum BenchTool {
                 print(help)
                 return
             case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536)
-            case "period": period = try OptionValues.integer(value, option: name, in: 16...8192)
-            case "seconds": seconds = try OptionValues.number(value, option: name, in: 0.01...3600); secondsGiven = true
-            case "rate": rate = try OptionValues.integer(value, option: name, in: 8_000...192_000)
+            case "period": period = try OptionValue.integer(value, option: name, in: 16...8192)
+            case "seconds": seconds = try OptionValue.number(value, option: name, in: 0.01...3600); secondsGiven = true
+            case "rate": rate = try OptionValue.integer(value, option: name, in: 8_000...192_000)
             case "interp": interpolation = try OptionValues.interpolation(value, option: name)
             case "json": json = true
             case "evdev": recording = value

@@ -109,6 +109,42 @@ final class DocsTests: XCTestCase {
         XCTAssertGreaterThan(checked, 40)
     }
 
+    /// Every source file docs/DESIGN.md names exists, so its walks and tables stay true
+    /// when a file is folded, moved or renamed; a wrong name (as `Sustain.swift` once was)
+    /// is caught.
+    func testEverySourceFileTheDesignNamesExists() throws {
+        let text = try String(contentsOf: root.appendingPathComponent("docs/DESIGN.md"), encoding: .utf8)
+        let names = Self.swiftFileNames(in: text)
+        XCTAssertGreaterThan(names.count, 80)
+        XCTAssertEqual(missingSourceFiles(names), [], "docs/DESIGN.md names files that are not under Sources/")
+        let planted = Self.swiftFileNames(in: "sustain `Sustain.swift`, `BendControl/TouchGate+Sustain.swift`, `BendApp/ScriptFile.swift`, `Package.swift`")
+        XCTAssertEqual(planted, ["Sustain.swift", "BendControl/TouchGate+Sustain.swift", "BendApp/ScriptFile.swift", "Package.swift"])
+        XCTAssertEqual(missingSourceFiles(planted), ["Sustain.swift", "BendApp/ScriptFile.swift"])
+    }
+
+    /// `Name.swift` and `Folder/Name.swift` as the text names them, each once, in order.
+    static func swiftFileNames(in text: String) -> [String] {
+        let pattern = try! NSRegularExpression(pattern: #"(?:[A-Za-z0-9_-]+/)*[A-Za-z0-9_+]+\.swift\b"#)
+        var seen = Set<String>()
+        return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { m in
+            let name = String(text[Range(m.range, in: text)!])
+            let path = name.hasPrefix("Sources/") ? String(name.dropFirst("Sources/".count)) : name
+            return seen.insert(path).inserted ? path : nil
+        }
+    }
+
+    /// Of `names`, those that are no file: `Folder/Name.swift` under Sources/ (or the
+    /// package's root), a bare `Name.swift` in any folder of Sources/ (or at the root).
+    func missingSourceFiles(_ names: [String]) -> [String] {
+        let sources = root.appendingPathComponent("Sources")
+        let files = (FileManager.default.enumerator(atPath: sources.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+        let fileNames = Set(files.map { String($0.split(separator: "/").last!) })
+        return names.filter { name in
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path) { return false }
+            return name.contains("/") ? !files.contains(name) : !fileNames.contains(name)
+        }
+    }
+
     /// GitHub's anchors, on headings of the kinds the docs use.
     func testAnchorsFollowGitHubsRule() {
         XCTAssertEqual(MarkdownDocument.anchor("How `hold` rounds"), "how-hold-rounds")

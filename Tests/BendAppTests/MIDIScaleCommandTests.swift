@@ -87,6 +87,15 @@ final class MIDIScaleCommandTests: XCTestCase {
         try check(["--kbm", kbm.appendingPathComponent("a442-7-to-12.kbm").path], bent: 442 * pow(2, 1.0 / 12)) { key in
             major[key].map { 442 * pow(2, Double($0 - 16) / 12) }
         }
+        // Patterns of 3 and 5 keys whose middle key is not the reference key (the Hz
+        // worked out in KeyboardMapTests, and by Surge's tuning library).
+        let three: [Int: Double] = [59: 100, 60: 125, 61: 175, 62: 200, 64: 350, 67: 700, 69: 1000, 70: 1400, 71: 1600, 72: 2000, 73: 2800]
+        try check(["--scale", kbm.appendingPathComponent("exact4.scl").path, "--kbm", kbm.appendingPathComponent("threenote-mid60-ref62.kbm").path],
+                  bent: 1000 * pow(2, 1.0 / 12)) { three[$0] }
+        let five = 220 * pow(2, 7.0 / 5)  // key 64, the root: key 57 (step −7) is 220 Hz
+        let fiveSteps: [Int: Int] = [59: -5, 60: -4, 62: -2, 64: 0, 67: 3, 69: 5, 70: 6, 72: 8, 73: 9]  // 61, 71: x
+        try check(["--scale", "edo:5", "--kbm", kbm.appendingPathComponent("fivenote-mid64-ref57.kbm").path],
+                  bent: five * 2 * pow(2, 1.0 / 12)) { key in fiveSteps[key].map { five * pow(2, Double($0) / 5) } }
         // Keys 48…72 only and B not mapped: 59, 71 (the B's) and 73 are silent.
         try check(["--kbm", kbm.appendingPathComponent("range-48-72-x.kbm").path], bent: 440 * pow(2, 1.0 / 12)) { key in
             key % 12 == 11 || key > 72 ? nil : 440 * pow(2, Double(key - 69) / 12)

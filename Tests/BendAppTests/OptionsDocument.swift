@@ -24,7 +24,7 @@ enum OptionsDocument {
                 }
             }
         }
-        let every = ConfigFile.specs.map { spec in
+        let every = CommandTable.configSpecs.map { spec in
             "| `\(cell(name(spec)))` | every command | \(cell(spec.help)) |"
         }
         let top = CommandTable.topSpecs.filter { $0.long != "help" }.map { spec in

@@ -1,4 +1,5 @@
 import BendPeers
+import BendTestSupport
 import Foundation
 import Glibc
 import XCTest

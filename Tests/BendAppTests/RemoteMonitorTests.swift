@@ -44,4 +44,32 @@ final class RemoteMonitorTests: XCTestCase {
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertTrue(r.stderr.contains("--device and --record are for the local sound; add --monitor"), r.stderr)
     }
+
+    /// `--record`'s name is checked before connecting, as play checks it: a format
+    /// bendsynth does not write, standard output or a folder are exit 2 and the instrument
+    /// never sees the remote; the message offers nothing remote cannot do ('-').
+    func testMonitorRecordingIsCheckedBeforeConnecting() throws {
+        let server = try PeerSession(configuration: .init(displayName: "monitor-record-test", role: .server))
+        let joined = Mutex(0)
+        server.onStateChange = { _ in joined.withLock { $0 += 1 } }
+        defer { server.stop() }
+        let bound = try server.listen(on: "127.0.0.1:0")
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("touch.jsonl").path
+        try #"{"t": 0.0, "type": "down", "id": 1, "x": 0.5, "y": 1}"# .write(toFile: script, atomically: true, encoding: .utf8)
+        let mp3 = dir.appendingPathComponent("take.mp3").path
+        for (record, expected) in [
+            (mp3, "remote: --record: cannot tell the format of '\(mp3)' from its extension '.mp3'; expected .wav, .flac, .ogg, .aiff, .aif or .caf\n"),
+            ("-", "remote: --record: the local sound is recorded to a file, not to standard output; name one (take.wav, take.flac…)\n"),
+            (dir.path, "remote: --record '\(dir.path)' is a folder; expected a file name\n"),
+        ] {
+            let r = try BinaryRunner.run(["remote", bound, "--monitor", "--script", script, "-d", "bendsynth_no_such_pcm", "--record", record])
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.hasPrefix("bendsynth: " + expected), r.stderr)
+            XCTAssertFalse(r.stderr.contains("standard output)"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: mp3))
+        }
+        XCTAssertEqual(joined.withLock { $0 }, 0, "the instrument saw the remote")
+    }
 }

@@ -44,6 +44,36 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["bad.evemu"])
     }
 
+    /// RW-14 (an eGalax screen whose touches cover x 426…3711 of its declared 30…4040):
+    /// replayed with `--pitch-map exp --octaves 2`, the touches reach neither end of the
+    /// pad (x 0.099…0.918, ratios 0.57…1.78); with `--axis-range auto`, or the range
+    /// given for the device, they reach both (x 0 and 1: ratios 0.5 and 2, the pitch
+    /// range's ends). A malformed value is a usage error.
+    func testAxisRangeMakesRW14ReachTheEndsOfThePitchRange() throws {
+        let dir = try BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: evdevFolder)
+        let desc = evdevFolder + "/" + names.first { $0.hasPrefix("RW-14_") && $0.hasSuffix(".desc") }!
+        let events = evdevFolder + "/" + names.first { $0.hasPrefix("RW-14_") && $0.hasSuffix(".events") }!
+        func xs(_ options: [String]) throws -> [Double] {
+            let script = dir.appendingPathComponent("take-\(UUID().uuidString).jsonl").path
+            let r = try BinaryRunner.run(["replay", desc, events, "--touches", script, "--pitch-map", "exp", "--octaves", "2"] + options)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try TouchScript.load(path: script).entries.compactMap { if case let .touch(_, .down, x, _) = $0.event { x } else if case let .touch(_, .move, x, _) = $0.event { x } else { nil } }
+        }
+        let declared = try xs([])
+        XCTAssertEqual(declared.min() ?? 0, (426 - 30) / 4010.0, accuracy: 1e-6)
+        XCTAssertEqual(declared.max() ?? 0, (3711 - 30) / 4010.0, accuracy: 1e-6)
+        for options in [["--axis-range", "auto"], ["--axis-range", "0eef:0001=426:3711,415:3576"]] {
+            let x = try xs(options)
+            XCTAssertEqual(x.min(), 0, "\(options): the low end (ratio 0.5)")
+            XCTAssertEqual(x.max(), 1, "\(options): the high end (ratio 2)")
+        }
+        let bad = try BinaryRunner.run(["replay", desc, events, "--axis-range", "426:3711"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("option '--axis-range': '426:3711': expected two ranges, x and y, separated by a comma"), bad.stderr)
+    }
+
     func testEvdevOptionErrorsAreUsageErrors() throws {
         let r = try BinaryRunner.run(["play", "--evdev", "event3", "--no-terminal"])
         XCTAssertEqual(r.status, 2)

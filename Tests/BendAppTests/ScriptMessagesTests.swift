@@ -38,6 +38,26 @@ final class ScriptMessagesTests: XCTestCase {
         XCTAssertTrue(h.stderr.contains("warning: \(held):1: touch 4 goes down and is never lifted"), h.stderr)
     }
 
+    /// A script with events but no touch (only an end line, or only tilt and sustain
+    /// lines) renders silence: it says so, as a touch never lifted does, and still
+    /// renders (exit 0, the file written). A script with a touch does not say it.
+    func testAScriptWithNoTouchRendersWithAWarning() throws {
+        let cases = [("end.jsonl", #"{"t": 0.5, "type": "end"}"#),
+                     ("knobs.jsonl", #"{"t": 0, "type": "tilt", "value": 0.5}"# + "\n" + #"{"t": 0.3, "type": "sustain", "on": true}"#)]
+        for (name, text) in cases {
+            let script = try file(name, text + "\n")
+            let wav = dir.appendingPathComponent(name + ".wav").path
+            let r = try BinaryRunner.run(["render", script, "-o", wav])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("warning: script '\(script)' plays no touch (no \"down\" line): it plays silence"), r.stderr)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: wav), name)
+        }
+        let touch = try file("touch.jsonl", #"{"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}"# + "\n" + #"{"t": 0.2, "type": "up", "id": 1}"# + "\n")
+        let r = try BinaryRunner.run(["render", touch, "-o", dir.appendingPathComponent("touch.wav").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("plays no touch"), r.stderr)
+    }
+
     func testATakeWithNothingPlayedWritesNoTouchScript() throws {
         let empty = try file("quiet.jsonl", #"{"t": 0.2, "type": "end"}"# + "\n")  // 0.2 s, nothing played
         let take = dir.appendingPathComponent("take.jsonl").path
@@ -66,5 +86,34 @@ final class ScriptMessagesTests: XCTestCase {
         for field in ["ratio", "gain", "value", "on", "sustain"] {
             XCTAssertTrue(scripts.contains(field), "TOUCH SCRIPTS names \(field)")
         }
+    }
+
+    /// TOUCH SCRIPTS says what the commands do: an empty script is refused (exit 2, as
+    /// render and play --script do), the end line is one of the types, and how long a
+    /// render lasts (to the end line here: 2.5 s, though the sound ends at 1 s).
+    func testTheManPageSaysWhatAnEmptyScriptAndTheEndLineDo() throws {
+        let man = try BinaryRunner.run(["--man-page"]).stdout
+        let scripts = try XCTUnwrap(man.range(of: ".SH TOUCH SCRIPTS").map { man[$0.upperBound...] }
+            .map { String($0[..<($0.range(of: ".SH EXIT STATUS")?.lowerBound ?? $0.endIndex)]) })
+        let empty = try file("empty.jsonl", "")
+        for command in [["render", empty, "-o", dir.appendingPathComponent("e.wav").path], ["play", "--script", empty, "--no-terminal", "-d", "null"]] {
+            let r = try BinaryRunner.run(command)
+            XCTAssertEqual(r.status, 2, "\(command): \(r.stderr)")
+        }
+        XCTAssertTrue(scripts.contains("An empty file, or a script with no events, is an error (exit 2"), scripts)
+        XCTAssertFalse(scripts.contains("An empty script, and"), scripts)
+        XCTAssertTrue(scripts.contains("type is down, move, up, tilt, sustain or end"), scripts)
+        XCTAssertTrue(scripts.contains(#"{"t": 2.5, "type": "end"}"#), scripts)
+        XCTAssertTrue(scripts.contains("A render lasts until the script's end"), scripts)
+        let script = try file("end.jsonl", """
+            {"t": 0.0, "type": "down", "id": 1, "x": 0.25, "y": 0.8}
+            {"t": 1.0, "type": "up", "id": 1}
+            {"t": 2.5, "type": "end"}
+
+            """)
+        let out = dir.appendingPathComponent("end.wav").path
+        let r = try BinaryRunner.run(["render", script, "-o", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try WAVReader.read(out).frames, 120_000, "2.5 s at 48 kHz")
     }
 }

@@ -3,9 +3,9 @@ import XCTest
 /// The web pad's labels in a phone's viewports (headless Chromium, web/layout_driver.py):
 /// at 360×640, 400×800 and 800×400 with `--scale major` no two guide labels overlap and
 /// none is under the sustain button or the status line; the roots are labelled with their
-/// octave ("A4") and every natural note of the scale ("D" in portrait too) is; with four
-/// fingers down, three close together, no two touch labels overlap, nor the sustain
-/// button.
+/// octave ("A4") and every natural note of the scale ("D" in portrait too) is; with six
+/// fingers down, three close together and two side by side just above the guides' labels,
+/// no two touch labels overlap, nor the sustain button, nor a guide label still shown.
 final class WebLayoutTests: XCTestCase {
     struct Box: CustomStringConvertible {
         var text: String, l: Double, t: Double, r: Double, b: Double
@@ -28,13 +28,18 @@ final class WebLayoutTests: XCTestCase {
             }
             let controls = boxes("sustain") + boxes("status")
             XCTAssertEqual(controls.count, 2, view)
-            let guides = boxes("guide"), touches = boxes("touchlabel")
-            for (kind, labels) in [("guide", guides), ("touch", touches)] {
+            let guides = boxes("guide"), held = boxes("heldguide"), touches = boxes("touchlabel")
+            for (kind, labels) in [("guide", guides), ("touch", touches), ("guide (fingers down)", held)] {
                 for (i, a) in labels.enumerated() {
                     for b in labels[(i + 1)...] { XCTAssertFalse(a.overlaps(b), "\(view): \(kind) labels \(a) and \(b) overlap") }
                     for c in controls { XCTAssertFalse(a.overlaps(c), "\(view): \(kind) label \(a) under \(c.text)") }
                 }
             }
+            // A touch's label and the guide labels still shown around it.
+            for t in touches {
+                for g in held { XCTAssertFalse(t.overlaps(g), "\(view): touch label \(t) over guide label \(g)") }
+            }
+            XCTAssertFalse(held.isEmpty, "\(view): guide labels shown beside the fingers")
             let names = Set(guides.map(\.text))
             XCTAssertTrue(names.contains("A4"), "\(view): the root named with its octave: \(names.sorted())")
             for natural in ["B", "D", "E"] { XCTAssertTrue(names.contains(natural), "\(view): \(natural) labelled: \(names.sorted())") }

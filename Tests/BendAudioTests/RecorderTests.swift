@@ -1,5 +1,6 @@
 import BendAudio
 import BendEngine
+import BendSystem
 import CSndFile
 import Foundation
 import XCTest
@@ -101,5 +102,34 @@ final class RecorderTests: XCTestCase {
         XCTAssertThrowsError(try WAVRecorder(path: path, rate: 48_000, ring: ring)) { error in
             XCTAssertEqual("\(error)", "WAV file '\(path)': sf_open: System error : No such file or directory.")
         }
+    }
+
+    /// With no descriptor left for its event loop's eventfd (the file took the last one
+    /// the limit allows), the error names the call that failed and the recording, not a
+    /// thread that was never asked for; the file is closed again.
+    func testAnEventLoopThatCannotStartNamesTheFailingCall() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("recorder-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("take.wav").path
+        let ring = SPSCRing<Float>(capacity: 1024)
+        defer { ring.deallocate() }
+        var saved = rlimit()
+        XCTAssertEqual(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved), 0)
+        let lowest = open("/dev/null", O_RDONLY)  // the lowest free descriptor: the file's
+        XCTAssertGreaterThanOrEqual(lowest, 0)
+        close(lowest)
+        var tight = saved
+        tight.rlim_cur = rlim_t(lowest + 1)
+        XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &tight), 0)
+        var thrown: Error?
+        do { _ = try WAVRecorder(path: path, rate: 48_000, ring: ring) } catch { thrown = error }
+        XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved), 0)
+        let error = try XCTUnwrap(thrown as? SystemError, "\(String(describing: thrown))")
+        XCTAssertEqual(error.call, "eventfd(bendsynth wav), the event loop recording '\(path)'")
+        XCTAssertEqual(error.code, EMFILE)
+        let again = open("/dev/null", O_RDONLY)
+        XCTAssertEqual(again, lowest, "the file's descriptor was closed")
+        close(again)
     }
 }

@@ -6,9 +6,13 @@ import XCTest
 /// Scala keyboard mappings (`.kbm`, issue 28): the corpus in
 /// Tests/BendMIDITests/Fixtures/kbm — linear, white keys, 7 keys to 12 degrees, a partial
 /// range with an unmapped key, a shuffled pattern with DOS line endings and a trailing
-/// line — read as the Scala format defines, each key at the frequency it implies
-/// (worked out here by hand from the scale, not by the parser's code), and the malformed
-/// ones refused with their line.
+/// line, and patterns of 3 and 5 keys whose middle key is not the reference key (3 keys
+/// from degree 1 of a 4-note scale, the reference in the pattern on its last degree; 5
+/// keys, the reference two patterns below the middle, an unmapped key) — read as the
+/// Scala format defines, each key at the frequency it implies (worked out here by hand
+/// from the scale, not by the parser's code; the last two also agree, to 1e-6 Hz, with a
+/// transcription of Surge's tuning library, `Tunings::Tuning(scale, mapping)`), and the
+/// malformed ones refused with their line.
 final class KeyboardMapTests: XCTestCase {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../BendMIDITests/Fixtures/kbm").standardized
@@ -31,6 +35,7 @@ final class KeyboardMapTests: XCTestCase {
         let major442 = 442 * pow(2, -16.0 / 12)  // key 69 is step 16 of the 7-key pattern
         let a440root = 440 * pow(2, -9.0 / 12)
         func edo(_ n: Double, _ k: Double) -> Double { pow(2, k / n) }
+        let five = 220 * edo(5, 7)
         return [
             ("linear-60-440-69.kbm", "just-12.scl", [60: just, 64: just * 5 / 4, 67: just * 3 / 2, 69: 440, 72: 2 * just,
                                                      59: just * 15 / 16, 61: just * 16 / 15, 73: 2 * just * 16 / 15]),
@@ -44,6 +49,15 @@ final class KeyboardMapTests: XCTestCase {
                                                 71: nil, 72: 2 * a440root, 73: nil]),
             ("shuffle-dos.kbm", "edo:4", [60: c4, 61: c4 * edo(4, 2), 62: c4 * edo(4, 1), 63: c4 * edo(4, 3), 64: 2 * c4,
                                           59: c4 * edo(4, -1)]),
+            // Key 60 is degree 1 (5/4), 61 degree 3 (7/4), 62 degree 4 (2/1: the reference,
+            // 200 Hz, so the root is 100 Hz); each pattern 4 degrees (an octave) higher.
+            ("threenote-mid60-ref62.kbm", "exact4.scl", [57: 62.5, 58: 87.5, 59: 100, 60: 125, 61: 175, 62: 200, 63: 250,
+                                                          64: 350, 65: 400, 69: 1000, 73: 2800]),
+            // Key 57 = 64 − 7: pattern −2, entry 3, degree 3 − 10 = −7 at 220 Hz, so the root
+            // (key 64) is 220·2^(7/5); entry 2 of each pattern (61, 66, 71) plays nothing.
+            ("fivenote-mid64-ref57.kbm", "edo:5", [57: 220, 59: five * edo(5, -5), 60: five * edo(5, -4), 61: nil, 62: 440,
+                                                   63: five * edo(5, -1), 64: five, 66: nil, 67: five * edo(5, 3),
+                                                   69: five * edo(5, 5), 71: nil, 73: five * edo(5, 9)]),
         ]
     }()
 
@@ -128,7 +142,7 @@ final class KeyboardMapTests: XCTestCase {
         var rng = SplitMix(seed: 0x4B_424D)
         let names = try FileManager.default.subpathsOfDirectory(atPath: Self.corpus.path).filter { $0.hasSuffix(".kbm") }
         let seeds = try names.map { [UInt8](try Data(contentsOf: Self.corpus.appendingPathComponent($0))) }
-        XCTAssertEqual(seeds.count, 12)
+        XCTAssertEqual(seeds.count, 14)
         let alphabet = Array("0123456789.x!- \t\r\n".utf8)
         var parsed = 0, failed = 0
         for _ in 0..<50_000 {

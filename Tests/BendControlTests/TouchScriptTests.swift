@@ -107,7 +107,8 @@ final class TouchScriptTests: XCTestCase {
     }
 
     /// A touch that goes down and is never lifted plays, with a warning naming the file
-    /// and the down's line. (An empty script is an error: `ScriptFile`.)
+    /// and the down's line; so does a script with no touch (it plays silence). (An empty
+    /// script is an error: `ScriptFile`.)
     func testWarnsOfATouchNeverLifted() throws {
         let script = try TouchScript.parse("""
         {"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}
@@ -116,7 +117,8 @@ final class TouchScriptTests: XCTestCase {
         """, file: "s.jsonl")
         XCTAssertEqual(script.warnings, ["s.jsonl:2: touch 2 goes down and is never lifted: it ends with the script, at 1.000 s"])
         XCTAssertEqual(try TouchScript.parse(script.text).entries.count, 3)
-        XCTAssertEqual(try TouchScript.parse(#"{"t": 0, "type": "tilt", "value": 0}"#).warnings, [])
+        XCTAssertEqual(try TouchScript.parse(#"{"t": 0, "type": "tilt", "value": 0}"#, file: "k.jsonl").warnings,
+                       [#"script 'k.jsonl' plays no touch (no "down" line): it plays silence"#])
     }
 
     func testMissingFileIsAnErrorNamingIt() {

@@ -170,6 +170,67 @@ final class RealWorldEvdevTests: XCTestCase {
         XCTAssertEqual(s.xs.max()!, (3711.0 - 30) / 4010, accuracy: 0.002)
     }
 
+    /// RW-14's touches reach only 426…3711 of x's declared 30…4040 (and 415…3576 of y's
+    /// 60…4035): without calibration the pad's ends — the pitch range's — are never
+    /// played. With `--axis-range auto` the ranges widen to what the device sends, so
+    /// each end is reached (x and y exactly 0 and 1), and every point stays on the pad;
+    /// with the ranges given for its id (0eef:0001) the same; a range given for another
+    /// device changes nothing.
+    func testRW14CalibrationReachesTheEndsOfThePitchRange() throws {
+        let r = try Recordings.load("RW-14")
+        func summary(_ values: [String]) throws -> TouchSummary {
+            var mapping = EvdevMapping()
+            for v in values { try mapping.calibration.add(v) }
+            return TouchSummary(decode(r, mapping: mapping))
+        }
+        let declared = try summary([])
+        XCTAssertGreaterThan(declared.xs.min()!, 0.09)
+        XCTAssertLessThan(declared.xs.max()!, 0.92)
+        for values in [["auto"], ["0eef:0001=426:3711,415:3576"], ["auto", "0eef:0001=426:3711,415:3576"]] {
+            let s = try summary(values)
+            XCTAssertEqual(s.downs, 2, "\(values)")
+            XCTAssertEqual(s.ups, 2, "\(values)")
+            XCTAssertEqual(s.xs.min(), 0, "\(values): the low end of the pitch range")
+            XCTAssertEqual(s.xs.max(), 1, "\(values): the high end")
+            XCTAssertEqual(s.ys.min(), 0, "\(values)")
+            XCTAssertEqual(s.ys.max(), 1, "\(values)")
+            XCTAssertTrue(s.allInRange, "\(values)")
+        }
+        let given = try summary(["0eef:0001=426:3711,415:3576"])
+        for (x, d) in zip(given.xs, declared.xs) {
+            XCTAssertEqual(x, (d * 4010 + 30 - 426) / (3711 - 426), accuracy: 1e-9, "a given range scales every point")
+        }
+        // Learnt: once the device has sent its extremes, the range is theirs. The
+        // recording played twice to one decoder: the second time every point is where
+        // the given range puts it (none clamped to an end).
+        var mapping = EvdevMapping()
+        try mapping.calibration.add("auto")
+        let twice = TouchSummary(EvdevReplay.frames(device: r.device, events: r.events + r.events, mapping: mapping, releaseAtEnd: true))
+        XCTAssertEqual(twice.downs, 4)
+        XCTAssertEqual(twice.xs.count, try summary(["auto"]).xs.count + given.xs.count, "the second time moves as the given range's")
+        for (learnt, known) in [(twice.xs.suffix(given.xs.count), given.xs), (twice.ys.suffix(given.ys.count), given.ys)] {
+            for (a, b) in zip(learnt, known) { XCTAssertEqual(a, b, accuracy: 1e-9) }
+        }
+        let other = try summary(["1234:5678=426:3711,415:3576"])
+        XCTAssertEqual(other.xs, declared.xs, "a range for another device")
+    }
+
+    /// `--axis-range` values that are not one say what was expected.
+    func testAxisRangeValuesAreChecked() {
+        var c = EvdevCalibration()
+        for bad in ["", "1:2", "1:2,3", "5:5,0:1", "9:1,0:1", "0eef=1:2,3:4", "0eef:1=1:2,3:4", "a:b,c:d", "1:2=3:4=5:6,7:8"] {
+            XCTAssertThrowsError(try c.add(bad), bad) { error in
+                XCTAssertTrue("\(error)".contains("expected auto, XMIN:XMAX,YMIN:YMAX or VVVV:PPPP=XMIN:XMAX,YMIN:YMAX"), "\(error)")
+            }
+        }
+        XCTAssertEqual(c, EvdevCalibration())
+        XCTAssertNoThrow(try c.add("-1589:2047,0:3636"))
+        XCTAssertNoThrow(try c.add("0EEF:0001=30:4040,60:4035"))
+        XCTAssertEqual(c.ranges.count, 2)
+        XCTAssertEqual(c.ranges[0].x, -1589...2047)
+        XCTAssertEqual(c.ranges[1].device?.vendor, 0x0eef)
+    }
+
     func testEveryRecordingEndsWithNoTouchDownWhenItsDeviceGoes() throws {
         for id in ["RW-01", "RW-02", "RW-03", "RW-04", "RW-05", "RW-06", "RW-07", "RW-08", "RW-09", "RW-14"] {
             let s = TouchSummary(decode(try Recordings.load(id), releaseAtEnd: true))

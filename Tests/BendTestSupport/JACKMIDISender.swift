@@ -17,7 +17,8 @@ public final class JACKMIDISender: @unchecked Sendable {
     struct State {
         var port: OpaquePointer
         var frames: UnsafeMutablePointer<Int>
-        var bytes: UnsafeMutablePointer<UInt8>  // 3 per message
+        var bytes: UnsafeMutablePointer<UInt8>  // every message's, one after another
+        var starts: UnsafeMutablePointer<Int>   // where each message's bytes start
         var lengths: UnsafeMutablePointer<Int>
         var count: Int
         var next: Int
@@ -26,7 +27,8 @@ public final class JACKMIDISender: @unchecked Sendable {
         var done: Unmanaged<DispatchSemaphore>
     }
 
-    /// - Parameter messages: (frame after arming, 1…3 bytes), in frame order.
+    /// - Parameter messages: (frame after arming, the message's bytes: 1…3, or a whole
+    ///   SysEx F0 … F7), in frame order.
     public init(name: String = "sender", messages: [(frame: Int, bytes: [UInt8])]) throws {
         self.name = name
         var status = jack_status_t(0)
@@ -40,17 +42,20 @@ public final class JACKMIDISender: @unchecked Sendable {
         }
         let n = messages.count
         let frames = UnsafeMutablePointer<Int>.allocate(capacity: max(n, 1))
-        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * max(n, 1))
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(messages.reduce(0) { $0 + $1.bytes.count }, 1))
+        let starts = UnsafeMutablePointer<Int>.allocate(capacity: max(n, 1))
         let lengths = UnsafeMutablePointer<Int>.allocate(capacity: max(n, 1))
+        var at = 0
         for (i, m) in messages.enumerated() {
             frames[i] = m.frame
+            starts[i] = at
             lengths[i] = m.bytes.count
-            for (j, b) in m.bytes.prefix(3).enumerated() { bytes[3 * i + j] = b }
+            for b in m.bytes { bytes[at] = b; at += 1 }
         }
         let armed = UnsafeMutablePointer<Atomic<Bool>>.allocate(capacity: 1)
         armed.initialize(to: Atomic(false))
         state = .allocate(capacity: 1)
-        state.initialize(to: State(port: port, frames: frames, bytes: bytes, lengths: lengths, count: n, next: 0,
+        state.initialize(to: State(port: port, frames: frames, bytes: bytes, starts: starts, lengths: lengths, count: n, next: 0,
                                    armed: armed, elapsed: 0, done: Unmanaged.passRetained(done)))
         jack_set_process_callback(c, { nframes, arg in
             let s = arg!.assumingMemoryBound(to: State.self)
@@ -61,7 +66,7 @@ public final class JACKMIDISender: @unchecked Sendable {
             while s.pointee.next < s.pointee.count, s.pointee.frames[s.pointee.next] < end {
                 let i = s.pointee.next
                 let offset = max(s.pointee.frames[i] - start, 0)
-                jack_midi_event_write(buffer, jack_nframes_t(offset), s.pointee.bytes + 3 * i, s.pointee.lengths[i])
+                jack_midi_event_write(buffer, jack_nframes_t(offset), s.pointee.bytes + s.pointee.starts[i], s.pointee.lengths[i])
                 s.pointee.next += 1
                 if s.pointee.next == s.pointee.count { s.pointee.done.takeUnretainedValue().signal() }
             }
@@ -90,6 +95,7 @@ public final class JACKMIDISender: @unchecked Sendable {
         state.pointee.done.release()
         state.pointee.frames.deallocate()
         state.pointee.bytes.deallocate()
+        state.pointee.starts.deallocate()
         state.pointee.lengths.deallocate()
         state.pointee.armed.deallocate()
         state.deallocate()

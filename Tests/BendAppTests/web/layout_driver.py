@@ -6,10 +6,17 @@ Browser, over --remote-debugging-pipe).
 
 Scenarios (each prints `key value...` lines on stdout for the Swift test to check):
   layout URL   at 360x640, 400x800 and 800x400 CSS px (a phone's viewport): `view W H`,
-               the sustain button's and status line's boxes, every guide label's text
-               and box (`guide TEXT L T R B`); then four fingers down (three close
-               together, one beside the sustain button) and each shown touch label's
-               text box (`touchlabel TEXT L T R B`, the text's own extent)
+               every guide label's text and box (`guide TEXT L T R B`); six fingers
+               down (three close together, one beside the sustain button, two side by
+               side just above the guides' labels at the bottom), and once the
+               instrument has answered for each, the sustain button's and status line's
+               boxes, every guide label still shown (`heldguide TEXT L T R B`) and each
+               shown touch label's text box (`touchlabel TEXT L T R B`, the text's own
+               extent)
+  label URL SPEC  one finger down at pad y 0.5 and x SPEC (a number), or a pitch CENTS
+               from the guide named NAME (SPEC `NAME:CENTS`, e.g. `B3:-20`): every text
+               the finger's label showed until the instrument's answer had come and two
+               more (`shown TEXT...`), and the label then (`label TEXT`); lifted
   stall URL    a finger down until the instrument's answer says it sounds; the page's
                script paused 3 s (Debugger.pause: no pings, the instrument ends the
                touch for silence); resumed: the page's finger state and label once an
@@ -32,7 +39,10 @@ VIEWS = [(360, 640), (400, 800), (800, 400)]
 BOXES = """(() => {
   const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const out = [["sustain", "-", ...r(sustainButton)], ["status", "-", ...r(statusLine)]];
-  for (const t of pad.querySelectorAll("text.guide-label")) out.push(["guide", t.textContent.replace(/ /g, "_"), ...r(t)]);
+  for (const t of pad.querySelectorAll("text.guide-label")) {
+    if (getComputedStyle(t).visibility !== "visible") continue;
+    out.push(["guide", t.textContent.replace(/ /g, "_"), ...r(t)]);
+  }
   for (const l of touchLayer.querySelectorAll(".touch-label")) {
     if (getComputedStyle(l).visibility !== "visible" || !l.textContent) continue;
     const range = document.createRange(); range.selectNodeContents(l);
@@ -53,16 +63,20 @@ def scenario_layout(browser, url):
                          "the pad drawn at the new size")
         browser.next_frame(session)
         print("view", width, height)
+        for kind, text, *b in browser.evaluate(session, BOXES):
+            if kind == "guide":
+                print(kind, text, *[round(v, 1) for v in b])
         size = pad_size(browser, session)
-        fingers = [(1, 0.5, 0.3), (2, 0.55, 0.32), (3, 0.6, 0.28), (4, 0.8, 0.12)]
+        fingers = [(1, 0.5, 0.3), (2, 0.55, 0.32), (3, 0.6, 0.28), (4, 0.8, 0.12), (5, 0.3, 0.035), (6, 0.33, 0.04)]
         held = []
         for i, x, y in fingers:
             held.append((i, *to_pixels(size, x, y)))
             browser.touch(session, "touchStart", held)
-        browser.wait_for(session, "touches.size === 4", "four touches on the page")
+        browser.wait_for(session, f"touches.size === {len(fingers)} && [...touches.values()].every(t => t.heard)",
+                         "the touches on the page, each answered")
         browser.next_frame(session)
         for kind, text, *b in browser.evaluate(session, BOXES):
-            print(kind, text, *[round(v, 1) for v in b])
+            print("held" + kind if kind == "guide" else kind, text, *[round(v, 1) for v in b])
         browser.touch(session, "touchEnd", held)
         browser.wait_for(session, "touches.size === 0", "the touches to end on the page")
 
@@ -89,7 +103,7 @@ def scenario_stall(browser, url):
     browser.touch(session, "touchMove", [moved])
     browser.evaluate(session, "rtt = null")
     browser.wait_for(session, "rtt !== null && voices === 1", "the instrument to play the finger again")
-    browser.wait_for(session, "[...touches.values()][0].sounding === true", "the finger sounding")
+    browser.wait_for(session, "[...touches.values()][0].sounding === true && [...touches.values()][0].heard", "the finger sounding")
     browser.next_frame(session)
     print("again", *finger(browser, session))
     browser.touch(session, "touchEnd", [moved])
@@ -124,6 +138,54 @@ def scenario_voices(browser, url):
         print("answer", v, text)
 
 
+SHOWN = """(() => {
+  window.shownLabels = [];
+  const place = placeTouches;
+  placeTouches = function () {
+    place();
+    for (const m of marks.values()) if (m.label.style.visibility === "visible") shownLabels.push(m.text.replace(/ /g, "_"));
+  };
+})()"""
+
+
+def pad_x(browser, session, spec):
+    """SPEC: a pad x, or NAME:CENTS, the x whose pitch is CENTS from the guide NAME (by
+    bisection of the page's own pitch map)."""
+    if ":" not in spec:
+        return float(spec)
+    name, cents = spec.split(":")
+    return browser.evaluate(session, f"""(() => {{
+      const g = guides.find(s => s.name === {name!r});
+      const want = g.ratio * Math.pow(2, {float(cents)} / 1200);
+      let lo = 0, hi = 1;
+      for (let i = 0; i < 60; i++) {{ const mid = (lo + hi) / 2; if (ratio(mid) < want) lo = mid; else hi = mid; }}
+      return (lo + hi) / 2;
+    }})()""")
+
+
+def scenario_label(browser, url, spec):
+    session = connected(browser, url)
+    if ":" in spec:
+        browser.wait_for(session, "guides.length > 0", "the scale's guides")
+    browser.evaluate(session, SHOWN)
+    size = pad_size(browser, session)
+    point = (1, *to_pixels(size, pad_x(browser, session, spec), 0.5))
+    browser.touch(session, "touchStart", [point])
+    browser.wait_for(session, "touches.size === 1 && [...touches.values()][0].heard", "the instrument's answer for the finger")
+    browser.next_frame(session)
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "an answer")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null", "another answer")
+    browser.next_frame(session)
+    print("shown", *browser.evaluate(session, "shownLabels"))
+    print("label", browser.evaluate(session, "[...marks.values()][0].text.replace(/ /g, '_')"))
+    browser.touch(session, "touchEnd", [point])
+    browser.wait_for(session, "touches.size === 0", "the touch to end on the page")
+    browser.evaluate(session, "rtt = null")
+    browser.wait_for(session, "rtt !== null && voices === 0", "the instrument to end it")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -137,6 +199,8 @@ def main():
             scenario_stall(browser, url)
         elif scenario == "voices":
             scenario_voices(browser, url)
+        elif scenario == "label":
+            scenario_label(browser, url, sys.argv[3])
         else:
             print(f"unknown scenario '{scenario}'", file=sys.stderr)
             return 2

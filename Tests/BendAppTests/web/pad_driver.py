@@ -440,7 +440,7 @@ def scenario_redraws(browser, url, n):
     print("redraws", browser.evaluate(session, "padRedraws"))
     cx, cy = to_pixels(size, 0.5, 0.5)
     browser.touch(session, "touchStart", [(1, cx, cy)])
-    browser.wait_for(session, "touches.size === 1", "the held touch on the page")
+    browser.wait_for(session, "touches.size === 1 && [...touches.values()][0].heard", "the held touch on the page, answered")
     browser.next_frame(session)
     png = base64.b64decode(browser.call("Page.captureScreenshot", session=session, format="png")["data"])
     image = png_pixels(png)

@@ -1,8 +1,9 @@
-@testable import BendApp
+import BendControl
 import BendPeers
+import BendSystem
+import BendTestSupport
 import Foundation
 import Glibc
-import Synchronization
 import XCTest
 
 /// `remote TARGET`: which kind of target, and a display name resolved through the
@@ -27,11 +28,11 @@ final class RemoteTargetTests: XCTestCase {
         defer { b.stop() }
         XCTAssertThrowsError(try RemoteTarget.name("twin").resolved(seconds: 5, port: port)) {
             XCTAssertEqual("\($0)", "remote: 2 instruments are named 'twin' (id - at 127.0.0.1:6001; id - at 127.0.0.1:6002); give HOST:PORT")
-            XCTAssertEqual(($0 as? AppError)?.exitCode, 2)
+            XCTAssertTrue($0 is UsageError, "\($0)")
         }
         XCTAssertThrowsError(try RemoteTarget.name("nobody").resolved(seconds: 1, port: port)) {
             XCTAssertEqual("\($0)", "remote: no instrument named 'nobody' heard within 1 s and no host of that name (bendsynth peers lists the instruments heard)")
-            XCTAssertEqual(($0 as? AppError)?.exitCode, 1)
+            XCTAssertEqual(($0 as? InstrumentError)?.kind, .runtime)
         }
     }
 
@@ -56,34 +57,7 @@ final class RemoteTargetTests: XCTestCase {
         try sender.add(forged.text, from: "127.0.0.3")
         XCTAssertThrowsError(try RemoteTarget.name("stage").resolved(seconds: 5, port: port)) {
             XCTAssertEqual("\($0)", "remote: 2 instruments are named 'stage' (id 1111222233334444 at 127.0.0.1:6101; id 9999000000000001 at 127.0.0.3:6101); give HOST:PORT")
-            XCTAssertEqual(($0 as? AppError)?.exitCode, 2)
+            XCTAssertTrue($0 is UsageError, "\($0)")
         }
-    }
-
-    /// The real announcement port: `remote "NAME" --script` finds a session announcing
-    /// NAME and plays it: the touch arrives with the remote's name.
-    func testRemoteByNamePlaysTheAnnouncedInstrument() throws {
-        let name = "named-instrument-\(getpid())"
-        let server = try PeerSession(configuration: .init(displayName: name, role: .server))
-        let touches = Mutex<[String]>([])
-        server.onReceive = { m, peer in
-            if case let .touch(_, phase, x, _, _) = m { touches.withLock { $0.append(phase == .down ? "\(peer.name) down \(x)" : "\(peer.name) \(phase)") } }
-        }
-        defer { server.stop() }
-        let bound = try server.listen(on: "127.0.0.1:0")
-        let ep = try PeerAddress.parse(bound)
-        let announcer = try PeerAnnouncer(PeerAnnouncement(tcpPort: ep.port, authRequired: false, name: name), broadcast: false)
-        defer { announcer.stop() }
-        let dir = try BinaryRunner.temporaryDirectory()
-        let script = dir.appendingPathComponent("s.jsonl").path
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try """
-        {"t": 0.0, "type": "down", "id": 3, "x": 0.25, "y": 1}
-        {"t": 0.1, "type": "up", "id": 3}
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        let r = try BinaryRunner.run(["remote", name, "--script", script, "--name", "by-name"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("'\(name)' is \(bound)"), r.stderr)
-        XCTAssertEqual(touches.withLock { $0 }, ["by-name down 0.25", "by-name up"])
     }
 }

@@ -1,5 +1,6 @@
+import BendAudio
+import BendControl
 import BendSystem
-import BendInstrument
 import Foundation
 import Glibc
 
@@ -14,22 +15,22 @@ import Glibc
 /// input is caught) or, for a file the command will make in this run (the default shared
 /// key, the default web certificate and key), by its canonical path; the command stops
 /// with exit 2 before reading or writing anything.
-enum OutputPath {
-    /// - Throws: `AppError.input` when `path` is a folder or a device, or its folder is
-    ///   missing or no file can be made in it. `-` (standard output) passes.
-    static func check(_ path: String, option: String, command: String) throws {
+public enum OutputPath {
+    /// - Throws: `InstrumentError(.input)` when `path` is a folder or a device, or its
+    ///   folder is missing or no file can be made in it. `-` (standard output) passes.
+    public static func check(_ path: String, option: String, command: String) throws {
         guard path != "-" else { return }
         var info = stat()
         if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
             let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
-            throw AppError.input("\(command): \(option) '\(path)' is \(what); expected a file name")
+            throw InstrumentError(.input, "\(command): \(option) '\(path)' is \(what); expected a file name")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw AppError.input("\(command): \(option) '\(path)': the folder '\(folder)' does not exist")
+            throw InstrumentError(.input, "\(command): \(option) '\(path)': the folder '\(folder)' does not exist")
         }
         guard access(folder, W_OK) == 0 else {
-            throw AppError.input("\(command): \(option) '\(path)': cannot write in the folder '\(folder)' (\(String(cString: strerror(errno))))")
+            throw InstrumentError(.input, "\(command): \(option) '\(path)': cannot write in the folder '\(folder)' (\(String(cString: strerror(errno))))")
         }
         // Writable by its mode is not enough (/proc, a read-only mount, root's access()):
         // a file made there and removed at once says whether one can be.
@@ -37,7 +38,7 @@ enum OutputPath {
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let reason = errno == EEXIST ? nil : String(cString: strerror(errno))
-            if let reason { throw AppError.input("\(command): \(option) '\(path)': cannot make a file in the folder '\(folder)' (\(reason))") }
+            if let reason { throw InstrumentError(.input, "\(command): \(option) '\(path)': cannot make a file in the folder '\(folder)' (\(reason))") }
             return
         }
         close(fd)
@@ -65,7 +66,7 @@ enum OutputPath {
 
     /// True when `a` and `b` are the same file: the same existing file, or the same
     /// path once made absolute and tidied (files that do not exist yet).
-    static func same(_ a: String, _ b: String) -> Bool {
+    public static func same(_ a: String, _ b: String) -> Bool {
         if let x = identity(a), let y = identity(b) { return x == y }
         return URL(fileURLWithPath: a).standardized == URL(fileURLWithPath: b).standardized
     }
@@ -93,7 +94,7 @@ enum OutputPath {
     /// ones), the default tone when the command takes `--tone` and none is given, and
     /// `implicit` (files a command reads without an option: play's default shared key and
     /// web certificate, also when this run will make them) — the others when they exist.
-    static func inputs(options: [(String, String?)], operands: [String], specs: [OptionSpec], outputs: Set<String>,
+    public static func inputs(options: [(String, String?)], operands: [String], specs: [OptionSpec], outputs: Set<String>,
                        implicit: [(what: String, path: String)] = []) -> [(what: String, path: String)] {
         var found = operands.map { (what: "the input", path: $0) }
         for (name, value) in options {
@@ -113,14 +114,14 @@ enum OutputPath {
         return found.filter { identity($0.path) != nil } + implicit
     }
 
-    /// - Throws: `AppError.input` (exit 2) when `path` is one of `inputs`: "render: -o
+    /// - Throws: `InstrumentError(.input)` when `path` is one of `inputs`: "render: -o
     ///   'same.jsonl' is the input 'same.jsonl'; writing it would destroy it: give
     ///   another file name".
-    static func checkNotInput(_ path: String, option: String, command: String, inputs: [(what: String, path: String)]) throws {
+    public static func checkNotInput(_ path: String, option: String, command: String, inputs: [(what: String, path: String)]) throws {
         if path == "-" {  // standard output: a regular file there (`1<>io.jsonl`) may be an input
             guard let output = standardOutput,
                   let input = inputs.first(where: { identity($0.path) == output }) else { return }
-            throw AppError.input("\(command): \(option) '-' is standard output, which is \(input.what) '\(input.path)'; writing it would destroy it: give another file name")
+            throw InstrumentError(.input, "\(command): \(option) '-' is standard output, which is \(input.what) '\(input.path)'; writing it would destroy it: give another file name")
         }
         let output = identity(path), outputPath = canonical(path)
         let isInput = { (input: String) -> Bool in
@@ -129,7 +130,39 @@ enum OutputPath {
         }
         if let input = inputs.first(where: { isInput($0.path) }) {
             let spelled = input.path == path ? "" : " (as '\(input.path)')"
-            throw AppError.input("\(command): \(option) '\(path)' is \(input.what)\(spelled); writing it would destroy it: give another file name")
+            throw InstrumentError(.input, "\(command): \(option) '\(path)' is \(input.what)\(spelled); writing it would destroy it: give another file name")
+        }
+    }
+
+    /// Each of `outputs` (option, path), the files a command will write: no two naming
+    /// one file, each one that may be written (`check`) and none of `inputs`.
+    /// - Throws: `UsageError` for two options naming one file; as `check`, `checkNotInput`.
+    public static func checkAll(_ outputs: [(option: String, path: String)], command: String,
+                                inputs: [(what: String, path: String)]) throws {
+        for (i, a) in outputs.enumerated() {
+            if let b = outputs[(i + 1)...].first(where: { same($0.path, a.path) }) {
+                throw UsageError("\(command): \(a.option) and \(b.option) name the same file '\(a.path)'")
+            }
+        }
+        for (option, path) in outputs {
+            try check(path, option: option, command: command)
+            try checkNotInput(path, option: option, command: command, inputs: inputs)
+        }
+    }
+}
+
+extension Recordings {
+    /// A live take's files checked before anything starts (`OutputPath.checkAll`), and
+    /// the format `sound`'s name asks for (its extension, as `render -o`).
+    /// - Parameter standardOutput: why `--record -` is refused, in the front end's words.
+    /// - Throws: `UsageError` for an extension no format is written in, or `-`; as
+    ///   `OutputPath.checkAll`.
+    public func check(command: String, standardOutput: String, inputs: [(what: String, path: String)]) throws {
+        try OutputPath.checkAll(requested, command: command, inputs: inputs)
+        guard let sound else { return }
+        guard sound != "-" else { throw UsageError("\(command): --record: \(standardOutput)") }
+        do { _ = try SoundFileFormat.forOutput(path: sound, sample: nil, standardOutput: false) } catch {
+            throw UsageError("\(command): --record: \(error)")
         }
     }
 }

@@ -5,13 +5,13 @@ import Synchronization
 /// Sends announcement datagrams to 127.0.0.1:`port` every 100 ms from chosen loopback
 /// source addresses (127.0.0.2, 127.0.0.3, … are this host too), as one instrument heard
 /// on several addresses, or a forger, would be heard. Stops when released or `stop`ped.
-final class AnnouncementSender: @unchecked Sendable {
+public final class AnnouncementSender: @unchecked Sendable {
     private let port: UInt16
     private let sends = Mutex<[(fd: Int32, bytes: [UInt8])]>([])
     private let running = Atomic<Bool>(true)
     private let done = DispatchSemaphore(value: 0)
 
-    init(port: UInt16) {
+    public init(port: UInt16) {
         self.port = port
         Thread.detachNewThread { [self] in
             while running.load(ordering: .relaxed) {
@@ -23,7 +23,7 @@ final class AnnouncementSender: @unchecked Sendable {
     }
 
     /// From now on also sends `text` from `source` (an IPv4 loopback address).
-    func add(_ text: String, from source: String) throws {
+    public func add(_ text: String, from source: String) throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var sa = sockaddr_in()
         sa.sin_family = sa_family_t(AF_INET)
@@ -43,7 +43,7 @@ final class AnnouncementSender: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    public func stop() {
         guard running.exchange(false, ordering: .relaxed) else { return }
         done.wait()
         for s in sends.withLock({ $0 }) { close(s.fd) }
