@@ -9,7 +9,7 @@
 //   BendLV2Host → CLilv, CLV2, CLV2Host
 //   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendWeb, BendDBus, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
-//   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI
+//   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, BendSFZ
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
 //   audio out and the input sources (one layer; none sees another):
 //   BendAudio → BendEngine, BendSystem, BendControl, BendSFZ, CALSA, CJack, CSndFile, CSampleRate, CFFTW
@@ -172,7 +172,7 @@ let package = Package(
                           path: "Sources/bendsynth-bench"),
         // The fuzz targets: one per decoder of outside bytes (`make fuzz` builds them with
         // libFuzzer and AddressSanitizer, Fuzz/fuzz.sh; this build replays inputs).
-        .executableTarget(name: "BendFuzz", dependencies: ["BendControl", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI"],
+        .executableTarget(name: "BendFuzz", dependencies: ["BendControl", "BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI", "BendSFZ"],
                           path: "Sources/BendFuzz"),
 
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline

@@ -43,3 +43,16 @@ for period in 64 256; do
     echo "$row"
   done
 done
+
+echo
+echo "Your own sounds (\`--sounds --sound-case CASE\`): instructions per touch-frame, 64 touches, 64-frame periods, bandlimited"
+echo
+echo "| plain tone | sustain loop | zone crossfade on every touch (2 voices each) | low-pass filter |"
+echo "|---:|---:|---:|---:|"
+row="|"
+for c in plain loops crossfade filter; do
+  a=$(total "$BIN" --voices 64 --period 64 --interp bandlimited --seconds $S1 --sounds --sound-case "$c")
+  b=$(total "$BIN" --voices 64 --period 64 --interp bandlimited --seconds $S2 --sounds --sound-case "$c")
+  row="$row $(per_voice_frame 64 64 "$a" "$b") |"
+done
+echo "$row"

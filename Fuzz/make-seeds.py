@@ -147,3 +147,12 @@ put("scala", "cents.scl", "Bohlen-Pierce\n13\n146.3\n292.6\n438.9\n585.2\n731.5\
 # kbm: the tests' keyboard mappings (good and malformed).
 for p in sorted(glob.glob(os.path.join(ROOT, "Tests/BendMIDITests/Fixtures/kbm/**/*.kbm"), recursive=True)):
     copy("kbm", p)
+# sfz: the format's constructs (headers and inheritance, #define, #include, comments,
+# values with spaces, note names, loop points, round robin).
+put("sfz", "eight.sfz", "<control> default_path=./\n<global> loop_mode=loop_continuous\n"
+    + "".join(f"<region> sample=z{k}.wav lokey={44 + 4 * k} hikey={47 + 4 * k} pitch_keycenter={46 + 4 * k}\n" for k in range(8)))
+put("sfz", "everything.sfz", "// comment\n#define $KEY c#4\n/* block\n comment */\n<global> volume=-6 ampeg_release=0.5\n"
+    "<master> tune=5\n<group> lovel=1 hivel=64 seq_length=2\n<region> sample=My Piano/C 4.wav key=$KEY seq_position=1 pan=-30\n"
+    "<region> sample=b.wav lokey=db4 hikey=E5 pitch_keycenter=sample offset=100 end=9999 loop_mode=loop_sustain loopstart=200 loopend=900 seq_position=2\n"
+    "#include \"part.sfz\"\n<curve> v000=0\n<region> sample=c.wav amp_veltrack=0 ampeg_attack=0.1 ampeg_decay=0.2 ampeg_sustain=50 transpose=-12\n")
+put("sfz", "loop.sfz", "#include \"root.sfz\"\n")

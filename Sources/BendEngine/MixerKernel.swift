@@ -76,11 +76,10 @@ extension Mixer {
         }
     }
 
-    /// `mixSpecial` of special voice `v` for its layout: mono at the centre (into the mono
-    /// bus `mix`), stereo or panned (into the left bus `mix` and the right after it, times
-    /// its part of a zone crossfade, `curve`: a crossfading mono voice is panned);
-    /// through its low-pass filter when `filtered` (`LowPass.swift`), whose state and
-    /// timbre glide are written back after the span. - Thread: render.
+    /// `mixSpecial` of special voice `v` for its layout: mono at the centre (the mono bus
+    /// `mix`), stereo or panned (the left bus `mix`, the right after it; times its zone
+    /// crossfade's `curve`), through its low-pass filter when `filtered` (`LowPass.swift`;
+    /// state and timbre glide written back after the span). - Thread: render.
     @_noLocks @inline(never)
     func mixSpecialVoice(_ v: Int, tone: UnsafePointer<ToneTable>, levels: LevelTable?, into mix: UnsafeMutablePointer<Float>, count: Int,
                          layout: VoiceLayout, filtered: Bool, curve: CrossfadeCurve) {
@@ -227,8 +226,7 @@ extension Mixer {
         voices.ramp[v] = min(max(ramp0 + rampStep * Float(end), 0), 1)
     }
 
-    /// Per increment unit, the edge fade's slope for a voice of region scale `scale`:
-    /// fade = min(increment · this, 1) = min(ratio / silenceRatio, 1).
+    /// The edge fade's slope per increment unit for region scale `scale`: fade = min(ratio / silenceRatio, 1).
     @_noLocks @inline(__always)
     static func edgeFadeScale(_ scale: Float) -> Float { 1 / Float(1 << fractionBits) / EngineLimits.silenceRatio / scale }
 

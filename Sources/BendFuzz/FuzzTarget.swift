@@ -12,7 +12,7 @@ struct FuzzTarget: Sendable {
 
     /// Every target: adding a decoder is one file with its `static let` and one line here.
     static let all: [FuzzTarget] = [
-        .terminal, .evemu, .touchScript, .osc, .peerFrames, .webMessages, .midiFile, .scala, .keyboardMap,
+        .terminal, .evemu, .touchScript, .osc, .peerFrames, .webMessages, .midiFile, .scala, .keyboardMap, .sfz,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -1,4 +1,3 @@
-import BendAudio
 import BendEngine
 import BendSystem
 import Glibc
