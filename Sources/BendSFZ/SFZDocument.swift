@@ -60,6 +60,8 @@ struct SFZScanner {
     let readFile: (String) throws -> [UInt8]
     var items: [SFZDocument.Item] = []
     var definitions: [String: String] = [:]
+    /// The longest text variables may expand to (a path or a value: far below).
+    static let maximumExpansion = 65_536
 
     init(directory: String, readFile: @escaping (String) throws -> [UInt8]) {
         self.directory = directory
@@ -265,6 +267,11 @@ struct SFZScanner {
                 }
                 out += Array(value.utf8)
                 i = j
+                // (Variables of variables can double the text at every round: found by make fuzz.)
+                guard out.count <= SFZScanner.maximumExpansion else {
+                    throw SFZError(file: location.file, line: location.line,
+                                   "variables in '\(text.prefix(40))' expand to more than \(SFZScanner.maximumExpansion) characters")
+                }
             }
             current = out
         }

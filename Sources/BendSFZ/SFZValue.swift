@@ -52,7 +52,7 @@ enum SFZValue {
         guard let octave = integer(String(decoding: b[i...], as: UTF8.self)), i < b.count else { return nil }
         // (Only digits may follow: "c4x" is not a note.)
         let rest = b[i...].drop { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") }.drop { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        guard rest.isEmpty else { return nil }
+        guard rest.isEmpty, (-1...10).contains(octave) else { return nil }  // (an octave of 18 digits overflowed: found by make fuzz)
         let key = note + (octave + 1) * 12
         return (0...127).contains(key) ? key : nil
     }

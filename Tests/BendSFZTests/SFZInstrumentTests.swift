@@ -83,6 +83,7 @@ final class SFZInstrumentTests: XCTestCase {
         XCTAssertNil(SFZValue.key("g#9"))
         XCTAssertNil(SFZValue.key("e#4"))
         XCTAssertNil(SFZValue.key("h4"))
+        XCTAssertNil(SFZValue.key("db888888888888888888"), "an octave far out of range (it overflowed: make fuzz)")
         XCTAssertEqual(SFZValue.integer("60abc"), 60)
         XCTAssertEqual(SFZValue.real("-12.5dB"), -12.5)
         XCTAssertNil(SFZValue.real("."))
@@ -102,6 +103,7 @@ final class SFZInstrumentTests: XCTestCase {
             ("#include \"loop.sfz\"", "/i/loop.sfz:1: #include \"root.sfz\" is an include loop (/i/root.sfz → /i/loop.sfz → /i/root.sfz); a file may not include itself"),
             ("\n#include \"gone.sfz\"", "/i/root.sfz:2: #include \"gone.sfz\": cannot read '/i/gone.sfz': No such file or directory"),
             ("<region> sample=$X.wav", "/i/root.sfz:1: variable $X is not defined; expected #define $X value before it"),
+            ("#define $A $A$A\n<region> sample=$A", "/i/root.sfz:2: variables in '$A' expand to more than 65536 characters"),
             ("#define X 1", "/i/root.sfz:1: #define needs a variable; expected #define $NAME value"),
             ("#pragma once", "/i/root.sfz:1: unknown directive '#pragma'; expected #define or #include"),
             ("<>", "/i/root.sfz:1: header '<>' is not a name; expected <region>, <group>, <master>, <global> or <control>"),
