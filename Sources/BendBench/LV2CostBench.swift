@@ -1,5 +1,6 @@
 import BendEngine
 import BendInstrument
+import BendLV2Host
 import BendSystem
 import Foundation
 
@@ -15,8 +16,9 @@ import Foundation
 /// period step into planar buffers as the plugin's run does. The band-limited tables are
 /// made on a thread at instantiate in both: the timing starts after they are installed
 /// (standalone: `ToneTable.hasLevels`; the plugin cannot be asked, so it warms up for
-/// three times as long as the standalone's took, and 0.5 s at least). Time: the audio
-/// thread's CPU time (`LV2Harness.threadNanos`) around each block's run or period.
+/// three times as long as the standalone's took, and 0.5 s at least). One instance of
+/// each plays throughout; their timed runs alternate. Time: the audio thread's CPU time
+/// (`LV2Harness.threadNanos`) around each block's run or period.
 public enum LV2CostBench {
     public struct Result {
         public var voices: Int
@@ -27,7 +29,7 @@ public enum LV2CostBench {
         /// ns of CPU per voice-frame, the median of the runs.
         public var pluginNs: Double
         public var standaloneNs: Double
-        /// Seconds the band-limited tables took (standalone, first run).
+        /// Seconds the band-limited tables took (standalone).
         public var levelSeconds: Double
         /// Largest output sample of each (neither was silent).
         public var pluginPeak: Float
@@ -35,8 +37,16 @@ public enum LV2CostBench {
         /// The plugin's output level over the standalone's, both with the limiter off at
         /// −40 dB (a linear sum of the same voices: 1 when the plugin sounds all of them).
         public var levelRatio: Double
-        /// CPU µs of the plugin's block whose MIDI strikes every note (median of the runs).
+        /// CPU µs of the plugin's block whose MIDI strikes every note.
         public var strikeMicros: Double
+    }
+
+    /// What a timed run gives: ns of CPU per voice-frame, the output's peak and mean
+    /// square (left).
+    struct Run {
+        var ns: Double
+        var peak: Float
+        var meanSquare: Double
     }
 
     /// - Parameters:
@@ -48,110 +58,135 @@ public enum LV2CostBench {
         defer { FloatEnvironment.restore(saved) }
         let folder = try LV2Harness.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var plugin: [Double] = [], standalone: [Double] = [], strikes: [Double] = []
-        var levelSeconds = 0.0
-        var peaks: (Float, Float) = (0, 0)
+        let standalone = try Standalone(bundle: bundle, voices: voices, block: block, rate: rate)
+        defer { standalone.deallocate() }
+        let levelSeconds = try standalone.waitForLevels()
+        let h = try LV2Harness.instantiate(LV2Harness.bendsynth, lv2Path: lv2Path, bundle: bundle, rate: rate, block: block, stateFolder: folder)
+        LV2Harness.hold(voices, on: h)
+        let strike = time(h) { h.run(frames: block) }
+        let warmEnd = MonotonicClock.nanos() + UInt64(max(0.5, 3 * levelSeconds) * 1e9)
+        while MonotonicClock.nanos() < warmEnd { h.run(frames: block) }
+        var plugin: [Run] = [], alone: [Run] = []
         for _ in 0..<runs {
-            let s = try self.standalone(bundle: bundle, voices: voices, block: block, rate: rate, seconds: seconds)
-            standalone.append(s.ns)
-            if levelSeconds == 0 { levelSeconds = s.levelSeconds }
-            let p = try self.plugin(lv2Path: lv2Path, bundle: bundle, folder: folder, voices: voices, block: block, rate: rate,
-                                    seconds: seconds, warmSeconds: max(0.5, 3 * levelSeconds))
-            plugin.append(p.ns)
-            strikes.append(p.strikeMicros)
-            peaks = (max(peaks.0, p.peak), max(peaks.1, s.peak))
+            alone.append(standalone.run(seconds: seconds))
+            plugin.append(run(h, voices: voices, block: block, rate: rate, seconds: seconds))
         }
-        // The check: every voice sounds in the plugin as in the standalone instrument.
-        let quietPlugin = try self.plugin(lv2Path: lv2Path, bundle: bundle, folder: folder, voices: voices, block: block, rate: rate,
-                                          seconds: 0.5, warmSeconds: max(0.5, 3 * levelSeconds), quiet: true)
-        let quietStandalone = try self.standalone(bundle: bundle, voices: voices, block: block, rate: rate, seconds: 0.5, quiet: true)
-        return Result(voices: voices, block: block, seconds: seconds, runs: runs, pluginNs: LV2Harness.median(plugin),
-                      standaloneNs: LV2Harness.median(standalone), levelSeconds: levelSeconds, pluginPeak: peaks.0, standalonePeak: peaks.1,
-                      levelRatio: (quietPlugin.meanSquare / quietStandalone.meanSquare).squareRoot(), strikeMicros: LV2Harness.median(strikes))
+        let sounding = standalone.hosted.instrument.mixer.activeVoices
+        guard sounding == voices else { throw BenchError.setup("standalone: \(sounding) voices sounding, \(voices) expected") }
+        // The check: every voice sounds in the plugin as in the standalone instrument,
+        // compared where the mix is linear (the limiter off, −40 dB), the gains' glides over.
+        h["limiter"] = 0
+        h["gain"] = -40
+        standalone.quiet()
+        _ = run(h, voices: voices, block: block, rate: rate, seconds: 0.1)
+        _ = standalone.run(seconds: 0.1)
+        let quietPlugin = run(h, voices: voices, block: block, rate: rate, seconds: 0.5), quietAlone = standalone.run(seconds: 0.5)
+        return Result(voices: voices, block: block, seconds: seconds, runs: runs, pluginNs: LV2Harness.median(plugin.map(\.ns)),
+                      standaloneNs: LV2Harness.median(alone.map(\.ns)), levelSeconds: levelSeconds,
+                      pluginPeak: plugin.map(\.peak).max() ?? 0, standalonePeak: alone.map(\.peak).max() ?? 0,
+                      levelRatio: (quietPlugin.meanSquare / quietAlone.meanSquare).squareRoot(), strikeMicros: Double(strike) / 1000)
     }
 
-    /// The plugin through lilv: ns of CPU per voice-frame, its output's peak and mean
-    /// square (left), and the CPU µs of the block whose MIDI strikes every note.
-    /// `quiet`: the limiter off and the gain at −40 dB.
-    static func plugin(lv2Path: String, bundle: String, folder: String, voices: Int, block: Int, rate: Double, seconds: Double,
-                       warmSeconds: Double, quiet: Bool = false) throws -> (ns: Double, peak: Float, meanSquare: Double, strikeMicros: Double) {
-        let h = try LV2Harness.instantiate(LV2Harness.bendsynth, lv2Path: lv2Path, bundle: bundle, rate: rate, block: block, stateFolder: folder)
-        if quiet { h["limiter"] = 0; h["gain"] = -40 }
-        LV2Harness.hold(voices, on: h)
-        var strike: UInt64 = 0
-        h.aroundRun = { on in if on { strike &-= LV2Harness.threadNanos() } else { strike &+= LV2Harness.threadNanos() } }
-        h.run(frames: block)
-        h.aroundRun = nil
-        let warmEnd = MonotonicClock.nanos() + UInt64(warmSeconds * 1e9)
-        while MonotonicClock.nanos() < warmEnd { h.run(frames: block) }
+    /// CPU ns of the plugin's run() in `body`.
+    static func time(_ h: LV2PluginHost, _ body: () -> Void) -> UInt64 {
         var busy: UInt64 = 0, started: UInt64 = 0
         h.aroundRun = { on in
             if on { started = LV2Harness.threadNanos() } else { busy += LV2Harness.threadNanos() - started }
         }
-        let blocks = max(1, Int(seconds * rate) / block)
-        var peak: Float = 0, sum = 0.0
-        for _ in 0..<blocks {
-            h.run(frames: block)
-            for i in 0..<block {
-                let x = h.audioOutputs[0][i]
-                peak = max(peak, abs(x))
-                sum += Double(x * x)
-            }
-        }
+        body()
         h.aroundRun = nil
-        return (Double(busy) / Double(blocks * block * voices), peak, sum / Double(blocks * block), Double(strike) / 1000)
+        return busy
     }
 
-    /// The same instrument without LV2: ns of CPU per voice-frame, the seconds its
-    /// band-limited tables took, its output's peak and mean square (left). `quiet`: the
-    /// limiter off and the gain at −40 dB.
-    static func standalone(bundle: String, voices: Int, block: Int, rate: Double, seconds: Double,
-                           quiet: Bool = false) throws -> (ns: Double, levelSeconds: Double, peak: Float, meanSquare: Double) {
-        var sound = SoundSettings()
-        sound.voices = 1024  // as the plugin makes it (its voices port limits them)
-        let hosted: HostedInstrument
-        do { hosted = try HostedInstrument(sound: sound, rate: rate, maxBlock: block, assets: [bundle], log: { _ in }, show: { _ in }) } catch {
-            throw BenchError.setup("the standalone instrument: \(error)")
-        }
-        defer { hosted.deallocate() }
-        let mixer = hosted.instrument.mixer
-        if quiet { mixer.setLimiting(false); mixer.setMasterGain(0.01) }
-        let (source, ring) = mixer.addSource()
-        let gain = Float(LV2Harness.velocity) / 127
-        for k in 0..<voices {
-            guard ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: source, touch: UInt32(k + 1)), value: LV2Harness.ratio(k), gain: gain)) else {
-                throw BenchError.setup("the engine's event ring took only \(k) of \(voices) notes")
-            }
-        }
-        let driver = hosted.driver
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * block)
-        defer { left.deallocate(); right.deallocate(); scratch.deallocate() }
-        driver.clock?.setPeriodFrames(block)  // as the plugin tells its clock the host's block
-        func period() { _ = driver.period(frames: block, into: .planar(left: left, right: right, scratch: scratch), publishing: MonotonicClock.nanos()) }
-        let t0 = MonotonicClock.nanos()
-        while case .bandLimited = sound.interpolation, !hosted.tone.table.hasLevels {
-            period()
-            if MonotonicClock.nanos() - t0 > 60_000_000_000 { throw BenchError.setup("the band-limited tables took over 60 s") }
-        }
-        let levelSeconds = Double(MonotonicClock.nanos() - t0) * 1e-9
-        for _ in 0..<max(1, Int(0.2 * rate) / block) { period() }
+    /// `seconds` of the plugin's blocks, timed.
+    static func run(_ h: LV2PluginHost, voices: Int, block: Int, rate: Double, seconds: Double) -> Run {
         let blocks = max(1, Int(seconds * rate) / block)
-        var busy: UInt64 = 0
         var peak: Float = 0, sum = 0.0
-        for _ in 0..<blocks {
-            let started = LV2Harness.threadNanos()
-            period()
-            busy += LV2Harness.threadNanos() - started
-            for i in 0..<block {
-                peak = max(peak, abs(left[i]))
-                sum += Double(left[i] * left[i])
+        let busy = time(h) {
+            for _ in 0..<blocks {
+                h.run(frames: block)
+                for i in 0..<block {
+                    let x = h.audioOutputs[0][i]
+                    peak = max(peak, abs(x))
+                    sum += Double(x * x)
+                }
             }
         }
-        guard mixer.activeVoices == voices else {
-            throw BenchError.setup("standalone: \(mixer.activeVoices) voices sounding, \(voices) expected")
+        return Run(ns: Double(busy) / Double(blocks * block * voices), peak: peak, meanSquare: sum / Double(blocks * block))
+    }
+
+    /// The same instrument without LV2, holding the same notes (engine events of their
+    /// pitches and gains), rendered as the plugin's run renders.
+    final class Standalone {
+        let hosted: HostedInstrument
+        let voices: Int, block: Int, rate: Double
+        let left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
+
+        init(bundle: String, voices: Int, block: Int, rate: Double) throws {
+            var sound = SoundSettings()
+            sound.voices = 1024  // as the plugin makes it (its voices port limits them)
+            do { hosted = try HostedInstrument(sound: sound, rate: rate, maxBlock: block, assets: [bundle], log: { _ in }, show: { _ in }) } catch {
+                throw BenchError.setup("the standalone instrument: \(error)")
+            }
+            (self.voices, self.block, self.rate) = (voices, block, rate)
+            left = .allocate(capacity: block)
+            right = .allocate(capacity: block)
+            scratch = .allocate(capacity: 2 * block)
+            let (source, ring) = hosted.instrument.mixer.addSource()
+            let gain = Float(LV2Harness.velocity) / 127
+            for k in 0..<voices {
+                guard ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: source, touch: UInt32(k + 1)), value: LV2Harness.ratio(k), gain: gain)) else {
+                    deallocate()
+                    throw BenchError.setup("the engine's event ring took only \(k) of \(voices) notes")
+                }
+            }
+            hosted.driver.clock?.setPeriodFrames(block)  // as the plugin tells its clock the host's block
         }
-        return (Double(busy) / Double(blocks * block * voices), levelSeconds, peak, sum / Double(blocks * block))
+
+        func deallocate() {
+            hosted.deallocate()
+            left.deallocate(); right.deallocate(); scratch.deallocate()
+        }
+
+        func period() {
+            _ = hosted.driver.period(frames: block, into: .planar(left: left, right: right, scratch: scratch), publishing: MonotonicClock.nanos())
+        }
+
+        /// Renders until the band-limited tables are installed, then 0.2 s more; their
+        /// seconds.
+        func waitForLevels() throws -> Double {
+            let t0 = MonotonicClock.nanos()
+            while !hosted.tone.table.hasLevels {
+                period()
+                if MonotonicClock.nanos() - t0 > 120_000_000_000 { throw BenchError.setup("the band-limited tables took over 120 s") }
+            }
+            let seconds = Double(MonotonicClock.nanos() - t0) * 1e-9
+            for _ in 0..<max(1, Int(0.2 * rate) / block) { period() }
+            return seconds
+        }
+
+        /// The limiter off and the gain at −40 dB, as the plugin's ports set them.
+        func quiet() {
+            hosted.instrument.mixer.setLimiting(false)
+            hosted.instrument.mixer.setMasterGain(0.01)
+        }
+
+        /// `seconds` of periods, timed.
+        func run(seconds: Double) -> Run {
+            let blocks = max(1, Int(seconds * rate) / block)
+            var busy: UInt64 = 0
+            var peak: Float = 0, sum = 0.0
+            for _ in 0..<blocks {
+                let started = LV2Harness.threadNanos()
+                period()
+                busy += LV2Harness.threadNanos() - started
+                for i in 0..<block {
+                    peak = max(peak, abs(left[i]))
+                    sum += Double(left[i] * left[i])
+                }
+            }
+            return Run(ns: Double(busy) / Double(blocks * block * voices), peak: peak, meanSquare: sum / Double(blocks * block))
+        }
     }
 
     /// Memory a mixer takes at `voices` voices, bytes: the growth of the process's

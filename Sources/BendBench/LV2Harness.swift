@@ -77,6 +77,12 @@ public enum LV2Harness {
         }
     }
 
+    /// Instances kept until the process ends (`keepAlive`). - Thread: the bench's one.
+    nonisolated(unsafe) private static var kept: [LV2PluginHost] = []
+
+    /// Keeps `h` from being freed while the process lives.
+    static func keepAlive(_ h: LV2PluginHost) { kept.append(h) }
+
     /// Lets notes 0..<count go at the next block's first frame.
     static func release(_ count: Int, on h: LV2PluginHost) {
         for k in 0..<count {

@@ -19,8 +19,8 @@ import Foundation
 /// port's 1024. The extrapolated count — 1 + (block − cost at 1 note) / cost per added
 /// voice, that cost from 1 note to the most each plays — says what one core would carry
 /// at the measured cost per voice.
-/// (One instance each, not one per cell: samplv1's own thread crashes when an instance
-/// is freed soon after its sample loads.)
+/// (One instance each, not one per cell, never freed: samplv1's own thread crashes when
+/// an instance is freed soon after it played.)
 public enum LV2InstrumentsBench {
     public struct Plugin {
         public var name: String
@@ -54,6 +54,10 @@ public enum LV2InstrumentsBench {
         ]
         for i in plugins.indices {
             let h = try LV2Harness.instantiate(plugins[i].uri, lv2Path: lv2Path, bundle: bundle, rate: rate, block: block, stateFolder: folder)
+            // Never freed (the process ends soon after): samplv1's and synthv1's own
+            // thread may still hold work for an instance freed soon after it played
+            // (one such run crashed in samplv1.so's QThread).
+            LV2Harness.keepAlive(h)
             for count in counts where count <= plugins[i].polyphony {
                 var means: [Double] = []
                 for _ in 0..<runs {
