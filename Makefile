@@ -44,7 +44,7 @@ SWIFT_CPU = $(if $(filter baseline,$(CPU)),,-Xswiftc -target-cpu -Xswiftc $(CPU)
 OPENAL_BASELINE = $(BUILD_DIR)/openal_baseline
 BENCH_SECONDS ?= 2
 
-.PHONY: all deps build run test lint docs bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz lv2
+.PHONY: all deps build run test lint docs bench bench-deps bench-icount clean midi-corpus install uninstall generated deb static fuzz lv2 lv2-bench
 
 # Install: `make install PREFIX=/usr/local DESTDIR=` (BIN: the executable to install, the
 # release build by default). The installed binary finds its assets in PREFIX/share/bendsynth.
@@ -187,14 +187,31 @@ SWIFTC     ?= swiftc
 LV2_OBJECTS = $(STATIC_BUILD)/release/BendLV2.product/Objects.LinkFileList
 lv2: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product BendLV2
-	rm -rf $(LV2_BUNDLE) && mkdir -p $(LV2_BUNDLE)/web
-	$(SWIFTC) -emit-library -static-stdlib -o $(LV2_BUNDLE)/bendsynth.so @$(LV2_OBJECTS) \
+	$(call lv2_bundle,$(LV2_OBJECTS),$(LV2_BUNDLE))
+
+# $(call lv2_bundle,OBJECTS,BUNDLE): links the object list OBJECTS into BUNDLE/bendsynth.so
+# and puts the bundle's other files beside it.
+define lv2_bundle
+	rm -rf $(2) && mkdir -p $(2)/web
+	$(SWIFTC) -emit-library -static-stdlib -o $(2)/bendsynth.so @$(1) \
 	  -Xlinker --version-script=dist/lv2/exports.map -Xlinker --gc-sections -Xlinker -z -Xlinker nodelete \
 	  2>&1 | grep -v "the use of .mktemp. is dangerous" || true
-	test -f $(LV2_BUNDLE)/bendsynth.so
-	install -m644 dist/lv2/manifest.ttl dist/lv2/bendsynth.ttl Assets/synth_tone_mono.caf $(LV2_BUNDLE)/
-	install -m644 $(WEB_ASSETS) $(LV2_BUNDLE)/web/
-	@echo "built $(LV2_BUNDLE)"
+	test -f $(2)/bendsynth.so
+	install -m644 dist/lv2/manifest.ttl dist/lv2/bendsynth.ttl Assets/synth_tone_mono.caf $(2)/
+	install -m644 $(WEB_ASSETS) $(2)/web/
+	@echo "built $(2)"
+endef
+
+# The bundle `make bench` measures, in .build/lv2-bench: built as `make lv2` builds the
+# shipped one (for any x86-64), but with the CPU features of the release build (CPU), as
+# bendsynth-bench and the standalone instrument it is compared with; in a scratch path of
+# its own. (Objects of the release build itself will not do: linked into a bundle they
+# leave CoreFoundation's symbols to whatever Foundation the host process has loaded.)
+LV2_BENCH       = $(BUILD_DIR)/lv2-bench
+LV2_BENCH_BUILD = $(if $(filter baseline,$(CPU)),$(STATIC_BUILD),$(BUILD_DIR)/static-$(CPU))
+lv2-bench: deps
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_CPU) --scratch-path $(LV2_BENCH_BUILD) --product BendLV2
+	$(call lv2_bundle,$(LV2_BENCH_BUILD)/release/BendLV2.product/Objects.LinkFileList,$(LV2_BENCH)/bendsynth.lv2)
 
 deb: $(if $(filter $(STATIC_BIN),$(DEB_BIN)),static) $(if $(filter $(DEFAULT_LV2_BUNDLE),$(LV2_BUNDLE)),lv2)
 	rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN
@@ -236,9 +253,11 @@ clean:
 # instrument, the pad driver and Chromium, which stands in for a phone's own CPU; the
 # line names the policy it ran under); the soak — 8 peers, an OSC flood and 8 web pads on
 # jackd's dummy driver for SOAK_SECONDS (xruns, limits, memory growth, touches ended
-# after the sources go). About 15 minutes.
-bench: build $(OPENAL_BASELINE)
-	@BENCH_SECONDS=$(BENCH_SECONDS) RT_SECONDS=$(RT_SECONDS) SOAK_SECONDS=$(SOAK_SECONDS) BENCH_CPU=$(CPU) \
+# after the sources go); the LV2 plugin — through liblilv beside the same instrument
+# without LV2 at 1024 voices, and beside samplv1 and synthv1 (CPU per 64-frame block,
+# voices in real time). About 20 minutes.
+bench: build lv2-bench $(OPENAL_BASELINE)
+	@BENCH_SECONDS=$(BENCH_SECONDS) RT_SECONDS=$(RT_SECONDS) SOAK_SECONDS=$(SOAK_SECONDS) BENCH_CPU=$(CPU) BENCH_LV2=$(LV2_BENCH) \
 	  Benchmarks/figures.sh $(RELEASE) $(BENCH_BIN) $(OPENAL_BASELINE) docs/FIGURES.md
 
 # Instructions per voice-frame under callgrind: the noise-free figure (printed only;

@@ -8,7 +8,7 @@
 //   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, BendWeb, BendInstrument, CLV2
 //   BendLV2Host → CLilv, CLV2, CLV2Host
 //   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendWeb, BendDBus, CBuildInfo
-//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb
+//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb, BendInstrument, BendLV2Host
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, BendSFZ
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
 //   audio out and the input sources (one layer; none sees another):
@@ -142,9 +142,11 @@ let package = Package(
         // The web controller (`play --web`): a phone's browser is the pad. The page's
         // messages → control events; libwebsockets serves the page and the WebSocket.
         .target(name: "BendWeb", dependencies: ["BendControl", "BendSystem", "CWebsockets", "CQRencode", "CSSL", "CSodium"], path: "Sources/BendWeb"),
-        // The benches: the mixer's cost; evdev, OSC, peer and web latency; the soak.
+        // The benches: the mixer's cost; evdev, OSC, peer and web latency; the soak; the
+        // LV2 plugin through liblilv (BendLV2Host) beside its instrument (BendInstrument).
         // The bendsynth-bench executable runs them.
-        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb"],
+        .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb",
+                                                  "BendInstrument", "BendLV2Host"],
                 path: "Sources/BendBench"),
         // libsystemd's services (the system layer beside BendSystem, which links no
         // libsystemd): D-Bus through sd-bus (calls, our own objects, signal matches, run by

@@ -8,7 +8,9 @@
 # asserted.
 # usage: Benchmarks/figures.sh BENDSYNTH BENDSYNTH_BENCH OPENAL_BASELINE OUT.md
 # Environment: BENCH_SECONDS (the mixer's seconds per cell, 2), RT_SECONDS (60),
-# SOAK_SECONDS (60), BENCH_CPU (the build's CPU, the Makefile's CPU).
+# SOAK_SECONDS (60), BENCH_CPU (the build's CPU, the Makefile's CPU), BENCH_LV2 (the
+# folder of the bendsynth.lv2 measured, .build/lv2-bench: `make lv2-bench`), LV2_SECONDS
+# (seconds timed per LV2 run, 1).
 set -eu -o pipefail
 BIN=$1; BENCH=$2; OAL=$3; OUT=$4
 HERE=$(dirname "$0")
@@ -47,6 +49,7 @@ else
   run web text "$BENCH" --web Tests/BendAppTests/web/pad_driver.py
 fi
 run soak text "$HERE/soak.sh" "$BENCH" "${SOAK_SECONDS:-60}"
+run plugin markdown "$BENCH" --lv2 "${BENCH_LV2:-.build/lv2-bench}" --seconds "${LV2_SECONDS:-1}"
 
 field() { lscpu | sed -n "s/^$1: *//p" | head -1; }
 machine="$(field 'Model name'), $(field 'CPU(s)') CPUs ($(field 'Socket(s)') socket × $(field 'Core(s) per socket') cores × $(field 'Thread(s) per core') thread)"

@@ -4,7 +4,8 @@
 # libasound2-plugins (/usr/share/alsa/alsa.conf.d/50-jack.conf), and as a native JACK
 # client (-a jack: the process callback is the render thread) — each holding TOUCHES
 # moving touches for SECONDS with --voices 1024. Prints xruns, the render thread's load
-# per period, heap allocations and mutex locks on it, the output latency, the event →
+# per period, heap allocations and mutex locks on it (and how many of those locks were
+# taken inside alsa-lib, its plugins or libjack), the output latency, the event →
 # frame latency (OSC touches sent during the run) and the start-up time (median of 10
 # runs). Printed, never asserted.
 # When jackd cannot run, the load figures come from the clock-paced output instead
@@ -67,7 +68,13 @@ run() {  # LABEL, XRUN NOTE, play's output options...
   local xruns=$(( $(grep -c XRun "$DIR/jackd.log" 2>/dev/null || true) - before ))
   sed -n 's/^bendsynth: ALSA .*: \(.*buffer [^;]*\);.*/  configured: \1/p; s/^bendsynth: JACK client [^:]*: \([^;]*\);.*/  configured: \1/p; s/^bendsynth: \(played .*\)/  \1 ('"$xnote"')/p; s/^bendsynth: \(render load.*\)/  \1/p; s/^bendsynth: \(event queue.*\)/  \1/p; s/^bendsynth: \(.*events dropped.*\)/  \1/p' "$DIR/play.err"
   [ -n "$JACK_PID" ] && echo "  jackd's own dummy-driver xruns during the run (jackd $JACK_RT): $xruns"
-  sed -n 's/^bendsynth: \(render thread over the whole run.*\)/  \1; goal 0 and 0/p' "$DIR/play.err"
+  sed -n 's/^bendsynth: \(render thread over the whole run.*\)/  \1; goal 0 and 0 outside the device'"'"'s own calls/p' "$DIR/play.err"
+  # The device's own locks seen so far (backtraces from the interposer, docs/PERFORMANCE.md):
+  # the ALSA `jack` PCM's start callback locks its mutex when a snd_pcm_writei restarts
+  # the stream after an xrun's recovery — one per recovered xrun.
+  if [ "${out[0]} ${out[1]:-}" = "-d jack" ] && grep -q "render thread over the whole run.*in the device's own calls" "$DIR/play.err"; then
+    echo "  (the device's locks: alsa-lib's snd_pcm_writei restarting the PCM after an xrun → the jack plugin's start callback locks its mutex, one per xrun)"
+  fi
   echo "  render thread: @_noLocks on the whole render path, checked by the release build (no allocation, no locks)"
 }
 

@@ -88,11 +88,18 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             arg!.assumingMemoryBound(to: JACKSink.self).pointee.process(frames: Int(nframes))
             return 0
         }, arg)
-        jack_set_thread_init_callback(c, { _ in
-            // JACK's process thread, before its first cycle: denormals flushed like the
-            // other render threads; watched under make bench's render_watch.so.
+        jack_set_thread_init_callback(c, { arg in
+            // Every thread libjack makes for the client runs this: its message-buffer
+            // thread (at once, inside jack_set_thread_init_callback), its notification
+            // thread (at activation) and the process thread, before its first cycle.
+            // Denormals flushed on all; only the process thread — the render thread — is
+            // watched under make bench's render_watch.so (the other two lock mutexes in
+            // their own loops: counted, they were the bench's "2 mutex locks").
+            // jack_client_thread_id is 0 until activation, and the process thread's id
+            // once pthread_create has stored it (glibc does so before the thread runs).
             FloatEnvironment.flushDenormalsOnThisThread()
-            RenderThreadWatch.begin()
+            guard let c = arg!.assumingMemoryBound(to: JACKSink.self).pointee.client else { return }
+            if pthread_equal(pthread_self(), jack_client_thread_id(c)) != 0 { RenderThreadWatch.begin() }
         }, arg)
         jack_set_xrun_callback(c, { arg in
             arg!.assumingMemoryBound(to: JACKSink.self).pointee.counters.add(.xruns)

@@ -114,6 +114,10 @@ public struct Mixer: @unchecked Sendable {
         /// Free voices (count): `voices.free[0..<freeCount]`. Owner: render
         /// (`VoiceStealing.swift`).
         var freeCount = 0
+        /// Voices that may sound at once (count, 1…`configuration.voices`; `Int.max`:
+        /// all of them): a touch beyond it steals (`setVoiceLimit`). Owner: render
+        /// (`VoiceStealing.swift`).
+        var voiceLimit = Int.max
         /// Input sources (count): `rings[0..<sourceCount]`. Owner: setup (`addSource`).
         var sourceCount = 0
         /// Start order given to the next touch (a counter; older voices are stolen

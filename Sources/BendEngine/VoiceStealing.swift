@@ -3,15 +3,15 @@
 ///
 /// Voices live in two dense lists of `VoiceBank`: `active` (sounding or fading,
 /// `State.activeCount`) and `free` (a stack, `State.freeCount`). A touch takes a free
-/// voice; when there is none, voices whose fade ended before the touch's frame are freed
-/// first, and only then is a voice stolen: it fades out fast (`stealSeconds`) and the
-/// touch waits on it (`VoiceBank.hasPending`) until the fade ends, then starts from
-/// silence at that frame (`VoiceSpans.swift`).
+/// voice; when there is none, or `State.voiceLimit` voices already sound, voices whose
+/// fade ended before the touch's frame are freed first, and only then is a voice stolen:
+/// it fades out fast (`stealSeconds`) and the touch waits on it (`VoiceBank.hasPending`)
+/// until the fade ends, then starts from silence at that frame (`VoiceSpans.swift`).
 extension Mixer {
     /// Starts a voice for `key` at frame `offset` of the period, with pitch `ratio` and
     /// linear `gain` (edge fade included), on the region of the current sound that
     /// `ratio` and `velocity` (the touch's gain before the edge fade) select, stealing a
-    /// voice when every voice is busy. No region for them: no voice.
+    /// voice when every voice is busy (or the limit's are). No region for them: no voice.
     @_noLocks
     func startVoice(_ key: TouchKey, ratio: Float, gain: Float, velocity: Float, at offset: Int32) {
         let slot = state.pointee.currentSound
@@ -20,8 +20,8 @@ extension Mixer {
         guard region >= 0 else { return }
         let age = state.pointee.nextAge
         state.pointee.nextAge = age &+ 1
-        if state.pointee.freeCount == 0 { freeEndedVoices(at: offset) }
-        if state.pointee.freeCount > 0 {
+        if state.pointee.freeCount == 0 || state.pointee.activeCount >= state.pointee.voiceLimit { freeEndedVoices(at: offset) }
+        if state.pointee.freeCount > 0 && state.pointee.activeCount < state.pointee.voiceLimit {
             let v = takeFreeVoice(at: offset)
             voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, sound: sound, index: region,
                          slot: slot, filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
@@ -47,6 +47,16 @@ extension Mixer {
         voices.mixedTo[v] = offset
         state.pointee.activeCount += 1
         return v
+    }
+
+    /// At most `count` voices sound at once from now on (1…`configuration.voices`, the
+    /// voices allocated): a touch that would start one more steals, as when every voice
+    /// is busy. Voices already sounding beyond a lowered limit are not cut: they end
+    /// with their touches, and each new touch meanwhile steals one of them.
+    /// - Thread: render (between periods).
+    @_noLocks
+    public func setVoiceLimit(_ count: Int) {
+        state.pointee.voiceLimit = min(max(count, 1), configuration.voices)
     }
 
     /// Catches every voice that is fading out (released, no touch waiting) up to frame

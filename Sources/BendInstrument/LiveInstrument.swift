@@ -250,7 +250,7 @@ public final class LiveInstrument: @unchecked Sendable {
             if let line = latencyLog?.summary(meter: meter, rate: rate, periodFrames: output.periodFrames) { log(line) }
             if let t = meter.firstPeriodWallSeconds { log(String(format: "first period written at %.6f (wall clock, s)", t)) }
             if let counts = RenderThreadWatch.report() {
-                log("render thread over the whole run: \(counts.allocations) heap allocations, \(counts.locks) mutex locks (render_watch.so)")
+                log("render thread over the whole run: \(counts.summary) (render_watch.so)")
             }
         }
     }

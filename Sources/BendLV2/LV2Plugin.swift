@@ -59,8 +59,9 @@ final class LV2Plugin {
     /// `instantiate`: nil (the host reports a failure) without `urid:map`, at a rate
     /// outside 8000…768000 Hz, or when the default tone does not load; each logged. The
     /// instrument is the assembly's `HostedInstrument`, from `SoundSettings` at the app's
-    /// defaults (band-limited, the limiter on, 0 dB, 64 voices, the bundle's tone): the
-    /// control ports change the mix bus and the interpreter while it plays.
+    /// defaults (band-limited, the limiter on, 0 dB, the bundle's tone) with 1024 voices
+    /// (the `voices` port limits them, 64 by default): the control ports change the mix
+    /// bus, the voice limit and the interpreter while it plays.
     static func instantiate(rate: Double, bundle: String, features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) -> LV2_Handle? {
         guard let host = LV2Host(features) else {
             LV2Log.standardError("bendsynth: the host gave no urid:map; cannot instantiate\n")
@@ -74,9 +75,12 @@ final class LV2Plugin {
         let folder = bundle.hasSuffix("/") ? bundle : bundle + "/"
         // Blocks up to the host's promise (buf-size.h), else 8192; longer ones in steps.
         let bound = min(max(host.maxBlockLength ?? defaultMaxBlock, 1), defaultMaxBlock)
+        // Voices for the `voices` port's maximum: the port limits them while playing.
+        var sound = SoundSettings()
+        sound.voices = PluginPort.maximumVoices
         let hosted: HostedInstrument
         do {
-            hosted = try HostedInstrument(sound: SoundSettings(), rate: rate, maxBlock: bound, assets: [String(folder.dropLast())],
+            hosted = try HostedInstrument(sound: sound, rate: rate, maxBlock: bound, assets: [String(folder.dropLast())],
                                           log: { log.note($0) }, show: { log.note($0) })
         } catch {
             log.error("\(error)")

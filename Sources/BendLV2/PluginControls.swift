@@ -4,7 +4,7 @@ import Glibc
 /// The control ports' values as the render thread last applied them, and their way into
 /// the engine: at the start of each block (LV2 control ports hold one value per run),
 /// each value that changed goes to the mixer (master gain — gliding over 10 ms —, the
-/// limiter, the interpolation) or the MIDI interpreter (the bend range of channels
+/// limiter, the interpolation, the voice limit) or the MIDI interpreter (the bend range of channels
 /// outside an MPE zone, the tone's note: held notes move at the block's first frame; with
 /// a scale, a new tone note or root has the worker make the keys again).
 /// The pad's settings (pitch map, octaves, scale root, rounding) and `web` are read by
@@ -16,6 +16,7 @@ struct PluginControls {
     var bendRange: Float = .nan
     var toneNote: Float = .nan
     var scaleRoot: Float = .nan
+    var voices: Float = .nan
     /// The web pad: on (> 0.5), and the pad settings it was served with.
     var web: Float = 0
     var pad: (Float, Float, Float, Float, Float, Float) = (.nan, .nan, .nan, .nan, .nan, .nan)
@@ -44,6 +45,11 @@ extension PluginRender {
         if interpolation != state.pointee.controls.interpolation {
             state.pointee.controls.interpolation = interpolation
             mixer.setInterpolation(interpolation >= 1.5 ? .linear : interpolation >= 0.5 ? .cubic : .bandLimited)
+        }
+        let voices = control(PluginPort.voices, default: 64)
+        if voices != state.pointee.controls.voices {
+            state.pointee.controls.voices = voices
+            mixer.setVoiceLimit(voices.isNaN ? 64 : Int(min(max(voices, 1), Float(PluginPort.maximumVoices)) + 0.5))  // ≥ 1: rounds to nearest
         }
         let gate = self.gate
         let bendRange = control(PluginPort.bendRange, default: 2)

@@ -36,7 +36,12 @@ enum PluginPort {
     static var roundRate: Int { @_noLocks @inline(__always) get { 14 } }
     /// Control in: the phone pad's web server, 0 off / 1 on.
     static var web: Int { @_noLocks @inline(__always) get { 15 } }
+    /// Control in: polyphony, voices at once (1…`maximumVoices`, default 64): the mixer
+    /// is allocated for the maximum, the port sets its voice limit.
+    static var voices: Int { @_noLocks @inline(__always) get { 16 } }
 
     /// Ports in all.
-    static var count: Int { @_noLocks get { 16 } }
+    static var count: Int { @_noLocks get { 17 } }
+    /// The `voices` port's maximum (bendsynth.ttl's lv2:maximum): the voices allocated.
+    static var maximumVoices: Int { @_noLocks get { 1024 } }
 }

@@ -4,7 +4,8 @@ import Glibc
 
 /// The state interface (state.h): what a DAW saves in its session and restores when it
 /// reopens it — the scale file's path (an atom:Path mapped by state:mapPath, so the host
-/// may copy or relink the file). The control ports (gain, limiter, interpolation, bend
+/// may copy or relink the file), with the tone note and scale root its keys were made
+/// for (atom:Float). The control ports (gain, limiter, interpolation, bend
 /// range, tone note, pad settings, web) are the host's to save and restore, as for every
 /// plugin (lilv and the DAWs keep port values beside the plugin's state).
 enum PluginState {
@@ -13,10 +14,8 @@ enum PluginState {
         i.initialize(to: LV2_State_Interface(
             save: { handle, store, storeHandle, _, features in
                 guard let store else { return LV2_STATE_ERR_UNKNOWN }
-                let plugin = LV2Plugin.from(handle)
-                let pathType = plugin.host.urid(LV2URI.atomPath)
-                return plugin.save(features: LV2Features(features)) { key, path in
-                    path.withCString { _ = store(storeHandle, key, $0, strlen($0) + 1, pathType, UInt32(LV2_STATE_IS_POD.rawValue | LV2_STATE_IS_PORTABLE.rawValue)) }
+                return LV2Plugin.from(handle).save(features: LV2Features(features)) { key, type, bytes in
+                    _ = store(storeHandle, key, bytes.baseAddress, bytes.count, type, UInt32(LV2_STATE_IS_POD.rawValue | LV2_STATE_IS_PORTABLE.rawValue))
                 }
             },
             restore: { handle, retrieve, retrieveHandle, _, features in
@@ -24,7 +23,7 @@ enum PluginState {
                 return LV2Plugin.from(handle).restore(features: LV2Features(features)) { key in
                     var size = 0, type: UInt32 = 0, flags: UInt32 = 0
                     guard let value = retrieve(retrieveHandle, key, &size, &type, &flags), size > 0 else { return nil }
-                    return (type, String(decoding: UnsafeRawBufferPointer(start: value, count: size).prefix { $0 != 0 }, as: UTF8.self))
+                    return (type, UnsafeRawBufferPointer(start: value, count: size))
                 }
             }))
         return i
@@ -69,32 +68,54 @@ struct LV2Features {
 }
 
 extension LV2Plugin {
-    /// state:save: the scale's path (may come while run() runs: it reads the setup side's
-    /// copy, under its lock).
-    func save(features: LV2Features, store: (LV2_URID, String) -> Void) -> LV2_State_Status {
+    /// state:save: the scale's path, and the tone note and scale root its keys are made
+    /// for — the control ports' values now, which the host saves too. (May come while
+    /// run() runs: the files are the setup side's copy, under its lock; a port's value is
+    /// one Float the host wrote.)
+    func save(features: LV2Features, store: (LV2_URID, LV2_URID, UnsafeRawBufferPointer) -> Void) -> LV2_State_Status {
         let current = files.withLock { $0 }
-        if let path = current.scalePath { store(host.urid(LV2URI.scaleParameter), features.abstract(path)) }
+        guard let path = current.scalePath else { return LV2_STATE_SUCCESS }
+        features.abstract(path).withCString { store(host.urid(LV2URI.scaleParameter), host.urid(LV2URI.atomPath), UnsafeRawBufferPointer(start: $0, count: strlen($0) + 1)) }
+        let floatType = host.urid(LV2URI.atomFloat)
+        for (key, port, value) in [(LV2URI.scaleToneNote, PluginPort.toneNote, Float(69)), (LV2URI.scaleRootHz, PluginPort.scaleRoot, 0)] {
+            var v = render.pointee.control(port, default: value)
+            withUnsafeBytes(of: &v) { store(host.urid(key), floatType, $0) }
+        }
         return LV2_STATE_SUCCESS
     }
 
     /// state:restore (never while run() runs: LV2's Instantiation class): the scale file
-    /// is read here and swapped in as the worker's answer would be; without one in the
-    /// state, 12-TET. A file that does not load is logged and the tuning in use plays on.
-    func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: String)?) -> LV2_State_Status {
-        let pathType = host.urid(LV2URI.atomPath)
+    /// is read here and its keys swapped in as the worker's answer would be; without one
+    /// in the state, 12-TET. A file that does not load is logged and the tuning in use
+    /// plays on.
+    ///
+    /// The keys are made for the tone note and scale root saved with the scale, not the
+    /// control ports' values now: lilv (`lilv_state_restore`) calls this before it sets
+    /// the ports, so the ports still hold the values from before the restore. The first
+    /// block after it then plays in tune with the ports the host restores; a state
+    /// without those values (saved before they were) takes the ports'.
+    func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) -> LV2_State_Status {
+        let pathType = host.urid(LV2URI.atomPath), floatType = host.urid(LV2URI.atomFloat)
         let render = self.render.pointee
-        let toneNote = Double(render.control(PluginPort.toneNote, default: 69))
-        let scaleRoot = Double(render.control(PluginPort.scaleRoot, default: 0))
-        guard let (type, stored) = retrieve(host.urid(LV2URI.scaleParameter)), type == pathType else {
+        func saved(_ key: String, port: Int, default value: Float) -> Float {
+            guard let (type, bytes) = retrieve(host.urid(key)), type == floatType, bytes.count == 4 else { return render.control(port, default: value) }
+            return bytes.loadUnaligned(as: Float.self)
+        }
+        guard let (type, bytes) = retrieve(host.urid(LV2URI.scaleParameter)), type == pathType else {
             files.withLock { $0 = PluginFiles() }
             render.resetKeys()
             return LV2_STATE_SUCCESS
         }
-        let path = features.absolute(stored)
+        let path = features.absolute(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+        let toneNote = saved(LV2URI.scaleToneNote, port: PluginPort.toneNote, default: 69)
+        let scaleRoot = saved(LV2URI.scaleRootHz, port: PluginPort.scaleRoot, default: 0)
         do {
             let scale = try ScalaFile.load(path: path)
             files.withLock { $0 = PluginFiles(scalePath: path, scale: scale) }
-            render.workResponse(keys(scale, toneNote: toneNote, scaleRoot: scaleRoot, path: path))
+            render.workResponse(keys(scale, toneNote: Double(toneNote), scaleRoot: Double(scaleRoot), path: path))
+            // What the keys are made for: the next block retunes only when the ports differ.
+            render.state.pointee.controls.toneNote = toneNote
+            render.state.pointee.controls.scaleRoot = scaleRoot
         } catch {
             log.error("\(error); the tuning in use plays on")
         }

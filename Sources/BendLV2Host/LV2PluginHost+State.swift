@@ -47,6 +47,6 @@ extension LV2PluginHost {
         lilv_state_restore(state, instance, setValue, me, 0, lv2host_features(host))
         // Files the restore scheduled are loaded before the next block, as a host's
         // worker would.
-        lv2host_run_work(host)
+        runWork()
     }
 }

@@ -32,8 +32,9 @@ public final class LV2PluginHost {
     private var controls: [String: UnsafeMutablePointer<Float>] = [:]
     /// Port symbols, by index.
     public private(set) var symbols: [String] = []
-    /// Called with true just before the plugin's run() and false just after (the tests
-    /// count allocations there).
+    /// Called with true just before the plugin's run() and false just after, and the same
+    /// around the worker's responses (work_response() and end_run(), the audio thread's
+    /// part of the worker): the tests count allocations there.
     public var aroundRun: ((Bool) -> Void)?
     private var active = false
     public let midiEvent: LV2_URID
@@ -47,8 +48,11 @@ public final class LV2PluginHost {
     ///   - lv2Path: LILV_OPTION_LV2_PATH, e.g. ".build/lv2:/usr/lib/lv2".
     ///   - stateFolder: where state:makePath puts the plugin's files.
     ///   - atomCapacity: bytes of each atom port's buffer.
+    ///   - blockOptions: false: the host gives no options (no bufsz:maxBlockLength) and
+    ///     no bufsz:boundedBlockLength, as a host that promises no block length; `run`
+    ///     still takes blocks of up to `maxBlock` frames.
     public init(uri: String, lv2Path: String, rate: Double, maxBlock: Int = 4096, minBlock: Int = 1, stateFolder: String,
-                worker: Bool = true, atomCapacity: Int = 1 << 16) throws {
+                worker: Bool = true, atomCapacity: Int = 1 << 16, blockOptions: Bool = true) throws {
         // Headless: Qt-based plugins (synthv1, samplv1) make a QApplication when they are
         // instantiated, which aborts without a display unless Qt draws offscreen.
         setenv("QT_QPA_PLATFORM", "offscreen", 0)
@@ -67,7 +71,7 @@ public final class LV2PluginHost {
             throw Failure(description: "no plugin \(uri) on \(lv2Path)")
         }
         plugin = found
-        host = lv2host_new(stateFolder, Int32(minBlock), Int32(maxBlock), worker ? 1 : 0)
+        host = lv2host_new(stateFolder, Int32(minBlock), Int32(maxBlock), worker ? 1 : 0, blockOptions ? 1 : 0)
         midiEvent = lv2host_urid(host, "http://lv2plug.in/ns/ext/midi#MidiEvent")
         sequence = lv2host_urid(host, "http://lv2plug.in/ns/ext/atom#Sequence")
         chunk = lv2host_urid(host, "http://lv2plug.in/ns/ext/atom#Chunk")
@@ -164,8 +168,8 @@ public final class LV2PluginHost {
     }
 
     /// Runs one block of `frames` (1…maxBlock) frames: the atom inputs' events queued
-    /// since the last run, then the worker's requests (and their responses). Clears the
-    /// atom inputs for the next block.
+    /// since the last run, then the worker's requests (and their responses: `runWork`).
+    /// Clears the atom inputs for the next block.
     public func run(frames: Int) {
         precondition(frames >= 0 && frames <= maxBlock)
         activate()
@@ -174,7 +178,18 @@ public final class LV2PluginHost {
         lilv_instance_run(instance, UInt32(frames))
         aroundRun?(false)
         atomInputs.forEach { $0.clear() }
-        lv2host_run_work(host)
+        runWork()
+    }
+
+    /// The worker's requests, then their responses, as a host does after run(): until
+    /// none is left (a response may schedule more).
+    func runWork() {
+        while lv2host_work_pending(host) != 0 {
+            lv2host_run_requests(host)
+            aroundRun?(true)
+            lv2host_run_responses(host)
+            aroundRun?(false)
+        }
     }
 
     /// Runs a block and returns the first two audio outputs' frames, interleaved.

@@ -37,6 +37,7 @@ extension MIDIInterpreter {
     /// its pitch class's scale/octave tuning as the channel has it); 0 for a key the
     /// keyboard map leaves out.
     public func ratio(channel: Int, note: Int) -> Double {
-        ratio(channel: channel, note: note, keyCents: channels[channel].keyCents[note % 12])
+        var copy = self  // the real-time helper is `mutating` (see ratio(channel:note:keyCents:))
+        return copy.ratio(channel: channel, note: note, keyCents: channels[channel].keyCents[note % 12])
     }
 }

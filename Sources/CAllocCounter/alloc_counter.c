@@ -13,12 +13,17 @@ extern void __libc_free(void *);
 
 _Thread_local int alloc_counter_watched;
 static uint64_t counted;
+static uint64_t watched_threads;
 
 static inline void note(void) {
     if (alloc_counter_watched) __atomic_add_fetch(&counted, 1, __ATOMIC_RELAXED);
 }
 
-void alloc_counter_watch_this_thread(int on) { alloc_counter_watched = on; }
+void alloc_counter_watch_this_thread(int on) {
+    if (on && !alloc_counter_watched) __atomic_add_fetch(&watched_threads, 1, __ATOMIC_RELAXED);
+    alloc_counter_watched = on;
+}
+uint64_t alloc_counter_watched_threads(void) { return __atomic_load_n(&watched_threads, __ATOMIC_RELAXED); }
 uint64_t alloc_counter_count(void) { return __atomic_load_n(&counted, __ATOMIC_RELAXED); }
 void alloc_counter_reset(void) { __atomic_store_n(&counted, 0, __ATOMIC_RELAXED); }
 

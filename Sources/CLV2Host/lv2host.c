@@ -48,6 +48,9 @@ struct LV2HostFeatures {
     const LV2_Worker_Interface *worker;
     LV2_Handle instance;
     Queue requests, responses;
+    // A queue's items are copied here before they are handed on (see drain): no
+    // allocation while responses go to the plugin's audio-thread work_response.
+    uint8_t copy[QUEUE_BYTES];
     uint64_t scheduled, refused;
     LV2_URID error_type;
 };
@@ -154,7 +157,7 @@ static void free_path(LV2_State_Free_Path_Handle handle, char *path) {
     free(path);
 }
 
-LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t max_block, int with_worker) {
+LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t max_block, int with_worker, int block_options) {
     LV2HostFeatures *h = calloc(1, sizeof *h);
     pthread_mutex_init(&h->lock, NULL);
     h->state_dir = strdup(state_dir);
@@ -178,8 +181,10 @@ LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t m
     if (with_worker) h->features[n++] = (LV2_Feature){ LV2_WORKER__schedule, &h->schedule };
     h->features[n++] = (LV2_Feature){ LV2_STATE__makePath, &h->make_path };
     h->features[n++] = (LV2_Feature){ LV2_STATE__freePath, &h->free_path };
-    h->features[n++] = (LV2_Feature){ LV2_OPTIONS__options, h->options };
-    h->features[n++] = (LV2_Feature){ LV2_BUF_SIZE__boundedBlockLength, NULL };
+    if (block_options) {
+        h->features[n++] = (LV2_Feature){ LV2_OPTIONS__options, h->options };
+        h->features[n++] = (LV2_Feature){ LV2_BUF_SIZE__boundedBlockLength, NULL };
+    }
     for (int i = 0; i < n; i++) h->list[i] = &h->features[i];
     h->list[n] = NULL;
     return h;
@@ -233,18 +238,17 @@ void lv2host_set_worker(LV2HostFeatures *h, const LV2_Worker_Interface *iface, L
 
 // Takes the queue's items in order, calling `f` on each.
 static void drain(Queue *q, void (*f)(LV2HostFeatures *, uint32_t, const void *), LV2HostFeatures *h) {
-    // Copied first: work() may schedule more (a plugin freeing the old sample does).
+    // Copied first: work() may schedule more (a plugin freeing the old sample does), and
+    // work_response may schedule requests. Never nested: one copy buffer.
     size_t used = q->used;
-    uint8_t *copy = malloc(used ? used : 1);
-    memcpy(copy, q->data, used);
+    memcpy(h->copy, q->data, used);
     q->used = 0;
     for (size_t at = 0; at < used;) {
         uint32_t size;
-        memcpy(&size, copy + at, 4);
-        f(h, size, copy + at + 8);
+        memcpy(&size, h->copy + at, 4);
+        f(h, size, h->copy + at + 8);
         at += 8 + ((size + 7u) & ~7u);
     }
-    free(copy);
 }
 
 static void do_work(LV2HostFeatures *h, uint32_t size, const void *data) {
@@ -255,14 +259,25 @@ static void do_response(LV2HostFeatures *h, uint32_t size, const void *data) {
     if (h->worker && h->worker->work_response) h->worker->work_response(h->instance, size, data);
 }
 
+int lv2host_run_requests(LV2HostFeatures *h) {
+    if (h->requests.used == 0) return 0;
+    drain(&h->requests, do_work, h);
+    return 1;
+}
+
+void lv2host_run_responses(LV2HostFeatures *h) {
+    drain(&h->responses, do_response, h);
+    if (h->worker && h->worker->end_run) h->worker->end_run(h->instance);
+}
+
+int lv2host_work_pending(LV2HostFeatures *h) { return h->requests.used > 0 || h->responses.used > 0; }
+
 int lv2host_run_work(LV2HostFeatures *h) {
     int count = 0;
     // Requests scheduled by work() itself (e.g. freeing the old tone after a swap) run too.
-    while (h->requests.used > 0 || h->responses.used > 0) {
-        size_t before = h->requests.used;
-        if (before > 0) { count++; drain(&h->requests, do_work, h); }
-        drain(&h->responses, do_response, h);
-        if (h->worker && h->worker->end_run) h->worker->end_run(h->instance);
+    while (lv2host_work_pending(h)) {
+        count += lv2host_run_requests(h);
+        lv2host_run_responses(h);
     }
     return count;
 }

@@ -10,7 +10,7 @@ import Foundation
 /// output. Its own executable (built by `make bench`), so the shipped `bendsynth` links
 /// no bench. By default the mixer (`MixerBench`): ns per voice-frame, the real-time
 /// factor, and the voices one core could mix in real time; `--evdev`, `--peers`, `--osc`,
-/// `--web` and `--soak` measure latencies or the soak instead. Figures on a shared
+/// `--web` and `--soak` measure latencies or the soak instead, `--lv2` the LV2 plugin. Figures on a shared
 /// machine move by 25 % or more between runs. Options and messages are the app's
 /// (`OptionParser`, `AppError`): exit 2 for bad usage or input, 1 for a runtime failure.
 enum BenchTool {
@@ -28,6 +28,7 @@ enum BenchTool {
         OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback by Chromium's touch emulation, then 600 by DevTools' Input.dispatchTouchEvent"),
         OptionSpec("sound-case", value: "CASE", help: "with --sounds: only this case, once (plain, loops, crossfade or filter): for callgrind"),
         OptionSpec("sounds", help: "instead: your own sounds' cost beside the plain tone in one run — a sustain loop, a zone crossfade on every touch, the low-pass filter — at the first --voices count (touches), --period, --interp, --seconds per run (ns per touch-frame, median of 3 runs, the cases in turn)"),
+        OptionSpec("lv2", value: "FOLDER", help: "instead: bendsynth.lv2 (FOLDER/bendsynth.lv2, e.g. .build/lv2) through liblilv at 1024 held notes (--voices N: the first of N) beside the same instrument without LV2, then beside Debian's samplv1 and synthv1 playing the same held notes: CPU per block, voices in real time (--period, default 64; --seconds per run, default 1)"),
         OptionSpec("soak", help: "instead: the soak — the instrument on the running JACK server (Benchmarks/soak.sh starts one) under 8 peers, an OSC flood and 8 web pads for --seconds (default 60): xruns, limits, memory, touches ended"),
         OptionSpec("help", "h", help: "show this help"),
     ]
@@ -36,11 +37,12 @@ enum BenchTool {
     usage: bendsynth-bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
            bendsynth-bench --evdev RECORDING [--period FRAMES] | --peers LIST | --osc [--period FRAMES] | --web DRIVER.py | --soak [--seconds S]
            bendsynth-bench --sounds [--voices N] [--period FRAMES] [--interp MODE] [--seconds S]
+           bendsynth-bench --lv2 FOLDER [--period FRAMES] [--seconds S]
 
     Measures the mixer on this machine: ns per voice-frame, the real-time factor, and
     the voices one core could mix in real time. --evdev, --peers, --osc and --web (a
     touch on the web pad in headless Chromium → the engine) measure latencies instead,
-    --soak the instrument under load. Figures on a shared machine move by 25 % or more
+    --soak the instrument under load, --lv2 the LV2 plugin through liblilv. Figures on a shared machine move by 25 % or more
     between runs. 'make bench' runs them all and writes docs/FIGURES.md.
 
     """
@@ -80,13 +82,16 @@ enum BenchTool {
         var recording: String?
         var soak = false, secondsGiven = false, sounds = false
         var soundCase: SoundBench.Case?
+        var periodGiven = false
+        var lv2Folder: String?
+        var countsGiven = false
         for (name, value) in options {
             switch name {
             case "help":
                 print(help)
                 return
-            case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536)
-            case "period": period = try OptionValue.integer(value, option: name, in: 16...8192)
+            case "voices": counts = try countList(value, option: name, of: "counts", in: 1...65_536); countsGiven = true
+            case "period": period = try OptionValue.integer(value, option: name, in: 16...8192); periodGiven = true
             case "seconds": seconds = try OptionValue.number(value, option: name, in: 0.01...3600); secondsGiven = true
             case "rate": rate = try OptionValue.integer(value, option: name, in: 8_000...192_000)
             case "interp": interpolation = try OptionValues.interpolation(value, option: name)
@@ -103,6 +108,7 @@ enum BenchTool {
                     throw AppError.usage("option '--sound-case': expected plain, loops, crossfade or filter, got '\(value ?? "")'")
                 }
                 soundCase = c
+            case "lv2": lv2Folder = value
             default: break
             }
         }
@@ -110,6 +116,9 @@ enum BenchTool {
             return try EvdevLatencyMode.run(recording: [recording] + operands, period: period, rate: rate)
         }
         guard operands.isEmpty else { throw AppError.usage("unexpected argument '\(operands[0])'") }
+        if let lv2Folder {
+            return try LV2Mode.run(folder: lv2Folder, voices: countsGiven ? min(counts[0], 1024) : 1024, seconds: secondsGiven ? seconds : 1, block: periodGiven ? period : 64, rate: rate)
+        }
         if soak {
             return try bench { try SoakBench.run(seconds: secondsGiven ? seconds : 60, assets: try webAssets("--soak"), log: { printErr("bendsynth-bench: \($0)") }) }
         }

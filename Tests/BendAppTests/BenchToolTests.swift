@@ -17,10 +17,10 @@ final class BenchToolTests: XCTestCase {
         let usage = r.stdout.components(separatedBy: "\n\n")[0]
         let modes = r.stdout.split(separator: "\n")
             .compactMap { line -> String? in
-                guard let m = line.range(of: #"^\s+(-\w, )?--[a-z-]+( \S+)?\s+instead:"#, options: .regularExpression) else { return nil }
+                guard let m = line.range(of: #"^\s+(-\w, )?--[a-z0-9-]+( \S+)?\s+instead:"#, options: .regularExpression) else { return nil }
                 return line[m].split(separator: " ").first { $0.hasPrefix("--") }.map(String.init)
             }
-        XCTAssertEqual(Set(modes), ["--evdev", "--peers", "--osc", "--web", "--soak"], r.stdout)
+        XCTAssertEqual(Set(modes), ["--evdev", "--peers", "--osc", "--web", "--soak", "--lv2"], r.stdout)
         for mode in modes {
             XCTAssertTrue(usage.contains(mode + " ") || usage.contains(mode + "\n") || usage.hasSuffix(mode), "\(mode) not in: \(usage)")
         }
@@ -35,6 +35,7 @@ final class BenchToolTests: XCTestCase {
             (["--evdev", "/nonexistent/x.evemu"], "/nonexistent/x.evemu"),
             (["--web", "nothere.py"], "--web 'nothere.py': no such file; expected the pad driver, a Python script"),
             (["--web", "/tmp"], "--web '/tmp': is a folder"),
+            (["--lv2", "/tmp"], "--lv2 '/tmp': no bendsynth.lv2 bundle in it"),
         ]
         for (args, words) in cases {
             let r = try bench(args)
@@ -57,6 +58,27 @@ final class BenchToolTests: XCTestCase {
             XCTAssertEqual(row["interpolation"] as? String, "cubic")
             XCTAssertGreaterThan(try XCTUnwrap(row["nsPerVoiceFrame"] as? Double), 0)
             XCTAssertGreaterThan(try XCTUnwrap(row["peak"] as? Double), 1e-4, "the render was not silent")
+        }
+    }
+
+    /// `--lv2`: the plugin (`make lv2`'s bundle) beside the standalone instrument — every
+    /// voice sounding in both (their levels' ratio 1 within 5 %, else it exits 1) — and
+    /// the three instruments' rows, each with a CPU figure per held-note count it plays.
+    func testLV2FiguresOfThePluginAndTheOtherInstruments() throws {
+        let folder = BinaryRunner.packageRoot.appendingPathComponent(".build/lv2")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("bendsynth.lv2/bendsynth.so").path) else {
+            throw XCTSkip("no .build/lv2/bendsynth.lv2: `make test` builds it (make lv2)")
+        }
+        let r = try BinaryRunner.run(["--lv2", folder.path, "--seconds", "0.05", "--voices", "64"], timeout: 300, tool: "bendsynth-bench")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let ratio = try XCTUnwrap(r.stdout.range(of: #"(?<=\| plugin ÷ standalone \| )[0-9.]+(?=× )"#, options: .regularExpression).map { Double(r.stdout[$0])! }, r.stdout)
+        XCTAssertGreaterThan(ratio, 0, r.stdout)
+        XCTAssertTrue(r.stdout.contains("the plugin's output level is"), r.stdout)
+        for name in ["bendsynth.lv2", "samplv1 0.9.29", "synthv1 0.9.29"] {
+            let row = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("| \(name) |") }, r.stdout)
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertGreaterThan(Double(cells[2]) ?? 0, 0, "\(name): CPU at 1 held note: \(row)")
+            XCTAssertGreaterThan(Double(cells[5]) ?? 0, Double(cells[2]) ?? .infinity, "\(name): 64 notes cost more than 1: \(row)")
         }
     }
 

@@ -25,7 +25,7 @@ final class LV2BundleTests: XCTestCase {
             return t.hasPrefix("Symbol:") ? t.dropFirst("Symbol:".count).trimmingCharacters(in: .whitespaces) : nil
         }
         XCTAssertEqual(symbols, ["events_in", "events_out", "out_l", "out_r", "latency", "gain", "limiter", "interpolation",
-                                 "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web"])
+                                 "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web", "voices"])
         XCTAssertTrue(info.output.contains("Class:             Instrument"), info.output)
         XCTAssertTrue(info.output.contains("Has latency:       yes, reported by port 4"), info.output)
     }

@@ -119,4 +119,41 @@ final class LV2FileTests: XCTestCase {
         XCTAssertGreaterThan(Measure.rms(Measure.channel(first, 0)[...]), 0.01)
         XCTAssertEqual(again, first, "the restored instance plays the same samples")
     }
+
+    /// lilv restores the plugin's state before it sets the control ports: the keys of a
+    /// restored scale are made for the tone note saved with it (62, D4: the scale's root),
+    /// not the port's old value (69), so a note in the very first block after the restore
+    /// sounds as in an instance tuned live, sample for sample (key 70 is step 8 above
+    /// D4, 800 cents; made on A4 it would be step 1, 150 cents above A4).
+    func testTheFirstBlockAfterARestorePlaysTheRestoredTuning() throws {
+        let folder = try LV2TestFolder()
+        let scale = try writeScale(in: folder)
+        func play(_ h: LV2PluginHost) -> [Float] {
+            h.midi([0x90, 70, 100], at: 0)
+            return (0..<8).flatMap { _ in h.runInterleaved(frames: 1024) }
+        }
+        let live = try host(folder: folder)
+        live["tone_note"] = 62
+        live.setPath(scaleURI, to: scale, at: 0)
+        _ = live.runInterleaved(frames: 256)
+        let saved = try live.saveState()
+        let expected = play(live)
+        // Ratio 2^(800/1200) to the tone's note: the A4 tone, declared D4, sounds 800 cents above A4.
+        XCTAssertEqual(Measure.peakFrequency(Array(Measure.channel(expected, 0)[2048...]), rate: 48_000), 440 * pow(2, 8.0 / 12),
+                       accuracy: 1.5, "key 70: step 8 of the scale on D4")
+
+        let restored = try host(folder: folder)
+        _ = restored.runInterleaved(frames: 256)  // playing (tone note 69) when the session's state comes
+        try restored.restoreState(saved)
+        XCTAssertEqual(restored["tone_note"], 62)
+        let first = play(restored)
+        XCTAssertTrue(first[0..<2048] == expected[0..<2048], "the first block after the restore differs: worst \(worst(first[0..<2048], expected[0..<2048]))")
+        XCTAssertTrue(first == expected, "the blocks after it differ: worst \(worst(first[...], expected[...]))")
+    }
+
+    /// The largest difference between two takes, dBFS (without printing them).
+    func worst(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> String {
+        let d = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+        return String(format: "%.1f dBFS", Measure.dB(Double(max(d, 1e-12))))
+    }
 }

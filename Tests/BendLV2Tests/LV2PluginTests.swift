@@ -36,11 +36,18 @@ final class LV2PluginTests: XCTestCase {
     /// At 44.1, 48 and 96 kHz, random blocks of 1…4096 frames, notes at random offsets:
     /// each note starts sounding the same number of frames after its event (the attack's
     /// and the limiter's look-ahead, measured on the first), whatever the block; nothing
-    /// is heap-allocated in run().
+    /// is heap-allocated in run() nor in the worker's work_response — a scale file set
+    /// (patch:Set) and asked for (patch:Get) halfway through, answered on the output.
     func testOnsetsLandOnTheirFramesInRandomBlocksAtThreeRatesWithoutAllocating() throws {
         for rate in [44_100.0, 48_000, 96_000] {
             let folder = try LV2TestFolder()
             let h = try host(rate: rate, folder: folder)
+            // 12-TET as a Scala file: the notes keep their pitch, the keys are swapped in.
+            let scale = folder.url.appendingPathComponent("equal.scl").path
+            try (["! equal.scl", "12-TET", " 12"] + (1...11).map { " \($0 * 100).0" } + [" 2/1"]).joined(separator: "\n")
+                .appending("\n").write(toFile: scale, atomically: true, encoding: .utf8)
+            var scaleSet = false
+            var said: [String] = []
             h.aroundRun = { alloc_counter_watch_this_thread($0 ? 1 : 0) }
             var rng = SplitMix(seed: UInt64(rate))
             var out: [Float] = []
@@ -60,9 +67,16 @@ final class LV2PluginTests: XCTestCase {
                 if let last = onsets.last, last + Int(rate / 50) >= start, last + Int(rate / 50) < start + frames {
                     h.midi([0x80, 69, 0], at: last + Int(rate / 50) - start)
                 }
+                if !scaleSet && start > Int(rate) * 3 / 2 {
+                    h.setPath("urn:bendsynth:lv2:scale", to: scale, at: 0)
+                    h.getParameters(at: frames - 1)
+                    scaleSet = true
+                }
                 out += h.runInterleaved(frames: frames)
+                said += h.pathsSet().map(\.path)
             }
-            XCTAssertEqual(alloc_counter_count(), 0, "heap allocations in run() at \(rate) Hz")
+            XCTAssertEqual(alloc_counter_count(), 0, "heap allocations in run() and work_response at \(rate) Hz")
+            XCTAssertEqual(said.first, scale, "the scale loaded by the worker, swapped in by work_response")
             let left = Measure.channel(out, 0)
             var delays: [Int] = []
             for onset in onsets where onset + Int(rate / 20) < left.count {

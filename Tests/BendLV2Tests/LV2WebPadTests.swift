@@ -2,6 +2,7 @@ import BendLV2Host
 import BendMIDI
 import BendSystem
 import BendTestSupport
+import CAllocCounter
 import Foundation
 import Glibc
 import Synchronization
@@ -10,7 +11,8 @@ import XCTest
 /// The phone pad in the DAW: the plugin in the test host, `web` on; headless Chromium
 /// (Debian's `chromium`, driven over DevTools by Tests/BendAppTests/web/pad_driver.py)
 /// pairs with the address the plugin wrote and holds one finger on the pad. The output
-/// sounds at the touched pitch, and the atom output carries the touch as MPE.
+/// sounds at the touched pitch, and the atom output carries the touch as MPE; run() and
+/// the worker's responses allocate nothing while the pad's MPE flows through them.
 final class LV2WebPadTests: XCTestCase {
     func testAPhoneFingerSoundsAtItsPitchAndComesOutAsMPE() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else { throw XCTSkip("chromium is not installed; `make test` installs it") }
@@ -21,6 +23,8 @@ final class LV2WebPadTests: XCTestCase {
         h["interpolation"] = 1
         h["web"] = 1
         let midiEvent = h.midiEvent
+        h.aroundRun = { alloc_counter_watch_this_thread($0 ? 1 : 0) }
+        alloc_counter_reset()
 
         // The host's audio thread: 256-frame blocks paced by the monotonic clock (the
         // pad's touches are stamped with it), until told to stop.
@@ -60,6 +64,7 @@ final class LV2WebPadTests: XCTestCase {
         stop.set()
         while !thread.isFinished { usleep(1000) }
         XCTAssertTrue(h.log().contains("web pad address: https://"), h.log())
+        XCTAssertEqual(alloc_counter_count(), 0, "heap allocations in run() and work_response")
 
         // The sound: x = 0.75 on the linear pad is ratio 1.5, 660 Hz (the tone is A4).
         let left = Measure.channel(take.audio, 0)

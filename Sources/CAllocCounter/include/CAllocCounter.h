@@ -6,6 +6,8 @@
 
 /// Starts (1) or stops (0) counting allocations made on the calling thread.
 void alloc_counter_watch_this_thread(int on);
+/// Threads that started being watched so far (a thread counted once per start).
+uint64_t alloc_counter_watched_threads(void);
 /// Allocations (malloc, calloc, realloc, memalign family) counted so far, all threads.
 uint64_t alloc_counter_count(void);
 /// Sets the count back to 0.

@@ -14,8 +14,9 @@ typedef struct LV2HostFeatures LV2HostFeatures;
 /// work:schedule (when `with_worker`; requests queued in a fixed buffer, no allocation
 /// in run(), run by `lv2host_run_work`), state:makePath and state:freePath (files under
 /// `state_dir`, made with their folders), options:options (bufsz:maxBlockLength and
-/// minBlockLength, atom:Int) and bufsz:boundedBlockLength.
-LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t max_block, int with_worker);
+/// minBlockLength, atom:Int) and bufsz:boundedBlockLength — those two only when
+/// `block_options` (0: a host that promises no block length).
+LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t max_block, int with_worker, int block_options);
 void lv2host_free(LV2HostFeatures *host);
 /// The NULL-terminated feature list for instantiate (and state restore).
 const LV2_Feature *const *lv2host_features(LV2HostFeatures *host);
@@ -34,6 +35,12 @@ void lv2host_set_worker(LV2HostFeatures *host, const LV2_Worker_Interface *iface
 /// worker thread would), then hands their responses to the plugin (work_response()) and
 /// calls end_run(): what a host does after run(). Returns the requests run.
 int lv2host_run_work(LV2HostFeatures *host);
+/// lv2host_run_work in its two halves: the queued requests' work() (the worker thread's
+/// part; returns 1 when there were any), then the responses' work_response() and
+/// end_run() (the audio thread's part: allocates nothing); while work is pending.
+int lv2host_run_requests(LV2HostFeatures *host);
+void lv2host_run_responses(LV2HostFeatures *host);
+int lv2host_work_pending(LV2HostFeatures *host);
 /// Requests scheduled so far, and those refused because the queue was full.
 uint64_t lv2host_work_scheduled(LV2HostFeatures *host);
 uint64_t lv2host_work_refused(LV2HostFeatures *host);
