@@ -20,7 +20,7 @@ final class BenchToolTests: XCTestCase {
                 guard let m = line.range(of: #"^\s+(-\w, )?--[a-z0-9-]+( \S+)?\s+instead:"#, options: .regularExpression) else { return nil }
                 return line[m].split(separator: " ").first { $0.hasPrefix("--") }.map(String.init)
             }
-        XCTAssertEqual(Set(modes), ["--evdev", "--peers", "--osc", "--web", "--soak", "--lv2"], r.stdout)
+        XCTAssertEqual(Set(modes), ["--evdev", "--peers", "--osc", "--web", "--soak", "--lv2", "--sounds"], r.stdout)
         for mode in modes {
             XCTAssertTrue(usage.contains(mode + " ") || usage.contains(mode + "\n") || usage.hasSuffix(mode), "\(mode) not in: \(usage)")
         }
@@ -36,6 +36,7 @@ final class BenchToolTests: XCTestCase {
             (["--web", "nothere.py"], "--web 'nothere.py': no such file; expected the pad driver, a Python script"),
             (["--web", "/tmp"], "--web '/tmp': is a folder"),
             (["--lv2", "/tmp"], "--lv2 '/tmp': no bendsynth.lv2 bundle in it"),
+            (["--sounds", "--sound-case", "loud"], "option '--sound-case': expected plain, loops, crossfade or filter, got 'loud'"),
         ]
         for (args, words) in cases {
             let r = try bench(args)
@@ -59,6 +60,19 @@ final class BenchToolTests: XCTestCase {
             XCTAssertGreaterThan(try XCTUnwrap(row["nsPerVoiceFrame"] as? Double), 0)
             XCTAssertGreaterThan(try XCTUnwrap(row["peak"] as? Double), 1e-4, "the render was not silent")
         }
+    }
+
+    /// `--sounds`: a row for each case of the user's own sounds, each with its figure and its
+    /// ratio to the plain tone (the bench exits 1 when a case's voices are not all sounding).
+    func testSoundsTableHasEveryCase() throws {
+        let r = try bench(["--sounds", "--voices", "8", "--period", "64", "--seconds", "0.05", "--interp", "cubic"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for title in ["plain tone, looped whole", "sustain loop (attack, loop)", "zone crossfade on every touch (2 voices each)",
+                      "low-pass filter on every voice"] {
+            XCTAssertNotNil(r.stdout.range(of: #"\| "# + NSRegularExpression.escapedPattern(for: title) + #" \| [0-9.]+ \| [0-9.]+ \|"#,
+                                           options: .regularExpression), "\(title): \(r.stdout)")
+        }
+        XCTAssertTrue(r.stdout.contains("| plain tone, looped whole |") && r.stdout.contains(" | 1.00 |"), r.stdout)
     }
 
     /// `--lv2`: the plugin (`make lv2`'s bundle) beside the standalone instrument — every
