@@ -42,6 +42,10 @@ extension Mixer {
         return box.pointee
     }
 
+    /// Whether a sound waits in `takeRetired` (a render thread can ask the owner to
+    /// collect it). - Thread: any.
+    public var hasRetired: Bool { @_noLocks get { retiredSounds.indices.count > 0 } }
+
     /// The sounds the mixer still holds (the current one, replaced ones still sounding,
     /// one handed over and not yet taken), for their owners to free after the mixer
     /// stopped. - Thread: setup, after the render thread stopped.

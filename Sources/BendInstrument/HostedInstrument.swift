@@ -1,5 +1,6 @@
 import BendAudio
 import BendControl
+import BendEngine
 import BendSystem
 
 /// An instrument whose render step a host drives (the LV2 plugin's `run`): assembled from
@@ -10,20 +11,27 @@ import BendSystem
 /// Live: its stream clock is published by each period, so a source's events (a phone's
 /// touch) are stamped one period ahead like `play`'s. Events the host hands to `run` (its
 /// MIDI) go through a port of their own made at setup (`addPort`).
+///
+/// Its tone can change while it plays (the plugin's tone parameter): `loadTone` reads
+/// one off the render thread, `play` hands it to the mixer without a lock (new touches
+/// start on it; sounding voices keep the one they play to their end). It owns every tone
+/// it has played until the mixer gives it back (`freeRetired`) or it is freed.
 /// - Thread: setup (made in the host's instantiate, freed in its cleanup); `driver` on
-///   the host's audio thread.
+///   the host's audio thread; `loadTone`, `play` and `freeRetired` on one control thread
+///   at a time (an LV2 host's worker, or its state restore, which LV2 never runs at once).
 public final class HostedInstrument: @unchecked Sendable {
     public let sound: SoundSettings
     /// Frames per second (the host's).
     public let rate: Double
-    /// The tone the voices play; freed with the instrument.
-    public let tone: ToneSource.Loaded
     /// The engine, its ports and its render step.
     public let instrument: Instrument
     private let log: @Sendable (String) -> Void
     private let show: @Sendable (String) -> Void
-    /// Makes the band-limited levels (voices read cubic until they are installed).
-    private var levelMaker: SystemThread?
+    /// Where the default tone is.
+    private let assets: [String]
+    /// Every tone not yet freed (the one new touches play last), with the thread making
+    /// its band-limited levels (voices read cubic until they are installed).
+    private var tones: [(tone: ToneSource.Loaded, levels: SystemThread?)]
     private var started: [InputSource] = []
 
     /// - Parameters:
@@ -41,13 +49,58 @@ public final class HostedInstrument: @unchecked Sendable {
         self.rate = rate
         self.log = log
         self.show = show
-        tone = try ToneSource.load(sound, rate: rate, levelsNow: false, assets: assets, note: { log("note: \($0)") })
+        self.assets = assets
+        let tone = try ToneSource.load(sound, rate: rate, levelsNow: false, assets: assets, note: { log("note: \($0)") })
         instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), sound: tone.sound, live: true)
-        do { levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log) } catch {
+        do { tones = [(tone, try ToneSource.makeLevelsInBackground(tone, log: log))] } catch {
             instrument.deallocate()
             tone.deallocate()
             throw error
         }
+    }
+
+    /// The tone new touches play (the last handed to the mixer).
+    public var tone: ToneSource.Loaded { tones[tones.count - 1].tone }
+
+    /// Reads a tone (a tone file, or an SFZ instrument: `ToneSource.load`) as this
+    /// instrument's settings say, with its band-limited levels made here (this call may
+    /// take a while: never on the render thread). `path` nil: the default tone.
+    /// - Parameter toneNote: the MIDI note ratio 1 stands for; an SFZ instrument is
+    ///   placed so (its keys then sound at their pitch from MIDI at that tone note).
+    /// - Throws: `InstrumentError(.input)` naming the file and the reason.
+    public func loadTone(_ path: String?, toneNote: Double, note: (String) -> Void) throws -> ToneSource.Loaded {
+        var settings = sound
+        settings.tone = path
+        settings.toneNote = toneNote
+        return try ToneSource.load(settings, rate: rate, levelsNow: true, assets: assets, note: note)
+    }
+
+    /// New touches play `tone` from the next period on (`Mixer.replace`, no lock); voices
+    /// sounding keep theirs. The instrument owns `tone` from now on. Tones the mixer gave
+    /// back are freed first.
+    public func play(_ tone: ToneSource.Loaded) {
+        freeRetired()
+        tones.append((tone, nil))
+        if let displaced = instrument.mixer.replace(with: tone.sound) { free(displaced) }
+    }
+
+    /// Frees the tones the mixer gave back (no voice plays them, new touches do not start
+    /// on them). Returns how many.
+    @discardableResult
+    public func freeRetired() -> Int {
+        var n = 0
+        while let sound = instrument.mixer.takeRetired() {
+            free(sound)
+            n += 1
+        }
+        return n
+    }
+
+    private func free(_ sound: Sound) {
+        guard let i = tones.firstIndex(where: { $0.tone.sound.isSame(as: sound) }) else { return }
+        let (tone, levels) = tones.remove(at: i)
+        levels?.join()
+        tone.deallocate()
     }
 
     /// The render step the host's audio thread calls (`RenderDriver.period`).
@@ -86,13 +139,15 @@ public final class HostedInstrument: @unchecked Sendable {
         instrument.ports.forEach { $0.releaseAll() }
     }
 
-    /// Frees the engine and the tone, after the host's last `run` and `stop()`.
+    /// Frees the engine and every tone it holds, after the host's last `run` and `stop()`.
     public func deallocate() {
         stop()
-        levelMaker?.join()
-        levelMaker = nil
         instrument.deallocate()
-        tone.deallocate()
+        for (tone, levels) in tones {
+            levels?.join()
+            tone.deallocate()
+        }
+        tones = []
     }
 }
 

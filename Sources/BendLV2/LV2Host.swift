@@ -107,6 +107,8 @@ enum LV2URI {
     /// The plugin's own parameters (patch:writable in bendsynth.ttl).
     static let toneParameter = "urn:bendsynth:lv2:tone"
     static let scaleParameter = "urn:bendsynth:lv2:scale"
+    /// State key beside the tone: the tone note it was loaded at (an SFZ's ratio 1).
+    static let toneToneNote = "urn:bendsynth:lv2:tone#toneNote"
     /// State keys beside the scale: the tone note and scale root (Hz) its keys were made for.
     static let scaleToneNote = "urn:bendsynth:lv2:scale#toneNote"
     static let scaleRootHz = "urn:bendsynth:lv2:scale#root"

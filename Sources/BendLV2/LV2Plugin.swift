@@ -53,6 +53,7 @@ final class LV2Plugin {
         render.initialize(to: PluginRender(driver: hosted.driver, bound: bound,
                                            gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule,
                                            mpe: mpe))
+        render.pointee.setTonePath(hosted.tone.path)
         response = .allocate(byteCount: WorkMessage.responseHeader + WorkMessage.tuningBytes + WorkMessage.maximumPath, alignment: 16)
     }
 

@@ -48,6 +48,9 @@ struct PluginRender {
     /// The scale file in use (its path's bytes, for patch:Get and the notification after
     /// a load): `WorkMessage.maximumPath` bytes, `state.scalePathCount` used. Owner: render.
     let scalePath: UnsafeMutableRawPointer
+    /// The tone in use (its path's bytes, as `scalePath`; the bundle's default tone until
+    /// another loads), `state.tonePathCount` used. Owner: render.
+    let tonePath: UnsafeMutableRawPointer
 
     struct RenderState {
         var controls = PluginControls()
@@ -59,6 +62,12 @@ struct PluginRender {
         var scalePathCount = 0
         /// Say the scale in use on the output (patch:Set) in the next block.
         var notifyScale = false
+        /// Bytes of `tonePath`.
+        var tonePathCount = 0
+        /// Say the tone in use on the output in the next block.
+        var notifyTone = false
+        /// The worker was asked to free the tones the mixer gave back and has not answered.
+        var collectAsked = false
         /// Worker requests the host refused (its queue full).
         var refusedWork = 0
         /// The block length the stream clock was last told (its stamping latency).
@@ -72,6 +81,7 @@ struct PluginRender {
         self.mpe = mpe
         request = .allocate(byteCount: WorkMessage.requestHeader + WorkMessage.maximumPath, alignment: 8)
         scalePath = .allocate(byteCount: WorkMessage.maximumPath, alignment: 8)
+        tonePath = .allocate(byteCount: WorkMessage.maximumPath, alignment: 8)
         latencyFrames = Float(driver.mixer.latencyFrames)
         ports = .allocate(capacity: PluginPort.count)
         ports.initialize(repeating: nil, count: PluginPort.count)
@@ -97,6 +107,7 @@ struct PluginRender {
         state.deallocate()
         request.deallocate()
         scalePath.deallocate()
+        tonePath.deallocate()
     }
 
     /// `connect_port`: the host's buffer for `port` (it may change between `run` calls).
@@ -128,6 +139,10 @@ struct PluginRender {
         // The output sequence (MPE of the phone's touches, the files in use); a host that
         // did not connect it gets nothing written.
         var output = ports[PluginPort.eventsOut].map { AtomSequenceWriter($0, sequenceType: urids.atomSequence) }
+        if state.pointee.notifyTone {
+            state.pointee.notifyTone = false
+            sayTone(at: 0, into: &output)
+        }
         if state.pointee.notifyScale {
             state.pointee.notifyScale = false
             sayScale(at: 0, into: &output)
@@ -157,6 +172,7 @@ struct PluginRender {
                               publishing: start &+ UInt64(done) &* 1_000_000_000 / max(rate, 1))
             done += n
         }
+        collectRetiredTones()
     }
 
     /// The pad's MPE packets due before stream frame `end`, at their offsets in the block

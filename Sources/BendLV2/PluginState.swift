@@ -3,9 +3,10 @@ import CLV2
 import Glibc
 
 /// The state interface (state.h): what a DAW saves in its session and restores when it
-/// reopens it — the scale file's path (an atom:Path mapped by state:mapPath, so the host
-/// may copy or relink the file), with the tone note and scale root its keys were made
-/// for (atom:Float). The control ports (gain, limiter, interpolation, bend
+/// reopens it — the tone's path (a tone file or an SFZ instrument) with the tone note it
+/// was loaded at, and the scale file's path with the tone note and scale root its keys
+/// were made for (atom:Path mapped by state:mapPath, so the host may copy or relink the
+/// files; atom:Float). The control ports (gain, limiter, interpolation, bend
 /// range, tone note, pad settings, web) are the host's to save and restore, as for every
 /// plugin (lilv and the DAWs keep port values beside the plugin's state).
 enum PluginState {
@@ -68,33 +69,70 @@ struct LV2Features {
 }
 
 extension LV2Plugin {
-    /// state:save: the scale's path, and the tone note and scale root its keys are made
-    /// for — the control ports' values now, which the host saves too. (May come while
-    /// run() runs: the files are the setup side's copy, under its lock; a port's value is
-    /// one Float the host wrote.)
+    /// state:save: the tone's path (when one was chosen; without it, the bundle's default
+    /// tone) and the tone note it was loaded at; the scale's path, and the tone note and
+    /// scale root its keys are made for — the control ports' values now, which the host
+    /// saves too. (May come while run() runs: the files are the setup side's copy, under
+    /// its lock; a port's value is one Float the host wrote.)
     func save(features: LV2Features, store: (LV2_URID, LV2_URID, UnsafeRawBufferPointer) -> Void) -> LV2_State_Status {
         let current = files.withLock { $0 }
-        guard let path = current.scalePath else { return LV2_STATE_SUCCESS }
-        features.abstract(path).withCString { store(host.urid(LV2URI.scaleParameter), host.urid(LV2URI.atomPath), UnsafeRawBufferPointer(start: $0, count: strlen($0) + 1)) }
-        let floatType = host.urid(LV2URI.atomFloat)
-        for (key, port, value) in [(LV2URI.scaleToneNote, PluginPort.toneNote, Float(69)), (LV2URI.scaleRootHz, PluginPort.scaleRoot, 0)] {
-            var v = render.pointee.control(port, default: value)
+        let pathType = host.urid(LV2URI.atomPath), floatType = host.urid(LV2URI.atomFloat)
+        func storePath(_ key: String, _ path: String) {
+            features.abstract(path).withCString { store(host.urid(key), pathType, UnsafeRawBufferPointer(start: $0, count: strlen($0) + 1)) }
+        }
+        func storeFloat(_ key: String, _ value: Float) {
+            var v = value
             withUnsafeBytes(of: &v) { store(host.urid(key), floatType, $0) }
+        }
+        if let path = current.tonePath {
+            storePath(LV2URI.toneParameter, path)
+            storeFloat(LV2URI.toneToneNote, Float(current.toneNote))
+        }
+        if let path = current.scalePath {
+            storePath(LV2URI.scaleParameter, path)
+            storeFloat(LV2URI.scaleToneNote, render.pointee.control(PluginPort.toneNote, default: 69))
+            storeFloat(LV2URI.scaleRootHz, render.pointee.control(PluginPort.scaleRoot, default: 0))
         }
         return LV2_STATE_SUCCESS
     }
 
-    /// state:restore (never while run() runs: LV2's Instantiation class): the scale file
-    /// is read here and its keys swapped in as the worker's answer would be; without one
-    /// in the state, 12-TET. A file that does not load is logged and the tuning in use
-    /// plays on.
+    /// state:restore (never while run() runs: LV2's Instantiation class): the tone, then
+    /// the scale.
+    func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) -> LV2_State_Status {
+        restoreTone(features: features, retrieve: retrieve)
+        restoreScale(features: features, retrieve: retrieve)
+        return LV2_STATE_SUCCESS
+    }
+
+    /// The tone file is loaded here (at the tone note saved with it: an SFZ instrument's
+    /// keys where they were) and handed to the mixer as the worker's would be, its path
+    /// answered to the render side; without one in the state, the bundle's default tone
+    /// (loaded again only when another plays). A file that does not load is logged and
+    /// the sound in use plays on.
+    func restoreTone(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) {
+        let pathType = host.urid(LV2URI.atomPath), floatType = host.urid(LV2URI.atomFloat)
+        guard let (type, bytes) = retrieve(host.urid(LV2URI.toneParameter)), type == pathType else {
+            if files.withLock({ $0.tonePath }) != nil, loadTone(nil, toneNote: 69) { render.pointee.workResponse(toneResponse(hosted.tone.path)) }
+            return
+        }
+        let path = features.absolute(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
+        var toneNote = Double(render.pointee.control(PluginPort.toneNote, default: 69))
+        if let (type, bytes) = retrieve(host.urid(LV2URI.toneToneNote)), type == floatType, bytes.count == 4 {
+            toneNote = Double(bytes.loadUnaligned(as: Float.self))
+        }
+        if loadTone(path, toneNote: toneNote) { render.pointee.workResponse(toneResponse(path)) }
+    }
+
+    /// The scale file is read here and its keys swapped in as the worker's answer would
+    /// be; without one in the state, 12-TET. A file that does not load is logged and the
+    /// tuning in use plays on.
     ///
     /// The keys are made for the tone note and scale root saved with the scale, not the
     /// control ports' values now: lilv (`lilv_state_restore`) calls this before it sets
     /// the ports, so the ports still hold the values from before the restore. The first
     /// block after it then plays in tune with the ports the host restores; a state
     /// without those values (saved before they were) takes the ports'.
-    func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) -> LV2_State_Status {
+    func restoreScale(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) {
         let pathType = host.urid(LV2URI.atomPath), floatType = host.urid(LV2URI.atomFloat)
         let render = self.render.pointee
         func saved(_ key: String, port: Int, default value: Float) -> Float {
@@ -102,16 +140,22 @@ extension LV2Plugin {
             return bytes.loadUnaligned(as: Float.self)
         }
         guard let (type, bytes) = retrieve(host.urid(LV2URI.scaleParameter)), type == pathType else {
-            files.withLock { $0 = PluginFiles() }
+            files.withLock {
+                $0.scalePath = nil
+                $0.scale = nil
+            }
             render.resetKeys()
-            return LV2_STATE_SUCCESS
+            return
         }
         let path = features.absolute(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
         let toneNote = saved(LV2URI.scaleToneNote, port: PluginPort.toneNote, default: 69)
         let scaleRoot = saved(LV2URI.scaleRootHz, port: PluginPort.scaleRoot, default: 0)
         do {
             let scale = try ScalaFile.load(path: path)
-            files.withLock { $0 = PluginFiles(scalePath: path, scale: scale) }
+            files.withLock {
+                $0.scalePath = path
+                $0.scale = scale
+            }
             render.workResponse(keys(scale, toneNote: Double(toneNote), scaleRoot: Double(scaleRoot), path: path))
             // What the keys are made for: the next block retunes only when the ports differ.
             render.state.pointee.controls.toneNote = toneNote
@@ -119,6 +163,5 @@ extension LV2Plugin {
         } catch {
             log.error("\(error); the tuning in use plays on")
         }
-        return LV2_STATE_SUCCESS
     }
 }

@@ -3,8 +3,9 @@ import CLV2
 
 /// The worker interface (worker.h): the host calls `work` on a thread of its own (never
 /// two at once) with what run() scheduled, and `work_response` on the audio thread after
-/// run() with what work answered. Here the scale file is read and its keys made; the
-/// render side swaps them in.
+/// run() with what work answered. Here a tone is loaded and handed to the mixer, the
+/// tones the mixer gave back are freed, a scale file is read and its keys made; the render
+/// side swaps the keys in and says the files in use.
 enum PluginWorker {
     nonisolated(unsafe) static let interface: UnsafeMutablePointer<LV2_Worker_Interface> = {
         let i = UnsafeMutablePointer<LV2_Worker_Interface>.allocate(capacity: 1)
@@ -27,26 +28,38 @@ enum PluginWorker {
 }
 
 /// The files the instance uses (the setup side's copy, for state:save and the worker):
+/// the tone chosen last (nil: the bundle's default) and the tone note it was loaded at,
 /// the scale loaded last and its path. - Thread: any, under its lock.
 struct PluginFiles: Sendable {
+    var tonePath: String?
+    var toneNote = 69.0
     var scalePath: String?
     var scale: Scale?
 }
 
 extension LV2Plugin {
-    /// A request from run() (`WorkMessage`), on the host's worker thread: load a scale and
-    /// answer its keys, or make them again for a new tone note or root. A file that does
-    /// not load is logged (file and reason) and answered with nothing: the tuning in use
-    /// plays on.
+    /// A request from run() (`WorkMessage`), on the host's worker thread: load a tone and
+    /// hand it to the mixer, answering its path; free the tones the mixer gave back; load a
+    /// scale and answer its keys, or make them again for a new tone note or root. A file
+    /// that does not load is logged (file and reason) and answered with nothing: the sound
+    /// or tuning in use plays on.
     /// - Thread: the host's worker (non-real-time, one call at a time).
     func work(_ data: UnsafeRawBufferPointer, respond: (UnsafeRawBufferPointer) -> Void) {
         guard let request = WorkRequest(data) else { return }
         let pad = request.pad
         switch request.kind {
+        case WorkMessage.loadTone:
+            if loadTone(request.path, toneNote: pad.toneNote) { respond(toneResponse(request.path)) }
+        case WorkMessage.collectTones:
+            hosted.freeRetired()
+            respond(collectedResponse())
         case WorkMessage.loadScale:
             do {
                 let scale = try ScalaFile.load(path: request.path)
-                files.withLock { $0 = PluginFiles(scalePath: request.path, scale: scale) }
+                files.withLock {
+                    $0.scalePath = request.path
+                    $0.scale = scale
+                }
                 log.note("scale '\(request.path)': \(scale.degrees.count) steps")
                 respond(keys(scale, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: request.path))
             } catch {

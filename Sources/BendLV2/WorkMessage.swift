@@ -8,7 +8,9 @@ import BendControl
 /// tone note, scale root, pad pitch map, octaves, rounding, rounding time (ms); the
 /// path's byte count (UInt32), the path's bytes.
 /// Response `scaleLoaded`: kind, the path's byte count, the `KeyboardTuning` (its bytes),
-/// the path's bytes. Response `scaleFailed`: kind only (the worker logged why).
+/// the path's bytes. Response `toneLoaded`: kind, the path's byte count, the path's bytes
+/// (the sound itself went to the mixer: `Mixer.replace`). Response `tonesCollected`: kind
+/// only. A file that does not load gets no response (the worker logged why).
 enum WorkMessage {
     /// Load the scale file at the path (patch:Set of the scale parameter).
     static var loadScale: UInt32 { @_noLocks get { 1 } }
@@ -20,6 +22,15 @@ enum WorkMessage {
     static var webStart: UInt32 { @_noLocks get { 4 } }
     /// Stop serving it.
     static var webStop: UInt32 { @_noLocks get { 5 } }
+    /// Load the tone file or SFZ instrument at the path (patch:Set of the tone parameter)
+    /// and hand it to the mixer.
+    static var loadTone: UInt32 { @_noLocks get { 6 } }
+    /// A tone handed to the mixer: its path, for the render thread to say.
+    static var toneLoaded: UInt32 { @_noLocks get { 7 } }
+    /// Free the tones the mixer gave back (no voice plays them any more).
+    static var collectTones: UInt32 { @_noLocks get { 8 } }
+    /// They are freed: run() may ask again.
+    static var tonesCollected: UInt32 { @_noLocks get { 9 } }
 
     /// Longest path taken, bytes (a longer one is refused with a log line).
     static var maximumPath: Int { @_noLocks get { 4096 } }
