@@ -43,7 +43,7 @@ enum CommandTable {
     static func help(_ name: String) -> String { commandSet.help(name) ?? topHelp }
 
     /// Completion of bendsynth's own kinds of values: `--scale` (a Scala file or a
-    /// built-in's name), `--tone` (the sound formats read), a PCM (`devices --pcm-names`).
+    /// built-in's name), `--tone` (the sound formats read, SFZ), a PCM (`devices --pcm-names`).
     static func kinds(_ specs: [OptionSpec]) -> [OptionSpec] {
         specs.map { spec in
             var s = spec
@@ -58,8 +58,9 @@ enum CommandTable {
         }
     }
 
-    /// Sound files a tone may be (what libsndfile reads that a tone is made in).
-    static let toneExtensions = ["wav", "wave", "caf", "aif", "aiff", "aifc", "flac", "ogg", "w64", "rf64"]
+    /// Sound files a tone may be (what libsndfile reads that a tone is made in), and SFZ
+    /// instruments.
+    static let toneExtensions = ["wav", "wave", "caf", "aif", "aiff", "aifc", "flac", "ogg", "w64", "rf64", "sfz"]
 
     static var topHelp: String {
         """

@@ -54,7 +54,7 @@ struct SoundOptions {
     var yMap = PadYMap.gain
 
     static let specs: [OptionSpec] = [
-        OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed); default Assets/synth_tone_mono.caf"),
+        OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed) or an SFZ instrument (FILE.sfz: zones, velocity layers, round robins, bent across zones); default Assets/synth_tone_mono.caf"),
         OptionSpec("rate", "r", value: "HZ", help: "output rate in frames per second (8000…192000, default 48000)"),
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
         OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),

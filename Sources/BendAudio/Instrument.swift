@@ -81,7 +81,7 @@ public final class Instrument: @unchecked Sendable {
     /// - Thread: setup (the thread that started the sink).
     public func fadeOut(rendering: () -> Bool) {
         ports.forEach { $0.releaseAll() }
-        let fadeSeconds = min(max(0.2, 1.1 * mixer.configuration.releaseSeconds), 10)
+        let fadeSeconds = min(max(0.2, 1.1 * mixer.longestReleaseSeconds), 10)
         let fadeDeadline = MonotonicClock.nanos() + UInt64(fadeSeconds * 1e9)
         while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && rendering() {
             usleep(2_000)  // a few periods: the default release is 8 ms

@@ -35,9 +35,12 @@ public enum InstrumentLoader {
         public var files: [String]
     }
 
-    /// Frames per second… the hysteresis of a zone's edges: a voice crosses into the next
+    /// The hysteresis of a zone's edges: a voice crosses into the next
     /// zone 20 cents past the edge (`RegionPlacement.stayLow`, `stayHigh`).
     public static let hysteresisCents = 20.0
+
+    /// Shortest loop a region may have, frames at the output rate (as a tone's).
+    public static let minimumLoopFrames = 32
 
     /// - Parameters:
     ///   - path: the `.sfz` file.
@@ -56,7 +59,7 @@ public enum InstrumentLoader {
         }
         let reference = given ?? Self.reference(of: instrument)
         if given == nil {
-            note("instrument '\(path)': ratio 1 (the tone note) is key \(Int(reference)); --tone-note N sets another")
+            note("instrument '\(path)': " + referenceNote(reference) + "; --tone-note N sets another")
         }
         // Each file read once.
         var files: [String: ToneLoader.FileAudio] = [:]
@@ -87,7 +90,9 @@ public enum InstrumentLoader {
             switch region.loopMode {
             case .loopContinuous?, .loopSustain?: loops = true
             case .noLoop?, .oneShot?: loops = false
-            case nil: loops = own.fromFile || region.loopStart != nil || region.loopEnd != nil
+            // (A file whose loop is the whole file has one too: `fromFile` says only that it
+            // is not the whole file.)
+            case nil: loops = (file.instrument.map { $0.loop_count > 0 } ?? false) || own.fromFile || region.loopStart != nil || region.loopEnd != nil
             }
             var requested: (start: Int, end: Int)?
             if region.loopStart != nil || region.loopEnd != nil {
@@ -104,6 +109,10 @@ public enum InstrumentLoader {
                 sample = try RegionSample.make(file, path: region.sample, outputRate: rate, offset: region.offset, end: end,
                                                loop: requested, loops: loops)
             } catch { throw fail("sample \(error)") }
+            if let (s, e, _) = sample.loop, e - s < minimumLoopFrames {
+                throw SFZError(file: region.location.file, line: region.location.line,
+                               "<region>: its loop is \(e - s) frame\(e - s == 1 ? "" : "s") at \(Int(rate)) Hz; at least \(minimumLoopFrames) are needed (a shorter loop plays as a DC offset or a buzz, not a tone)")
+            }
             let mode: SoundRegion.LoopMode = switch region.loopMode {
             case .noLoop?: .noLoop
             case .oneShot?: .oneShot
@@ -138,6 +147,10 @@ public enum InstrumentLoader {
         }
         let instrument = try SFZInstrument.make(document, directory: directory)
         guard !instrument.regions.isEmpty else {
+            if let silent = instrument.silentRegions.first {
+                throw SFZError(file: silent.file, line: silent.line,
+                               "no <region> plays: this one has an empty key or velocity range (lokey above hikey, lovel above hivel) or end=-1")
+            }
             throw SFZError(file: path, line: 1, "no <region> plays; expected at least one <region> with a sample")
         }
         return instrument
@@ -148,6 +161,12 @@ public enum InstrumentLoader {
     public static func reference(of instrument: SFZInstrument) -> Double {
         let lowest = instrument.regions.map { $0.lokey }.min() ?? 0, highest = instrument.regions.map { $0.hikey }.max() ?? 127
         return instrument.regions.contains { $0.lokey <= 60 && 60 <= $0.hikey } ? 60 : Double((lowest + highest) / 2)
+    }
+
+    /// What the note line says of the reference key `reference` chosen by the rule.
+    public static func referenceNote(_ reference: Double) -> String {
+        reference == 60 ? "ratio 1 (the tone note) is key 60 (C4, which a region plays)"
+            : "ratio 1 (the tone note) is key \(Int(reference)), the middle of the keys its regions play (none plays C4)"
     }
 
     struct Reason: Error, CustomStringConvertible {

@@ -99,7 +99,7 @@ public enum ToneLoader {
 
         // The mono mix at the file's rate: for the root and, with a loop in the file,
         // for what the engine plays today.
-        let mix = sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes)
+        let mix = sources.count == 1 ? sources[0] : mixDown(sources, notes: &notes, quiet: true)  // (for the root only: the channels play as they are)
         let root = fileRoot(file) ?? (findRoot ? detectedRoot(mix, loop: loop.start..<loop.end, rate: rate) : nil)
 
         var channels = sources
@@ -176,8 +176,9 @@ public enum ToneLoader {
     /// Opens and reads `path` whole (the rules in the type's doc).
     static func read(path: String, fail: (String) -> ToneLoadError) throws -> FileAudio {
         // (libsndfile says "Format not recognised." of a folder.)
-        if InputFile.notARegularFile(path) == "is a folder" {
-            throw fail("is a folder; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
+        // (A FIFO or a device would be read without end.)
+        if let what = InputFile.notARegularFile(path) {
+            throw fail("\(what); expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
         }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {

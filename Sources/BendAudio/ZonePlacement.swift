@@ -39,13 +39,19 @@ enum ZonePlacement {
                 sequenceLength: UInt32(s.sequenceLength), sequencePosition: UInt32(s.sequencePosition - 1),
                 below: -1, above: -1, correlationBelow: 0, correlationAbove: 0, cycleFrames: 0, cycleAnchor: 0)
         }
-        // Neighbours: in the same layer (velocities and round robin turn), the nearest keys
-        // below and above.
+        // Neighbours (for the crossfade's correlation and the cycles' alignment): the nearest
+        // keys below and above among the regions whose velocities overlap — of the same
+        // layer (velocities and round robin turn) when there is one that near.
         for (i, a) in regions.enumerated() {
             var below: Int?, above: Int?
-            for (j, b) in regions.enumerated() where j != i && sameLayer(a.sfz, b.sfz) {
-                if b.sfz.hikey < a.sfz.lokey && (below.map { regions[$0].sfz.hikey < b.sfz.hikey } ?? true) { below = j }
-                if b.sfz.lokey > a.sfz.hikey && (above.map { regions[$0].sfz.lokey > b.sfz.lokey } ?? true) { above = j }
+            func better(_ j: Int, than k: Int?, _ key: (SFZRegion) -> Int, nearer: (Int, Int) -> Bool) -> Bool {
+                guard let k else { return true }
+                let (bj, bk) = (key(regions[j].sfz), key(regions[k].sfz))
+                return nearer(bj, bk) || (bj == bk && sameLayer(a.sfz, regions[j].sfz) && !sameLayer(a.sfz, regions[k].sfz))
+            }
+            for (j, b) in regions.enumerated() where j != i && b.sfz.lovel <= a.sfz.hivel && a.sfz.lovel <= b.sfz.hivel {
+                if b.sfz.hikey < a.sfz.lokey && better(j, than: below, { $0.hikey }, nearer: >) { below = j }
+                if b.sfz.lokey > a.sfz.hikey && better(j, than: above, { $0.lokey }, nearer: <) { above = j }
             }
             placements[i].below = Int32(below ?? -1)
             placements[i].above = Int32(above ?? -1)

@@ -57,6 +57,9 @@ public struct Mixer: @unchecked Sendable {
     /// `deallocate` frees its arrays unless it was replaced and given back).
     let firstRegion: SoundRegion
     let ownsFirstSound: Bool
+    /// The longest release of the sound the mixer started with, seconds (its regions' own,
+    /// or the configuration's): what a stop waits for.
+    public let longestReleaseSeconds: Double
     /// The sounds the voices play (`MixerSounds.swift`): `soundSlotCount` slots, each a
     /// sound given to the mixer (nil: free); new touches start on `State.currentSound`'s,
     /// older voices may still play a sound it replaced. Owner: render (setup fills slot 0).
@@ -214,6 +217,7 @@ public struct Mixer: @unchecked Sendable {
         self.configuration = configuration
         tone = sound.regions[0].held
         firstRegion = sound.regions[0]
+        longestReleaseSeconds = max(configuration.releaseSeconds, Double(sound.longestReleaseFrames) / configuration.rate)
         sounds = .allocate(capacity: Mixer.soundSlotCount)
         sounds.initialize(repeating: nil, count: Mixer.soundSlotCount)
         let first = UnsafeMutablePointer<Sound>.allocate(capacity: 1)

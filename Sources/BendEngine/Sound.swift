@@ -37,6 +37,17 @@ public struct Sound: @unchecked Sendable, BitwiseCopyable {
     /// One region that plays everywhere (a tone file). - Thread: setup.
     public init(region: SoundRegion) { self.init(regions: [region]) }
 
+    /// The longest a released voice of this sound may go on, frames: a region's own
+    /// release (`ampeg_release`), or a tail that plays whole after a sustain loop (0 when
+    /// every region takes the mixer's release). - Thread: any.
+    public var longestReleaseFrames: Int {
+        regionList.reduce(0) { longest, r in
+            let envelope = r.placement.envelope.map { Int((1 / -Double($0.releaseStep)).rounded(.up)) } ?? 0
+            let tail = r.sustainLoop && !r.releaseFades ? (r.releaseEnd ?? 0) : 0
+            return max(longest, envelope, tail)
+        }
+    }
+
     /// Whether `other` is this sound (a copy of it: the same regions). - Thread: any.
     public func isSame(as other: Sound) -> Bool { regions == other.regions }
 
@@ -97,27 +108,26 @@ public struct Sound: @unchecked Sendable, BitwiseCopyable {
         return chosen
     }
 
-    /// The region a voice on region `from` crosses to at `ratio`: `from` while it keeps
-    /// it; else along its neighbours that way (`RegionPlacement.below`, `above`) to the one
-    /// whose range holds it — or the last before a gap in the keys (no region holds it)
-    /// or the end of the keys: the voice stays there. - Thread: render.
+    /// The region a voice on region `from`, started at touch gain `velocity`, crosses to
+    /// at `ratio`: `from` while it keeps it; else a region whose pitch and gain ranges hold
+    /// the ratio and the velocity — of the same round robin turn first — whatever its
+    /// neighbours (zones split into other velocity layers, or round robins, are crossed
+    /// into too); `from` again when no region holds them (a gap in the keys, past the last).
+    /// - Thread: render.
     @_noLocks
-    func zone(from: Int, ratio: Float) -> Int {
-        var z = from
-        let start = regions[z].placement
-        if start.keeps(ratio: ratio) { return z }
-        let up = ratio >= start.stayHigh
-        var steps = 0
-        while steps < count {
-            let p = regions[z].placement
-            let next = Int(up ? p.above : p.below)
-            if next < 0 { return z }
-            let q = regions[next].placement
-            if up ? ratio < q.ratioLow : ratio >= q.ratioHigh { return z }  // a gap before the next zone
-            z = next
-            if ratio >= q.ratioLow && ratio < q.ratioHigh { return z }
-            steps += 1
+    func zone(from: Int, ratio: Float, velocity: Float) -> Int {
+        let start = regions[from].placement
+        if start.keeps(ratio: ratio) { return from }
+        var other = -1
+        var i = 0
+        while i < count {
+            let p = regions[i].placement
+            if i != from && p.holds(ratio: ratio, gain: velocity) {
+                if p.sequenceLength == start.sequenceLength && p.sequencePosition == start.sequencePosition { return i }
+                if other < 0 { other = i }
+            }
+            i += 1
         }
-        return z
+        return other >= 0 ? other : from
     }
 }

@@ -58,7 +58,8 @@ public struct SoundRegion: @unchecked Sendable {
     public let pan: Float
     /// Whether a touch's end starts the release fade (SFZ: `ampeg_release`); false: a
     /// released voice plays on to its sound's end at the level it had (a tone file's
-    /// sustain loop: its tail plays whole). Never for `oneShot`.
+    /// sustain loop: its tail plays whole). Never for `oneShot`; always for
+    /// `loopContinuous` (it has no end of its own).
     public let releaseFades: Bool
     /// Frames at the end of the loop a held voice is not switched to `release` in (its
     /// seam crossfaded, `--loop-crossfade`: there the held signal is the crossfade, the
@@ -100,7 +101,10 @@ public struct SoundRegion: @unchecked Sendable {
         self.heldEnd = heldEnd
         self.releaseEnd = releaseEnd
         self.pan = pan
-        self.releaseFades = releaseFades && mode != .oneShot
+        // A sound that loops on after the touch (`loopContinuous`) ends only by its fade: it
+        // always fades (a tone file's whole loop played by a filtered or stereo voice was
+        // never released before).
+        self.releaseFades = mode == .loopContinuous || (releaseFades && mode != .oneShot)
         self.releaseHoldFrames = min(max(releaseHoldFrames, 0), loopEnd - loopStart - 1)
         self.placement = placement
         let bits = Int64(Mixer.fractionBits)

@@ -103,6 +103,8 @@ struct VoiceBank {
     /// before the region's scale and level.
     let ratioTarget: UnsafeMutablePointer<Float>
     let touchGain: UnsafeMutablePointer<Float>
+    /// The touch's gain at its start, before the edge fade (its velocity layer).
+    let velocity: UnsafeMutablePointer<Float>
     /// A zone crossfade (`ZoneCrossfade.swift`): the voice's part (none, coming in, going
     /// out), its frames left from the voice's `mixedTo` (of `Mixer.State.crossfadeFrames`),
     /// the crossfade law's correlation, and the other voice of the crossfade (−1: none).
@@ -184,6 +186,7 @@ struct VoiceBank {
         fadeSlope = .allocate(capacity: capacity); fadeSlope.initialize(repeating: Mixer.edgeFadeScale(1), count: capacity)
         ratioTarget = .allocate(capacity: capacity); ratioTarget.initialize(repeating: 0, count: capacity)
         touchGain = .allocate(capacity: capacity); touchGain.initialize(repeating: 0, count: capacity)
+        velocity = .allocate(capacity: capacity); velocity.initialize(repeating: 0, count: capacity)
         crossfadeRole = .allocate(capacity: capacity); crossfadeRole.initialize(repeating: .none, count: capacity)
         crossfadeLeft = .allocate(capacity: capacity); crossfadeLeft.initialize(repeating: 0, count: capacity)
         crossfadeCorrelation = .allocate(capacity: capacity); crossfadeCorrelation.initialize(repeating: 0, count: capacity)
@@ -214,7 +217,7 @@ struct VoiceBank {
         special.deallocate(); region.deallocate(); table.deallocate(); released.deallocate(); switchPending.deallocate(); endPhase.deallocate()
         panLeft.deallocate(); panRight.deallocate()
         soundSlot.deallocate(); regionIndex.deallocate(); scale.deallocate(); regionGain.deallocate(); fadeSlope.deallocate()
-        ratioTarget.deallocate(); touchGain.deallocate()
+        ratioTarget.deallocate(); touchGain.deallocate(); velocity.deallocate()
         crossfadeRole.deallocate(); crossfadeLeft.deallocate(); crossfadeCorrelation.deallocate()
         partner.deallocate(); zoneCheck.deallocate(); followsPitch.deallocate()
         timbreTarget.deallocate(); timbreStep.deallocate(); timbreLeft.deallocate(); timbreFresh.deallocate()
@@ -229,7 +232,7 @@ struct VoiceBank {
     /// that stole it: the old sound's ring-out goes on). A crossfade it was part of goes
     /// on without it.
     @_noLocks @inline(__always)
-    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, age a: UInt64, envelope: Envelope,
+    func start(_ v: Int, key k: TouchKey, ratio r: Float, gain g: Float, velocity touchVelocity: Float, age a: UInt64, envelope: Envelope,
                sound: Sound, index: Int, slot: Int, filtered: Bool = false, timbre: Float = 1) {
         if filtered {
             timbreTarget[v] = timbre; timbreStep[v] = 0; timbreLeft[v] = 0; timbreFresh[v] = true
@@ -258,6 +261,7 @@ struct VoiceBank {
         phase[v] = 0
         ratioTarget[v] = r
         touchGain[v] = g
+        velocity[v] = touchVelocity
         incTarget[v] = Mixer.increment(ratio: r * placement.pitchScale); incStep[v] = 0
         gainTarget[v] = g * placement.gain; gainStep[v] = 0
         glideLeft[v] = 0

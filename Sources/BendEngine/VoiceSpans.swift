@@ -76,7 +76,7 @@ extension Mixer {
             return voices.ringing[v]
         }
         voices.start(v, key: voices.pendingKey[v], ratio: voices.pendingRatio[v], gain: voices.pendingGain[v],
-                     age: voices.age[v], envelope: state.pointee.envelope, sound: sound, index: region, slot: slot,
+                     velocity: voices.pendingVelocity[v], age: voices.age[v], envelope: state.pointee.envelope, sound: sound, index: region, slot: slot,
                      filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
         enterSound(v, slot: slot)
         return true

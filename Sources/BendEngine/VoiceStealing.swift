@@ -23,7 +23,7 @@ extension Mixer {
         if state.pointee.freeCount == 0 || state.pointee.activeCount >= state.pointee.voiceLimit { freeEndedVoices(at: offset) }
         if state.pointee.freeCount > 0 && state.pointee.activeCount < state.pointee.voiceLimit {
             let v = takeFreeVoice(at: offset)
-            voices.start(v, key: key, ratio: ratio, gain: gain, age: age, envelope: state.pointee.envelope, sound: sound, index: region,
+            voices.start(v, key: key, ratio: ratio, gain: gain, velocity: velocity, age: age, envelope: state.pointee.envelope, sound: sound, index: region,
                          slot: slot, filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
             enterSound(v, slot: slot)
             index.insert(key, voice: v)

@@ -1,5 +1,6 @@
 /// Bending across zones: a voice whose pitch leaves its region's range (`RegionPlacement`
-/// `stayLow ..< stayHigh`) crosses to the neighbouring region that holds the pitch, with a
+/// `stayLow ..< stayHigh`) crosses to the region that holds the pitch at its velocity
+/// (`Sound.zone`), with a
 /// crossfade of `MixerConfiguration.zoneCrossfadeSeconds` between two voices.
 ///
 /// The crossing starts at the frame of the move that left the range. A second voice (a
@@ -40,7 +41,7 @@ extension Mixer {
         }
         let sound = sound(inSlot: Int(voices.soundSlot[v]))
         let from = Int(voices.regionIndex[v])
-        let to = sound.zone(from: from, ratio: ratio)
+        let to = sound.zone(from: from, ratio: ratio, velocity: voices.velocity[v])
         if to != from { startCrossfade(v, to: to, of: sound, slot: Int(voices.soundSlot[v]), at: offset) }
     }
 
@@ -105,6 +106,7 @@ extension Mixer {
         let touchNow = voices.regionGain[v] > 0 ? levelNow / voices.regionGain[v] : voices.touchGain[v]
         voices.ratioTarget[w] = voices.ratioTarget[v]
         voices.touchGain[w] = voices.touchGain[v]
+        voices.velocity[w] = voices.velocity[v]
         let incTarget = Mixer.increment(ratio: voices.ratioTarget[v] * placement.pitchScale)
         let gainTarget = voices.touchGain[v] * placement.gain
         voices.glideLeft[w] = left

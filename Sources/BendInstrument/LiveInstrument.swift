@@ -72,7 +72,8 @@ public final class LiveInstrument: @unchecked Sendable {
         // The tone first: a bad tone file is bad input (exit 2) whatever the device does.
         // (Its band-limited levels are made once the output's rate is known, on a thread
         // of their own while play starts: `makeLevelsInBackground`.)
-        var tone = try ToneSource.load(sound, rate: Double(sound.rate), levelsNow: false, note: { log("note: \($0)") })
+        var said = Set<String>()  // (loaded again at the granted rate: each note once)
+        var tone = try ToneSource.load(sound, rate: Double(sound.rate), levelsNow: false, note: { said.insert($0); log("note: \($0)") })
         let output = try LiveOutput.open(settings.output, rate: sound.rate, recording: names.sound != nil, log: log, show: show,
                                          deviceReport: deviceReport)
         let midiIn = sources.compactMap { $0 as? JACKMIDIInSource }.first
@@ -80,7 +81,9 @@ public final class LiveInstrument: @unchecked Sendable {
         let rate = output.rate
         if rate != sound.rate {
             tone.deallocate()
-            tone = try ToneSource.load(sound, rate: Double(rate), levelsNow: false, note: { log("note: \($0)") })  // resampled to the granted rate
+            tone = try ToneSource.load(sound, rate: Double(rate), levelsNow: false, note: {  // resampled to the granted rate
+                if said.insert($0).inserted { log("note: \($0)") }
+            })
         }
         let levelMaker: SystemThread?
         do { levelMaker = try ToneSource.makeLevelsInBackground(tone, log: log) } catch {

@@ -114,7 +114,7 @@ public enum ToneSource {
         if InstrumentLoader.isInstrument(path) {
             let key: Double
             do { key = InstrumentLoader.reference(of: try InstrumentLoader.read(path: path)) } catch { throw InstrumentError(.input, "\(error)") }
-            note("instrument '\(path)': ratio 1 (the tone note) is key \(Int(key)), C4 when a region plays it, else the middle of its keys; --tone-note N sets another")
+            note("instrument '\(path)': " + InstrumentLoader.referenceNote(key) + "; --tone-note N sets another")
             return key
         }
         let root: ToneRoot?

@@ -83,7 +83,8 @@ struct SFZScanner {
 
     mutating func scan(_ b: [UInt8], file: String, stack: [String]) throws {
         let n = b.count
-        var i = 0
+        // A UTF-8 byte order mark (Windows editors write one) is not text.
+        var i = n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0
         var line = 1
         func fail(_ message: String, at l: Int? = nil) -> SFZError { SFZError(file: file, line: l ?? line, message) }
         func endOfLine(from j: Int) -> Int {

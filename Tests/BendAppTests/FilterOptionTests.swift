@@ -36,6 +36,19 @@ final class FilterOptionTests: XCTestCase {
                        "at the top the filter is open and the gain the pad's middle")
     }
 
+    /// A lifted touch ends through the filter as without it: its 8 ms release, then the
+    /// filter's short tail, silent 50 ms after the touch (it used to sound to the end of the
+    /// render), resonant or not; and the render stops soon after.
+    func testALiftedTouchEndsWithTheFilterOn() throws {
+        for options in [["--filter", "on"], ["--resonance", "10"]] {
+            let x = try render(y: 0.8, options)
+            XCTAssertGreaterThan(Measure.rms(x[24_000..<47_000]), 0.01, "\(options): it sounds while held")
+            let after = x.count > 48_000 + 2_400 ? Measure.rms(x[(48_000 + 2_400)...]) : 0  // (a render that ended sooner: silent)
+            XCTAssertLessThan(after, 1e-5, "\(options): silent 50 ms after the touch")
+            XCTAssertLessThan(x.count, 48_000 + 12_000, "\(options): the render ends after the release, not at its cap")
+        }
+    }
+
     func testResonanceOutOfRangeIsAUsageError() throws {
         let r = try BinaryRunner.run(["render", "x.jsonl", "-o", dir.appendingPathComponent("x.wav").path, "--resonance", "40"])
         XCTAssertEqual(r.status, 2)

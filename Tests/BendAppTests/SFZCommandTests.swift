@@ -49,6 +49,24 @@ final class SFZCommandTests: XCTestCase {
         XCTAssertEqual(Measure.peakFrequency(Array(left[31_200..<50_400]), rate: 48_000), 800 * pow(2, -12.0 / 12), accuracy: 1, "key 60 on the high zone (keycenter 72)")
     }
 
+    /// A region's own long release (`ampeg_release=2`) is rendered whole: the render waits
+    /// for it (it was cut 1 s after the touch, at −16 dBFS), fading smoothly to silence.
+    func testARegionsLongReleaseIsRenderedWhole() throws {
+        writeSine("a.wav", hz: 440)
+        try "<region> sample=a.wav pitch_keycenter=60 loop_mode=loop_continuous ampeg_release=2\n"
+            .write(toFile: path("i.sfz"), atomically: true, encoding: .utf8)
+        try "{\"t\": 0.0, \"type\": \"down\", \"id\": 1, \"ratio\": 1, \"gain\": 0.5, \"y\": 0.5}\n{\"t\": 0.5, \"type\": \"up\", \"id\": 1}\n"
+            .write(toFile: path("s.jsonl"), atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run(["render", path("s.jsonl"), "-o", path("out.wav"), "--tone", path("i.sfz"), "--limiter", "off"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let left = Measure.channel(try WAVReader.read(path("out.wav")).samples, 0)
+        XCTAssertGreaterThanOrEqual(left.count, Int(2.5 * 48_000), "the render lasts the release")
+        let held = Measure.rms(left[12_000..<24_000])
+        XCTAssertEqual(Measure.dB(Measure.rms(left[(72_000 - 2400)..<(72_000 + 2400)]) / held), 20 * log10(0.5), accuracy: 1,
+                       "halfway through the release (smoothstep: half the level)")
+        XCTAssertLessThan(Measure.rms(left[(120_000 - 1)...]), 1e-5, "silent at its end")
+    }
+
     func testEveryMalformedInstrumentIsExitTwoWithFileAndLineAndNoOutput() throws {
         writeSine("a.wav", hz: 440)
         try #"{"t": 0.0, "type": "down", "id": 1, "x": 0.5, "y": 0.5}"#.write(toFile: path("s.jsonl"), atomically: true, encoding: .utf8)
@@ -59,6 +77,8 @@ final class SFZCommandTests: XCTestCase {
             ("<region> sample=gone.wav\n", "i.sfz:1: sample '\(path("gone.wav"))' not found"),
             ("#include \"i.sfz\"\n", "i.sfz:1: #include \"i.sfz\" is an include loop"),
             ("<region> sample=a.wav key=c#11\n", "i.sfz:1: key=c#11: expected a key 0…127 or a note name such as c#4"),
+            ("<region> sample=a.wav loop_start=100 loop_end=100\n", "i.sfz:1: <region>: its loop is 1 frame at 48000 Hz; at least 32 are needed"),
+            ("<region> sample=a.wav lokey=70 hikey=60\n", "i.sfz:1: no <region> plays: this one has an empty key or velocity range"),
         ]
         for (text, message) in cases {
             try text.write(toFile: path("i.sfz"), atomically: true, encoding: .utf8)

@@ -193,6 +193,16 @@ final class LoadedToneTests: XCTestCase {
             XCTAssertEqual("\(error)", "tone file '\(dir)': is a folder; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
         }
     }
+
+    /// A FIFO as the tone (or as an SFZ region's sample) is refused at once: read, it would
+    /// never end (a render hung on one).
+    func testAFIFOIsRefused() throws {
+        let fifo = dir + "/fifo.wav"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertThrowsError(try ToneLoader.load(path: fifo, outputRate: 48_000)) { error in
+            XCTAssertEqual("\(error)", "tone file '\(fifo)': is not a regular file (a device, a FIFO or a socket); expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
+        }
+    }
 }
 
 /// Issue 29 item 10: a tone with DC (0.9 plus a 440 Hz sine) plays without it: the

@@ -1,6 +1,7 @@
 import BendAudio
 import BendEngine
 import BendTestSupport
+import CSndFile
 import Foundation
 import XCTest
 
@@ -128,6 +129,18 @@ final class SFZLoaderTests: XCTestCase {
         XCTAssertEqual(Measure.peakFrequency(Array(looped[12_000..<23_000]), rate: Self.rate), 600, accuracy: 1, "the loop while held")
         // Released at the loop's start: the loop plays out (4800 frames), then the tail.
         XCTAssertEqual(Measure.peakFrequency(Array(looped[29_000..<33_000]), rate: Self.rate), 900, accuracy: 1, "the tail after the release")
+    }
+
+    /// A sample whose `smpl` loop is the whole file loops (`loop_continuous`, as the format
+    /// says of a sample with a loop): it played once and went silent.
+    func testASampleLoopedWholeByItsFileLoopsOn() throws {
+        writeInstrumentFile(dir + "/w.wav", Measure.sineTone(frames: 4800, cycles: 50), rate: 48_000, note: 60, loop: (0, 4800, Int32(SF_LOOP_FORWARD)))
+        let sound = try load("<region> sample=w.wav\n")
+        defer { sound.deallocateWithTables() }
+        let h = RenderHarness(voices: 2, rate: Self.rate, sound: sound) { $0.interpolation = .cubic }
+        defer { h.free() }
+        let x = Measure.channel(h.render(frames: 24_000, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 1)]), 0)
+        XCTAssertEqual(Measure.peakFrequency(Array(x[12_000...]), rate: Self.rate), 500, accuracy: 1, "still sounding after 5 passes of the file")
     }
 
     func testUnplayedOpcodesAreListedAndBadRegionsNamed() throws {

@@ -144,4 +144,23 @@ final class SoundTests: XCTestCase {
             h.free()
         }
     }
+
+    /// A zone split into two velocity layers is crossed into on the layer of the touch's
+    /// velocity, and a zone of another round robin length too (their neighbours differ).
+    func testABendCrossesIntoAZoneOfOtherLayers() {
+        let low = Self.region(300, ratio: 0.5...1, above: 1)
+        let soft = Self.region(500, ratio: 1...2, gain: 0...0.5, below: 0)
+        let loud = Self.region(700, ratio: 1...2, gain: 0.5...2, below: 0)
+        let sound = Sound(regions: [low, soft, loud])
+        defer { sound.deallocateWithTables() }
+        for (gain, hz) in [(Float(0.3), 500.0), (0.8, 700)] {
+            let h = RenderHarness(voices: 4, sound: sound)
+            _ = h.render(frames: 2048, events: [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 0.75, gain: gain),
+                                                 EngineEvent(frame: 1024, kind: .move, key: h.key(1), value: 1.5, gain: gain)])
+            let later = h.render(frames: 4800)
+            XCTAssertEqual(Measure.peakFrequency(Array(Measure.channel(later, 0)[1200...]), rate: Self.rate), hz * 1.5, accuracy: 1,
+                           "velocity \(gain): the layer it started in")
+            h.free()
+        }
+    }
 }

@@ -114,6 +114,12 @@ final class SFZInstrumentTests: XCTestCase {
         }
     }
 
+    func testAByteOrderMarkAndCRLFLinesRead() throws {
+        let i = try instrument(["root.sfz": "\u{FEFF}<region> sample=a.wav key=60\r\n<region> sample=b.wav key=61\r\n"])
+        XCTAssertEqual(i.regions.map(\.sample), ["/i/a.wav", "/i/b.wav"])
+        XCTAssertEqual(i.regions.map(\.lokey), [60, 61])
+    }
+
     func testAValueRunsToTheNextOpcodeAndKeepsItsSpaces() throws {
         let i = try instrument(["root.sfz": "<region> sample=My Piano/C 4.wav   pan=-30 // note\n<region>sample=x.wav<region> sample=y.wav"])
         XCTAssertEqual(i.regions.map(\.sample), ["/i/My Piano/C 4.wav", "/i/x.wav", "/i/y.wav"])
