@@ -372,7 +372,7 @@ struct Filtered<Base: VoiceOutput>: VoiceOutput {
     static var channels: Int { @inline(__always) get { Base.channels } }
     @inline(__always)
     mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>, frames: Int32) {
-        let (l, r) = filter.process(at: n0, left: left * gain, right: right * gain, stereo: Base.channels == 2, frames: frames)
+        let (l, r) = filter.block(at: n0, left: left * gain, right: right * gain, stereo: Base.channels == 2, frames: frames)
         base.add(b, at: n0, left: l, right: r, gain: SIMD8(repeating: 1), frames: frames)
     }
 }

@@ -152,12 +152,14 @@ struct ReferenceMixer {
                 var v = voices[i]
                 v.releasing = true
                 if region.mode == .loopSustain { switchToRelease(&v) }
-                if region.releaseFades && region.mode != .oneShot && v.floor == 0 && v.rampStep > 0 && v.ramp < 1
+                // A region that loops on fades always; others as `releaseFades` says (`SoundRegion`).
+                let fades = region.mode == .loopContinuous || (region.releaseFades && region.mode != .oneShot)
+                if fades && v.floor == 0 && v.rampStep > 0 && v.ramp < 1
                     && Float(v.rampStep) >= Float(1 / max(1, Mixer.shortAttackSeconds * configuration.rate)) * (1 - 1e-6) {
                     // Released during a short attack: the attack ends first, then the release.
                     if v.attackLeft <= 0 { v.attackLeft = max(Int32((1 - Float(v.ramp)) / Float(v.rampStep) + 0.5), 1) }
                     v.releaseAfterAttack = true
-                } else if region.releaseFades && region.mode != .oneShot {
+                } else if fades {
                     if v.floor != 0 {  // from the decay or sustain: the fall starts at the level now
                         v.span = v.floor + v.span * v.ramp * v.ramp * (3 - 2 * v.ramp)
                         v.floor = 0
