@@ -114,12 +114,16 @@ def read_file(full):
 
 
 def file_imports(text):
-    """[(module, line, testable)] of a file's import lines."""
+    """[(module, line, testable)] of a file's import lines (not the lines of a multi-line
+    string literal, such as a script a test hands to python3)."""
     found = []
+    in_literal = False
     for number, line in enumerate(text.splitlines(), 1):
-        m = IMPORT.match(line)
+        m = None if in_literal else IMPORT.match(line)
         if m:
             found.append((m.group(2), number, "@testable" in m.group(1), "@_exported" in m.group(1)))
+        if line.split("//", 1)[0].count('"""') % 2:
+            in_literal = not in_literal
     return found
 
 

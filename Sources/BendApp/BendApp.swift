@@ -73,7 +73,6 @@ public enum BendApp {
 
     /// Runs with the process arguments and exits with the command's code.
     public static func main() -> Never {
-        MemoryPolicy.returnLargeBlocks()
         exit(run(Array(CommandLine.arguments.dropFirst())))
     }
 }

@@ -21,12 +21,6 @@ extern int ppoll(struct pollfd *fds, unsigned long nfds, const struct timespec *
 extern int pthread_setname_np(unsigned long thread, const char *name);
 extern int eventfd(unsigned int initial, int flags);
 extern int gettid(void);
-/* mallopt(3) from <malloc.h> (not in Swift's Glibc module); M_MMAP_THRESHOLD is -3 there. */
-extern int mallopt(int param, int value);
-
-/* Blocks of `bytes` and more are mapped and unmapped when freed: glibc's dynamic mmap
- * threshold (raised to the largest block freed) is turned off. */
-static inline int bend_map_blocks_from(int bytes) { return mallopt(-3 /* M_MMAP_THRESHOLD */, bytes); }
 
 /* ppoll(2): poll `nfds` `struct pollfd`s with a `struct timespec` timeout (NULL: wait
  * forever), the signal mask unchanged. */
