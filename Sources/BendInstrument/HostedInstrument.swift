@@ -1,7 +1,5 @@
 import BendAudio
 import BendControl
-import BendEngine
-import BendSystem
 
 /// An instrument whose render step a host drives (the LV2 plugin's `run`): assembled from
 /// the same `SoundSettings` as `play`'s, with the same sources (`SourceSettings`, made by
@@ -29,9 +27,8 @@ public final class HostedInstrument: @unchecked Sendable {
     private let show: @Sendable (String) -> Void
     /// Where the default tone is.
     private let assets: [String]
-    /// Every tone not yet freed (the one new touches play last), with the thread making
-    /// its band-limited levels (voices read cubic until they are installed).
-    private var tones: [(tone: ToneSource.Loaded, levels: SystemThread?)]
+    /// Every tone it has played, until no voice plays it (`SwappedTones`).
+    private let tones: SwappedTones
     private var started: [InputSource] = []
 
     /// - Parameters:
@@ -52,7 +49,7 @@ public final class HostedInstrument: @unchecked Sendable {
         self.assets = assets
         let tone = try ToneSource.load(sound, rate: rate, levelsNow: false, assets: assets, note: { log("note: \($0)") })
         instrument = Instrument(configuration: sound.configuration(rate: rate, periodFrames: maxBlock), sound: tone.sound, live: true)
-        do { tones = [(tone, try ToneSource.makeLevelsInBackground(tone, log: log))] } catch {
+        do { tones = SwappedTones(playing: tone, levels: try ToneSource.makeLevelsInBackground(tone, log: log), mixer: instrument.mixer) } catch {
             instrument.deallocate()
             tone.deallocate()
             throw error
@@ -60,7 +57,7 @@ public final class HostedInstrument: @unchecked Sendable {
     }
 
     /// The tone new touches play (the last handed to the mixer).
-    public var tone: ToneSource.Loaded { tones[tones.count - 1].tone }
+    public var tone: ToneSource.Loaded { tones.playing }
 
     /// Reads a tone (a tone file, or an SFZ instrument: `ToneSource.load`) as this
     /// instrument's settings say, with its band-limited levels made here (this call may
@@ -78,30 +75,12 @@ public final class HostedInstrument: @unchecked Sendable {
     /// New touches play `tone` from the next period on (`Mixer.replace`, no lock); voices
     /// sounding keep theirs. The instrument owns `tone` from now on. Tones the mixer gave
     /// back are freed first.
-    public func play(_ tone: ToneSource.Loaded) {
-        freeRetired()
-        tones.append((tone, nil))
-        if let displaced = instrument.mixer.replace(with: tone.sound) { free(displaced) }
-    }
+    public func play(_ tone: ToneSource.Loaded) { tones.swap(to: tone, levels: nil) }
 
     /// Frees the tones the mixer gave back (no voice plays them, new touches do not start
     /// on them). Returns how many.
     @discardableResult
-    public func freeRetired() -> Int {
-        var n = 0
-        while let sound = instrument.mixer.takeRetired() {
-            free(sound)
-            n += 1
-        }
-        return n
-    }
-
-    private func free(_ sound: Sound) {
-        guard let i = tones.firstIndex(where: { $0.tone.sound.isSame(as: sound) }) else { return }
-        let (tone, levels) = tones.remove(at: i)
-        levels?.join()
-        tone.deallocate()
-    }
+    public func freeRetired() -> Int { tones.freeRetired() }
 
     /// The render step the host's audio thread calls (`RenderDriver.period`).
     public var driver: RenderDriver { instrument.driver() }
@@ -143,11 +122,7 @@ public final class HostedInstrument: @unchecked Sendable {
     public func deallocate() {
         stop()
         instrument.deallocate()
-        for (tone, levels) in tones {
-            levels?.join()
-            tone.deallocate()
-        }
-        tones = []
+        tones.deallocate()
     }
 }
 

@@ -18,21 +18,19 @@ import Glibc
 final class ToneReloader: @unchecked Sendable {
     private let sound: SoundSettings
     private let rate: Double
-    private let mixer: Mixer
     private let log: @Sendable (String) -> Void
     private var loop: EventLoop?
-    /// Every tone not yet freed (the playing one last), with the thread making its levels.
-    private var tones: [(tone: ToneSource.Loaded, levels: SystemThread?)]
+    /// Every tone it has played, until no voice plays it (`SwappedTones`).
+    private let tones: SwappedTones
     /// The files' signatures as the playing tone was loaded, and a change seen once.
     private var signature: [String]
     private var pending: [String]?
 
     init(playing tone: ToneSource.Loaded, levels: SystemThread?, sound: SoundSettings, rate: Double, mixer: Mixer,
          log: @escaping @Sendable (String) -> Void) {
-        tones = [(tone, levels)]
+        tones = SwappedTones(playing: tone, levels: levels, mixer: mixer)
         self.sound = sound
         self.rate = rate
-        self.mixer = mixer
         self.log = log
         signature = Self.signature(tone.files)
     }
@@ -56,11 +54,7 @@ final class ToneReloader: @unchecked Sendable {
     /// the render thread stopped and the instrument was freed.
     func finish() {
         stop()
-        for (tone, levels) in tones {
-            levels?.join()
-            tone.deallocate()
-        }
-        tones = []
+        tones.deallocate()
     }
 
     /// Size and modification time of each file ("" for one that cannot be read).
@@ -73,8 +67,8 @@ final class ToneReloader: @unchecked Sendable {
     }
 
     private func tick() {
-        freeRetired()
-        guard let playing = tones.last?.tone else { return }
+        tones.freeRetired()
+        let playing = tones.playing
         let now = Self.signature(playing.files)
         guard now != signature else { pending = nil; return }
         guard now == pending else { pending = now; return }  // still being written: the next tick
@@ -88,24 +82,11 @@ final class ToneReloader: @unchecked Sendable {
                 log("\(error)")
                 levels = nil
             }
-            tones.append((tone, levels))
             signature = Self.signature(tone.files)
-            if let displaced = mixer.replace(with: tone.sound) { free(displaced) }
+            tones.swap(to: tone, levels: levels)
             log("tone '\(playing.path)' changed: loaded again (\(tone.sound.count) region\(tone.sound.count == 1 ? "" : "s")); new touches play it")
         } catch {
             log("tone '\(playing.path)' changed but does not load: \(error); the sound in use plays on")
         }
-    }
-
-    /// Frees the tones the mixer gave back.
-    private func freeRetired() {
-        while let sound = mixer.takeRetired() { free(sound) }
-    }
-
-    private func free(_ sound: Sound) {
-        guard let i = tones.firstIndex(where: { $0.tone.sound.isSame(as: sound) }) else { return }
-        let (tone, levels) = tones.remove(at: i)
-        levels?.join()
-        tone.deallocate()
     }
 }
