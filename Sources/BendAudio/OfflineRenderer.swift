@@ -239,9 +239,9 @@ public enum OfflineRenderer {
         let entries = script.entries
         let eventFrames = entries.map { UInt64(max(0, ($0.time * tone.rate).rounded())) }
         let lastEvent = eventFrames.last ?? 0
-        // (A region's own release, or a tail after its sustain loop, may be longer.)
-        let release = max(configuration.releaseSeconds, Double(sound.longestReleaseFrames) / tone.rate)
-        let limit = lastEvent + UInt64((max(tailLimitSeconds, 1.1 * release) * tone.rate).rounded())
+        // (A region's own release, or a tail after its sustain loop, may be longer than the
+        // mixer's: the mixer's longest is the longer.)
+        let limit = lastEvent + UInt64((max(tailLimitSeconds, 1.1 * mixer.longestReleaseSeconds) * tone.rate).rounded())
         // The script's own end (a MIDI file's end of track): the output runs at least to it.
         let endFrame = UInt64(max(0, (script.duration * tone.rate).rounded()))
         let perPeriod = configuration.eventsPerSource

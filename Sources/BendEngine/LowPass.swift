@@ -152,41 +152,42 @@ struct LowPassFilter {
         self.right = right
     }
 
-    /// The block through `process` (stereo) or `processMono`: `stereo` is each caller's
-    /// constant, so only one of them is compiled in.
+    /// The block at frame `n0` of the span (`frames` of its 8 lanes the voice's) through
+    /// the filter at the timbre of the block's middle: `processStereo`, or `processMono`
+    /// (its output on both sides). `stereo` is each caller's constant, so only one of them
+    /// is compiled in.
     @_noLocks @inline(__always)
     mutating func block(at n0: Int32, left x: SIMD8<Float>, right xr: SIMD8<Float>, stereo: Bool, frames: Int32) -> (SIMD8<Float>, SIMD8<Float>) {
-        if stereo { return process(at: n0, left: x, right: xr, stereo: true, frames: frames) }
+        if stereo { return processStereo(at: n0, left: x, right: xr, frames: frames) }
         let m = processMono(at: n0, x, frames: frames)
         return (m, m)
     }
 
-    /// `process` of a mono voice's block: the left channel alone (out of line for the same
-    /// reason; apart, its code keeps no stereo state in registers or on the stack: 51.3 →
-    /// 46.2 instructions per voice-frame, `make bench-icount`).
+    /// The coefficients at the timbre of the block at `n0`'s middle.
+    @_noLocks @inline(__always)
+    func record(at n0: Int32) -> UnsafePointer<LowPassGrid.Record> {
+        grid.record(timbre: timbreTarget - timbreStep * Float(max(timbreLeft &- n0 &- 4, 0)))
+    }
+
+    // Both out of line: inlined, they made `VoiceBlock.mix` too large to be inlined into
+    // the mixing loop for a filtered voice (every block a call with all its arguments in
+    // memory: 2.6× a plain voice's instructions, 2.2× with the call here); and apart, the
+    // mono one keeps no stereo state in registers or on the stack (51.3 → 46.2
+    // instructions per voice-frame, `make bench-icount`).
+
+    /// A mono voice's block: the left channel's filter.
     @_noLocks @inline(never)
     mutating func processMono(at n0: Int32, _ x: SIMD8<Float>, frames: Int32) -> SIMD8<Float> {
-        let g = Float(max(timbreLeft &- n0 &- 4, 0))
-        let record = grid.record(timbre: timbreTarget - timbreStep * g)
+        let record = record(at: n0)
         return frames < 8 ? left.partial(x, record, count: frames) : left.block(x, record)
     }
 
-    /// The block at frame `n0` of the span (`frames` of its 8 lanes the voice's) through
-    /// the filter at the timbre of the block's middle: the left channel, and the right
-    /// for a stereo voice (`left`'s output again otherwise).
-    // Out of line: inlined, it made `VoiceBlock.mix` too large to be inlined into the
-    // mixing loop for a filtered voice (every block a call with all its arguments in
-    // memory: 2.6× a plain voice's instructions, 2.2× with the call here).
+    /// A stereo voice's block: both channels' filters.
     @_noLocks @inline(never)
-    mutating func process(at n0: Int32, left x: SIMD8<Float>, right xr: SIMD8<Float>, stereo: Bool, frames: Int32) -> (SIMD8<Float>, SIMD8<Float>) {
-        let g = Float(max(timbreLeft &- n0 &- 4, 0))
-        let record = grid.record(timbre: timbreTarget - timbreStep * g)
-        if frames < 8 {
-            let l = left.partial(x, record, count: frames)
-            return (l, stereo ? right.partial(xr, record, count: frames) : l)
-        }
-        let l = left.block(x, record)
-        return (l, stereo ? right.block(xr, record) : l)
+    mutating func processStereo(at n0: Int32, left x: SIMD8<Float>, right xr: SIMD8<Float>, frames: Int32) -> (SIMD8<Float>, SIMD8<Float>) {
+        let record = record(at: n0)
+        if frames < 8 { return (left.partial(x, record, count: frames), right.partial(xr, record, count: frames)) }
+        return (left.block(x, record), right.block(xr, record))
     }
 }
 
