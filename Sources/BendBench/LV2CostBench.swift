@@ -63,7 +63,7 @@ public enum LV2CostBench {
         let levelSeconds = try standalone.waitForLevels()
         let h = try LV2Harness.instantiate(LV2Harness.bendsynth, lv2Path: lv2Path, bundle: bundle, rate: rate, block: block, stateFolder: folder)
         LV2Harness.hold(voices, on: h)
-        let strike = time(h) { h.run(frames: block) }
+        let strike = LV2Harness.time(h) { h.run(frames: block) }
         let warmEnd = MonotonicClock.nanos() + UInt64(max(0.5, 3 * levelSeconds) * 1e9)
         while MonotonicClock.nanos() < warmEnd { h.run(frames: block) }
         var plugin: [Run] = [], alone: [Run] = []
@@ -87,22 +87,11 @@ public enum LV2CostBench {
                       levelRatio: (quietPlugin.meanSquare / quietAlone.meanSquare).squareRoot(), strikeMicros: Double(strike) / 1000)
     }
 
-    /// CPU ns of the plugin's run() in `body`.
-    static func time(_ h: LV2PluginHost, _ body: () -> Void) -> UInt64 {
-        var busy: UInt64 = 0, started: UInt64 = 0
-        h.aroundRun = { on in
-            if on { started = LV2Harness.threadNanos() } else { busy += LV2Harness.threadNanos() - started }
-        }
-        body()
-        h.aroundRun = nil
-        return busy
-    }
-
     /// `seconds` of the plugin's blocks, timed.
     static func run(_ h: LV2PluginHost, voices: Int, block: Int, rate: Double, seconds: Double) -> Run {
         let blocks = max(1, Int(seconds * rate) / block)
         var peak: Float = 0, sum = 0.0
-        let busy = time(h) {
+        let busy = LV2Harness.time(h) {
             for _ in 0..<blocks {
                 h.run(frames: block)
                 for i in 0..<block {

@@ -45,6 +45,17 @@ public enum LV2Harness {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// CPU ns of the plugin's run() (and its worker's responses) in `body`.
+    static func time(_ h: LV2PluginHost, _ body: () -> Void) -> UInt64 {
+        var busy: UInt64 = 0, started: UInt64 = 0
+        h.aroundRun = { on in
+            if on { started = threadNanos() } else { busy += threadNanos() - started }
+        }
+        body()
+        h.aroundRun = nil
+        return busy
+    }
+
     /// The plugin `uri` on `lv2Path` at `rate`, blocks of `block` frames, ready to play:
     /// bendsynth with its voices port at 1024; samplv1 with bendsynth's tone loaded as its
     /// sample (patch:Set through its worker, root key 69, looped whole); synthv1 as it is.

@@ -83,17 +83,14 @@ public enum LV2InstrumentsBench {
         }
         LV2Harness.hold(notes, on: h)
         for _ in 0..<max(1, Int(warm * rate) / block) { h.run(frames: block) }
-        var busy: UInt64 = 0, started: UInt64 = 0
-        h.aroundRun = { on in
-            if on { started = LV2Harness.threadNanos() } else { busy += LV2Harness.threadNanos() - started }
-        }
         let blocks = max(1, Int(seconds * rate) / block)
         var peak: Float = 0
-        for _ in 0..<blocks {
-            h.run(frames: block)
-            for i in 0..<block { peak = max(peak, abs(h.audioOutputs[0][i])) }
+        let busy = LV2Harness.time(h) {
+            for _ in 0..<blocks {
+                h.run(frames: block)
+                for i in 0..<block { peak = max(peak, abs(h.audioOutputs[0][i])) }
+            }
         }
-        h.aroundRun = nil
         return (Double(busy) / Double(blocks), peak)
     }
 

@@ -272,15 +272,5 @@ void lv2host_run_responses(LV2HostFeatures *h) {
 
 int lv2host_work_pending(LV2HostFeatures *h) { return h->requests.used > 0 || h->responses.used > 0; }
 
-int lv2host_run_work(LV2HostFeatures *h) {
-    int count = 0;
-    // Requests scheduled by work() itself (e.g. freeing the old tone after a swap) run too.
-    while (lv2host_work_pending(h)) {
-        count += lv2host_run_requests(h);
-        lv2host_run_responses(h);
-    }
-    return count;
-}
-
 uint64_t lv2host_work_scheduled(LV2HostFeatures *h) { return h->scheduled; }
 uint64_t lv2host_work_refused(LV2HostFeatures *h) { return h->refused; }

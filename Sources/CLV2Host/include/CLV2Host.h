@@ -12,7 +12,7 @@ typedef struct LV2HostFeatures LV2HostFeatures;
 
 /// The features: urid:map and urid:unmap, log:log (lines kept, `lv2host_log_text`),
 /// work:schedule (when `with_worker`; requests queued in a fixed buffer, no allocation
-/// in run(), run by `lv2host_run_work`), state:makePath and state:freePath (files under
+/// in run(), run by `lv2host_run_requests` and `lv2host_run_responses`), state:makePath and state:freePath (files under
 /// `state_dir`, made with their folders), options:options (bufsz:maxBlockLength and
 /// minBlockLength, atom:Int) and bufsz:boundedBlockLength — those two only when
 /// `block_options` (0: a host that promises no block length).
@@ -31,13 +31,10 @@ char *lv2host_log_text(LV2HostFeatures *host, LV2_URID type);
 void lv2host_log_clear(LV2HostFeatures *host);
 /// The plugin's worker interface (its extension_data) and instance, after instantiate.
 void lv2host_set_worker(LV2HostFeatures *host, const LV2_Worker_Interface *iface, LV2_Handle instance);
-/// Runs the work requests the last run() scheduled (work() on this thread, as a host's
-/// worker thread would), then hands their responses to the plugin (work_response()) and
-/// calls end_run(): what a host does after run(). Returns the requests run.
-int lv2host_run_work(LV2HostFeatures *host);
-/// lv2host_run_work in its two halves: the queued requests' work() (the worker thread's
-/// part; returns 1 when there were any), then the responses' work_response() and
-/// end_run() (the audio thread's part: allocates nothing); while work is pending.
+/// What a host does after run(), in two halves, while work is pending: the queued
+/// requests' work() (on this thread, as a host's worker thread would; returns 1 when there
+/// were any), then the responses' work_response() and end_run() (the audio thread's part:
+/// allocates nothing). (`LV2PluginHost.runWork` loops over them.)
 int lv2host_run_requests(LV2HostFeatures *host);
 void lv2host_run_responses(LV2HostFeatures *host);
 int lv2host_work_pending(LV2HostFeatures *host);
