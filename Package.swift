@@ -180,7 +180,7 @@ let package = Package(
         // Test helpers: FFT, RMS, steps, test tones; the one render harness (an offline
         // Instrument rendered through the render driver's period step); a private jackd
         // and a JACK capture client.
-        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack"], path: "Tests/BendTestSupport"),
+        .target(name: "BendTestSupport", dependencies: ["BendEngine", "BendControl", "BendAudio", "CJack", "CSndFile"], path: "Tests/BendTestSupport"),
         .testTarget(name: "BendEngineTests", dependencies: ["BendEngine", "BendTestSupport", "CAllocCounter"], path: "Tests/BendEngineTests", swiftSettings: testSettings),
         .testTarget(name: "BendSystemTests", dependencies: ["BendSystem"], path: "Tests/BendSystemTests", swiftSettings: testSettings),
         .testTarget(name: "BendSFZTests", dependencies: ["BendSFZ"], path: "Tests/BendSFZTests", swiftSettings: testSettings),

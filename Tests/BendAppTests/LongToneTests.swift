@@ -1,5 +1,4 @@
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import XCTest
@@ -17,14 +16,7 @@ final class LongToneTests: XCTestCase {
     /// `seconds` of a 220 Hz tone (harmonics 1…3), float WAV at 48 kHz.
     func writeTone(seconds: Int) -> String {
         let p = path("tone\(seconds).wav")
-        let samples = Measure.harmonicTone(frames: 48_000 * seconds, cycles: 220 * seconds)
-        var info = SF_INFO()
-        info.samplerate = 48_000
-        info.channels = 1
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
-        let file = sf_open(p, Int32(SFM_WRITE), &info)!
-        _ = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(samples.count)) }
-        sf_close(file)
+        writeSoundFile(p, Measure.harmonicTone(frames: 48_000 * seconds, cycles: 220 * seconds), rate: 48_000)
         return p
     }
 

@@ -1,5 +1,4 @@
 import BendTestSupport
-import CSndFile
 import Foundation
 import XCTest
 
@@ -15,14 +14,7 @@ final class SFZCommandTests: XCTestCase {
 
     /// A 1 s loop of a sine of `hz`, float WAV at 48 kHz.
     func writeSine(_ name: String, hz: Int) {
-        let samples = Measure.sineTone(frames: 48_000, cycles: hz)
-        var info = SF_INFO()
-        info.samplerate = 48_000
-        info.channels = 1
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
-        let file = sf_open(path(name), Int32(SFM_WRITE), &info)!
-        _ = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(samples.count)) }
-        sf_close(file)
+        writeSoundFile(path(name), Measure.sineTone(frames: 48_000, cycles: hz), rate: 48_000)
     }
 
     func testAnInstrumentRendersItsZonesAndListsWhatItDoesNotPlay() throws {

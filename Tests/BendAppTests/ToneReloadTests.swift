@@ -1,5 +1,4 @@
 import BendTestSupport
-import CSndFile
 import Foundation
 import Glibc
 import XCTest
@@ -14,14 +13,7 @@ final class ToneReloadTests: XCTestCase {
 
     /// A 1 s loop of a sine of `hz` (whole cycles), float WAV at 48 kHz.
     func writeSine(_ name: String, hz: Int) {
-        let samples = Measure.sineTone(frames: 48_000, cycles: hz)
-        var info = SF_INFO()
-        info.samplerate = 48_000
-        info.channels = 1
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
-        let file = sf_open(dir.appendingPathComponent(name).path, Int32(SFM_WRITE), &info)!
-        _ = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(samples.count)) }
-        sf_close(file)
+        writeSoundFile(dir.appendingPathComponent(name).path, Measure.sineTone(frames: 48_000, cycles: hz), rate: 48_000)
     }
 
     func writeInstrument(sample: String) throws {

@@ -28,22 +28,6 @@ func makeTemporaryDirectory() throws -> String {
     return dir
 }
 
-/// Writes interleaved float samples with libsndfile (test input files).
-func writeSoundFile(_ path: String, _ samples: [Float], rate: Int, channels: Int = 1,
-                    format: Int32 = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)) {
-    var info = SF_INFO()
-    info.samplerate = Int32(rate)
-    info.channels = Int32(channels)
-    info.format = format
-    guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-        fatalError("sf_open(\(path)): \(String(cString: sf_strerror(nil)))")
-    }
-    let frames = samples.count / channels
-    let written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
-    precondition(written == frames)
-    sf_close(file)
-}
-
 /// Reads a whole file with libsndfile: interleaved samples and its SF_INFO.
 func readSoundFile(_ path: String) -> (samples: [Float], info: SF_INFO)? {
     var info = SF_INFO()

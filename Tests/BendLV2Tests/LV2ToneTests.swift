@@ -1,5 +1,4 @@
 import CAllocCounter
-import CSndFile
 import Foundation
 import XCTest
 import BendLV2Host
@@ -29,14 +28,7 @@ final class LV2ToneTests: XCTestCase {
     @discardableResult
     func writeSine(_ name: String, hz: Int) -> String {
         let path = folder.url.appendingPathComponent(name).path
-        let samples = Measure.sineTone(frames: 12_000, cycles: hz / 4)
-        var info = SF_INFO()
-        info.samplerate = 48_000
-        info.channels = 1
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
-        let file = sf_open(path, Int32(SFM_WRITE), &info)!
-        _ = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(samples.count)) }
-        sf_close(file)
+        writeSoundFile(path, Measure.sineTone(frames: 12_000, cycles: hz / 4), rate: 48_000)
         return path
     }
 
