@@ -101,7 +101,7 @@ public final class AvahiBrowser: @unchecked Sendable {
 
     func add(_ a: PeerAnnouncement) {
         found.withLock { list in
-            PeerAnnouncement.merge(a, into: &list)
+            _ = PeerAnnouncement.merge(a, into: &list)
         }
     }
 
