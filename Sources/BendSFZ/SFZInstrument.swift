@@ -182,12 +182,21 @@ public struct SFZInstrument: Sendable, Equatable {
 
     static func shown(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
 
-    /// One line naming what the instrument holds that bendsynth does not play, or nil.
+    /// The format's headers bendsynth reads past (their opcodes with them).
+    static let otherHeaders: Set<String> = ["<curve>", "<effect>", "<midi>", "<sample>"]
+
+    /// One line naming what the instrument holds that bendsynth does not play, or nil. A
+    /// header the format does not have (a typo: `<regoin>`) says that what follows it is
+    /// skipped too: a region under it is lost.
     public var ignoredNote: String? {
         let all = ignoredHeaders + ignoredOpcodes
         guard !all.isEmpty else { return nil }
         let first = all.map(\.location.file).first
-        let named = all.map { $0.location.file == first ? "\($0.name) (line \($0.location.line))" : "\($0.name) (\($0.location))" }
+        let named = all.map { item in
+            let at = item.location.file == first ? "line \(item.location.line)" : "\(item.location)"
+            let unknown = item.name.hasPrefix("<") && !Self.otherHeaders.contains(item.name)
+            return "\(item.name) (\(at)\(unknown ? ": not an SFZ header; its opcodes up to the next header are skipped with it" : ""))"
+        }
         return "not played, ignored: " + named.joined(separator: ", ")
     }
 }

@@ -74,6 +74,14 @@ final class SFZInstrumentTests: XCTestCase {
         XCTAssertEqual(i.ignoredNote, "not played, ignored: <curve> (line 2), amp_veltrack (line 1), fil_type (line 1)")
     }
 
+    /// A misspelt header: the note says its region is skipped (it rendered silent where
+    /// the note named only the header).
+    func testAMisspeltHeaderSaysWhatItSkips() throws {
+        let i = try instrument(["root.sfz": "<region> sample=a.wav key=60\n<regoin> sample=b.wav key=61\n"])
+        XCTAssertEqual(i.regions.map(\.lokey), [60])
+        XCTAssertEqual(i.ignoredNote, "not played, ignored: <regoin> (line 2: not an SFZ header; its opcodes up to the next header are skipped with it)")
+    }
+
     func testNoteNamesAndNumbersAsSfizzReadsThem() {
         XCTAssertEqual(SFZValue.key("c4"), 60)
         XCTAssertEqual(SFZValue.key("C#4"), 61)
