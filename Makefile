@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bendsynth — `make run` plays the instrument, `make test` runs the tests.
 # Both first install the Debian packages the build and the tests need (once).
 
@@ -61,7 +62,10 @@ USERUNITDIR = $(PREFIX)/lib/systemd/user
 LV2DIR      = $(PREFIX)/lib/lv2/bendsynth.lv2
 DEFAULT_LV2_BUNDLE = $(BUILD_DIR)/lv2/bendsynth.lv2
 LV2_BUNDLE ?= $(DEFAULT_LV2_BUNDLE)
-ASSETS      = Assets/synth_tone_mono.caf Assets/demo.jsonl
+# The bundle's files beside bendsynth.so: its description, factory presets, the default
+# tone, the Soft keys SFZ instrument its preset plays, the licence.
+LV2_FILES   = dist/lv2/manifest.ttl dist/lv2/bendsynth.ttl dist/lv2/presets.ttl Assets/synth_tone_mono.caf Assets/soft-keys.sfz LICENSE
+ASSETS      = Assets/synth_tone_mono.caf Assets/soft-keys.sfz Assets/demo.jsonl
 WEB_ASSETS  = $(wildcard Assets/web/*)
 # VERSION, plus the commit (`git describe`) when built from a git checkout.
 VERSION_STRING := $(shell v=$$(cat VERSION); h=$$(git describe --always --dirty 2>/dev/null); echo "$$v$${h:++git$$h}")
@@ -149,7 +153,7 @@ install: generated $(if $(filter $(DEFAULT_LV2_BUNDLE),$(LV2_BUNDLE)),lv2)
 	install -Dm644 $(GEN)/bendsynth.service $(DESTDIR)$(USERUNITDIR)/bendsynth.service
 	install -d $(DESTDIR)$(LV2DIR)/web
 	install -m755 $(LV2_BUNDLE)/bendsynth.so $(DESTDIR)$(LV2DIR)/
-	install -m644 $(LV2_BUNDLE)/manifest.ttl $(LV2_BUNDLE)/bendsynth.ttl $(LV2_BUNDLE)/synth_tone_mono.caf $(DESTDIR)$(LV2DIR)/
+	install -m644 $(addprefix $(LV2_BUNDLE)/,$(notdir $(LV2_FILES))) $(DESTDIR)$(LV2DIR)/
 	install -m644 $(LV2_BUNDLE)/web/* $(DESTDIR)$(LV2DIR)/web/
 
 uninstall:
@@ -158,7 +162,7 @@ uninstall:
 	  $(DESTDIR)$(USERUNITDIR)/bendsynth.service
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(ASSETS)) VERSION) $(addprefix $(DESTDIR)$(DATADIR)/web/,$(notdir $(WEB_ASSETS)))
 	-rmdir $(DESTDIR)$(DATADIR)/web $(DESTDIR)$(DATADIR)
-	rm -f $(addprefix $(DESTDIR)$(LV2DIR)/,bendsynth.so manifest.ttl bendsynth.ttl synth_tone_mono.caf) $(addprefix $(DESTDIR)$(LV2DIR)/web/,$(notdir $(WEB_ASSETS)))
+	rm -f $(addprefix $(DESTDIR)$(LV2DIR)/,bendsynth.so $(notdir $(LV2_FILES))) $(addprefix $(DESTDIR)$(LV2DIR)/web/,$(notdir $(WEB_ASSETS)))
 	-rmdir $(DESTDIR)$(LV2DIR)/web $(DESTDIR)$(LV2DIR)
 
 # The .deb: the release build for any x86-64 (CPU=baseline) with the Swift runtime linked
@@ -195,9 +199,11 @@ define lv2_bundle
 	rm -rf $(2) && mkdir -p $(2)/web
 	$(SWIFTC) -emit-library -static-stdlib -o $(2)/bendsynth.so @$(1) \
 	  -Xlinker --version-script=dist/lv2/exports.map -Xlinker --gc-sections -Xlinker -z -Xlinker nodelete \
+	  -Xlinker --as-needed \
 	  2>&1 | grep -v "the use of .mktemp. is dangerous" || true
 	test -f $(2)/bendsynth.so
-	install -m644 dist/lv2/manifest.ttl dist/lv2/bendsynth.ttl Assets/synth_tone_mono.caf $(2)/
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(2)/bendsynth.so
+	install -m644 $(LV2_FILES) $(2)/
 	install -m644 $(WEB_ASSETS) $(2)/web/
 	@echo "built $(2)"
 endef

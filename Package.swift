@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: GPL-3.0-or-later
 // bendsynth: a real-time looping-tone synth for Linux.
 // Layers: each target imports only the targets on its line, all of them lower down
 // (`make lint` — scripts/check-layers.py — checks these lines against the targets below,

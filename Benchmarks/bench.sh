@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make bench`: bendsynth's mixer and OpenAL Soft's (loopback device) on the same voice
 # set, one run, printed as a Markdown table. Figures are printed, never asserted.
 # usage: Benchmarks/bench.sh BENDSYNTH_BENCH OPENAL_BASELINE [SECONDS]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make bench`: every bench, in turn, printed as it runs and collected into docs/FIGURES.md:
 # Benchmarks/FIGURES.md.in with each `<!-- figures: NAME -->` line replaced by NAME's
 # command, when it ran, the load average at its start and what it printed, and

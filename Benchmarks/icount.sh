@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make bench-icount`: instructions per voice-frame under valgrind's callgrind — the
 # noise-free figure. Each program renders twice (S1 and S2 seconds); the difference of the
 # two totals over the difference of voice-frames cancels start-up and tone building, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the benchmarks that need a paced JACK server (realtime.sh, soak.sh).
 # start_dummy_jackd PERIOD LOG: starts jackd's dummy driver at 48 kHz and PERIOD frames
 # (the server JACK_DEFAULT_SERVER names, if set), its output to LOG; sets JACK_PID (the

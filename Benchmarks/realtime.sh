@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make bench`, real-time part: `bendsynth play` on jackd's dummy driver (48 kHz,
 # 64-frame periods, real-time where permitted: jackd-dummy.sh), twice: through the ALSA `jack` PCM of
 # libasound2-plugins (/usr/share/alsa/alsa.conf.d/50-jack.conf), and as a native JACK

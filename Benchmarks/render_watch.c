@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // render_watch.so: counts heap allocations and mutex locks made on watched threads of a
 // running bendsynth. `make bench` (Benchmarks/realtime.sh) preloads it with LD_PRELOAD.
 // The allocation counting is the tests' interposer, included whole; this file adds

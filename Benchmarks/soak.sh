@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make bench`, soak part: `bendsynth-bench --soak` on jackd's dummy driver (48 kHz,
 # 256-frame periods, real-time where permitted: jackd-dummy.sh) under a private server name: the instrument
 # under 8 peer controllers, an OSC flood touching ten times the per-sender touch limit

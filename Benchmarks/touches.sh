@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes a touch script (JSON Lines) holding TOUCHES touches down for SECONDS, each
 # moving every STEP seconds (x sweeps pitch 0.5…2 and back, y the gain, scaled by
 # 1/√TOUCHES so the mix stays near full scale), staggered so

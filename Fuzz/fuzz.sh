@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `make fuzz`: builds the fuzz targets of Sources/BendFuzz with libFuzzer's coverage
 # instrumentation and AddressSanitizer (LeakSanitizer included) in a build of its own
 # (.build/fuzz; `make test` never builds it), runs each target for FUZZ_SECONDS from the

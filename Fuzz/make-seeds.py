@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the committed seed corpus of the fuzz targets (Fuzz/corpus/TARGET/): the real
 inputs of ../shared/realworld/ copied in (a .desc + .events pair joined into one file, a
 datagram sequence also joined with the separator of Sources/BendFuzz/FuzzInput.swift),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Prints the Depends line for executables and shared objects (the bendsynth binary, the
 # LV2 plugin's bendsynth.so): the Debian packages holding the shared libraries each links
 # directly (its DT_NEEDED entries, found where ldd resolves them), merged. Libraries

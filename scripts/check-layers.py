@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The map stays true: reads Package.swift and the sources' `import` lines and fails when
 
 - a target imports a module it does not declare (SwiftPM lets a module reached only through
@@ -14,7 +15,9 @@
   table names a target Package.swift does not declare;
 - the layer comment at the top of Package.swift does not list exactly each target's
   dependencies;
-- a Swift file under Sources/ or Tests/ is longer than 400 lines.
+- a Swift file under Sources/ or Tests/ is longer than 400 lines;
+- a source file (Swift, C, Python, shell, the web page, the TTL) has no
+  `SPDX-License-Identifier: GPL-3.0-or-later` line among its first three (the licence, LICENSE).
 
 Prints one line per finding, `file:line: what, expected what`, and exits 1; prints
 nothing and exits 0 when the map is true.
@@ -331,9 +334,36 @@ def main():
                         problems.append(f"{os.path.relpath(full, ROOT)}:{MAX_LINES + 1}: {count} lines, expected at most "
                                         f"{MAX_LINES} (split it by concept)")
 
+    problems += missing_licence_lines()
+
     for p in problems:
         print(f"layer check: {p}", file=sys.stderr)
     return 1 if problems else 0
+
+
+SPDX = "SPDX-License-Identifier: GPL-3.0-or-later"
+SPDX_SUFFIXES = (".swift", ".c", ".h", ".cpp", ".py", ".sh", ".js", ".css", ".html", ".ttl", ".modulemap")
+
+
+def missing_licence_lines():
+    """Every source file the repository tracks names the project's licence in its first three
+    lines (after a shebang or the tools-version line); fixtures and corpora are data."""
+    import subprocess
+    try:
+        tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    problems = []
+    for rel in tracked:
+        name = os.path.basename(rel)
+        if not (name.endswith(SPDX_SUFFIXES) or name == "Makefile" or rel == ".ci/run"):
+            continue
+        if "/Fixtures/" in rel or "/corpus/" in rel or not os.path.exists(os.path.join(ROOT, rel)):
+            continue
+        head = read_file(os.path.join(ROOT, rel)).split("\n", 3)[:3]
+        if not any(SPDX in line for line in head):
+            problems.append(f"{rel}:1: no licence line, expected '{SPDX}' in the first three lines")
+    return problems
 
 
 if __name__ == "__main__":

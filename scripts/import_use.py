@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Which `import` lines a Swift file does not use (scripts/check-layers.py's import check).
 
 swiftc 6.3 has no warning for an unused import (its only one, "public import of X was not

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the MIDI file corpus of Tests/BendMIDITests/Fixtures with mido (PyPI), a MIDI
 library of its own: files made by another program than bendsynth's writer.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes Assets/synth_tone_mono.caf, bendsynth's default tone.
 
 One second (48 000 frames) of mono 32-bit float at 48 kHz: a 440 Hz sine plus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // bendsynth's web pad: every finger a touch, tilt from the phone's orientation, sent to
 // the instrument over a WebSocket (protocol: docs/WEB.md). No framework, no CDN.
 "use strict";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* OpenAL Soft baseline for `make bench`: renders the bench voice set of `bendsynth-bench`
  * (Sources/BendBench/MixerBench.swift: same tone, same start and per-period pitch/gain
  * formulas) through OpenAL Soft's loopback device (ALC_SOFT_loopback), stereo float at

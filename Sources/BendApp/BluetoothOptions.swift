@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendPeers
 
 /// `play --allow ADDR[,ADDR…]`: the option's side of `BluetoothAdmission`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CALSA
 
 /// A failed alsa-lib call: the call's name, its (negative errno) result with

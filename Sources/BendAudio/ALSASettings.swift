@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 
 /// What the device granted when `ALSAOutput` opened it.
 public struct ALSASettings: Sendable, Equatable {

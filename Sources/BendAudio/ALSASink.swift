@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// The ALSA sink: a push-driven render thread that calls the render driver's period

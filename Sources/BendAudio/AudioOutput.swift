@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 
 /// A real-time sink that owns its render thread: where `play` sends the mixer's periods —
 /// an ALSA PCM, or (when none opens and a recording was asked for) a clock that paces

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CJack
 
 /// A failed libjack call: the call, the client and server it was about, and what JACK

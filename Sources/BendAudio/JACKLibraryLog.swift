@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CJack
 
 /// libjack's own error and info lines ("Cannot connect to server socket err = No such

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// The least-squares cubic pieces of a band-limited level (`ToneLevelMaker`): the

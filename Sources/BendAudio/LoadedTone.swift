@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// A tone file as `ToneLoader` read and converted it: what the file says (its channels,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Estimates the pitch of a looped tone: YIN (de Cheveigné & Kawahara 2002) on the
 /// loop, then the loop's own spectrum lines.
 ///

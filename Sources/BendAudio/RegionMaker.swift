@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendEngine
 
 /// Lays a loaded sound out as the engine's tables (`SoundRegion`): what a held voice

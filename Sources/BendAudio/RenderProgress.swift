@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// How far an offline render is, for a progress line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CSndFile
 
 /// The container and sample encoding of a rendered file, chosen by its extension and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Why a bench could not measure. bendsynth-bench maps it to its exit codes: `.input` is bad
 /// input (exit 2), `.setup` a runtime failure (exit 1).
 public enum BenchError: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What a touch does: starts, moves or ends.
 public enum TouchPhase: String, Sendable, Equatable {
     case down, move, up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 
 /// What an input source may show of the output it plays into (the terminal pad's status
 /// line, a peer's STATUS frame).

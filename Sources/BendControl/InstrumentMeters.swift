@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendEngine
 
 /// The instrument's meters at one moment: what a source may show (a pad's status line,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A Scala keyboard mapping (`.kbm`): which scale step each MIDI key plays, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// How MIDI keys 0…127 become pitch ratios to the tone's pitch: 12-TET from the tone's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendEngine
 
 /// One direction of a MIDI port between its real-time side (JACK's process callback,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// One touch's rounding (see `PitchRounding`): raw pitch in, rounded pitch out, both in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How pad touches are rounded onto a tuning's steps (`--round`, `--round-rate`).
 /// Applies to pad touches (`ControlEvent.touch`) only: a `pitched` touch (MIDI notes
 /// and their pitch bend) already plays the pitch its sender chose and passes unrounded.

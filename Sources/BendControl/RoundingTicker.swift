@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// Ticks ports whose rounding moves touches between events (`hold`), on its own

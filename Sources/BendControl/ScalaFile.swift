@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A Scala file — a scale (`.scl`, `ScalaFile`) or a keyboard mapping (`.kbm`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One guide line of a pad: where a scale step lies on the pad's x and what to call it.
 /// Plain data (no drawing), so every pad can draw them: the terminal pad, the web pad.
 public struct ScaleGuide: Sendable, Equatable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 
 /// Plays a touch script into a `ControlPort` as a live input source: each event is
 /// stamped at stream frame `startFrame + round(t · rate)`, so it lands on exactly the

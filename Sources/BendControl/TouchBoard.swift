@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// Every touch the instrument plays now, from every source, for a pad to show: a

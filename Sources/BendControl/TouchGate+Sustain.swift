@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendEngine
 
 /// The sustain control of a `TouchGate`: the touches released while it is down keep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Port touch ids for a source whose touches come from many owners (devices, senders,
 /// peers), each numbering its own touches: every touch that goes down gets an id no
 /// other held touch of the source has, kept until it goes up, so two owners' touch 1 are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// The fields of a touch script's lines (`TouchScript`): which each event type has, what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A fixed-capacity map of touch ids to small values for a source's real-time state
 /// (`TouchGate`): open addressing with linear probing and backward-shift deletion, in
 /// buffers allocated once, so nothing allocates, locks or grows on the thread that uses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A scale placed at a pitch: its root as a ratio to the tone's pitch. Converts pitch

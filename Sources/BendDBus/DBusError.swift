@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A failed D-Bus call: the error name the peer (or sd-bus) gave and its message, or a

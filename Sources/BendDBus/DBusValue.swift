@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One D-Bus value, as read from or written to a message. Containers carry their element
 /// signatures so an empty array or dict can still be written.
 public indirect enum DBusValue: Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The gains of a crossfade from one signal to another that keep the sum's power where
 /// the two signals' is, whatever they have in common: for signals of correlation ρ
 /// (−1…1; the normalized inner product, measured where they meet) and place x in 0…1,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Identifies one touch across the whole instrument: the input source's index in the
 /// upper 32 bits and the source's own touch id (a tracking ID, a mouse button, a key code)
 /// in the lower 32 bits, so two sources can never move or end each other's touches.

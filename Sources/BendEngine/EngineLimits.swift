@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The engine's limits in one place: the pitch ratios it plays and the ratios the pad
 /// gives, the edge fade, the longest glide. Everything that depends on them (the
 /// mixer's clamp, the tone table's guard frames, the pitch maps, `EngineEvent`'s

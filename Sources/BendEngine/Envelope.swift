@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A voice's amplitude envelope (attack, decay, sustain, release) in the kernel's terms.
 ///
 /// The kernel evaluates every envelope as one closed form per frame n of a span,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Event merge and dispatch of `Mixer`: the events of every input source's ring, taken
 /// in frame order, each applied at its frame of the period (sample-accurate). An event
 /// first catches its own voice up to its frame (`VoiceSpans.swift`), then changes it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How a voice reads the tone between frames.
 public enum Interpolation: Sendable {
     /// 4-point, 3rd-order Hermite (`hermite4Coefficients`), the engine's default.

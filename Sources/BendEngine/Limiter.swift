@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The mix bus limiter: after the pan stage, before the output. A look-ahead peak
 /// limiter whose output never exceeds `ceiling` (−0.5 dBFS, so peaks stay at or
 /// below −0.3 dBFS with room for the sink's rounding), and which leaves a mix that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The per-voice low-pass filter: its settings, its coefficients (`LowPassGrid`) and one
 /// voice's state (`LowPassState`).
 ///

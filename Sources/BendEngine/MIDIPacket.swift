@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Up to three raw MIDI bytes at a stream frame: what crosses between a sink's process
 /// callback and the control thread (JACK `midi_in`: bytes as they arrived, at the frame
 /// they arrived at; `midi_out`: one whole message, at the frame it is due). A plain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The mix bus of `Mixer`: after the pan stage, the master gain and the limiter, before
 /// the output; and the render thread's own controls of the mix (a plugin host's control
 /// ports, read at the start of each block: `setMasterGain`, `setLimiting`,

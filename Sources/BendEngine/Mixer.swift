@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// The render loop: every voice, mixed into interleaved stereo float frames.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Envelope, smoothing and polyphony settings of a `Mixer`.
 public struct MixerConfiguration: Sendable {
     /// Output rate, frames per second.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The per-voice inner loop of `Mixer`, 8 frames per step in SIMD8 vectors: how it
 /// computes each frame is told with `VoiceBlock` (the pan stage's loop is in
 /// `PanStage.swift`).
@@ -362,7 +363,6 @@ extension PannedOut: VoiceOutput {
     @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
                                                   gain: SIMD8<Float>, frames: Int32) { store(b, at: n0, left: left, right: right, gain: gain) }
 }
-
 /// A voice through its low-pass filter (`LowPassFilter`), then into `base`'s buses.
 /// (Generic over where it goes: declared here with its conformance, as the outputs are.)
 struct Filtered<Base: VoiceOutput>: VoiceOutput {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// The sounds of `Mixer` and how a new one comes in without a lock (an LV2 host's worker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The pan stage of `Mixer`: voices are mixed to mono, and one equal-power pan, gliding
 /// per frame, takes the mono mix into the interleaved stereo output. A `.pan` event is
 /// kept (`PanEvent`) and applied here at its frame, after the voices; the stage runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Where a region of a `Sound` plays: the pitches and touch gains it is chosen for, how
 /// it is tuned and how loud it is, its own envelope, its place in a round robin, and its
 /// neighbours for a bend across zones (`ZoneCrossfade.swift`). A plain tone's one region

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Lane operations on 8-float vectors for the mixer's kernel (`MixerKernel.swift`,
 /// `VoiceBlock.swift`), each a single instruction or two on x86-64.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// A bounded single-producer/single-consumer queue of plain values, lock-free and

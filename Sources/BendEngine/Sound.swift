@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What the voices of a mixer play: one region (a tone file) or many (an SFZ
 /// instrument's), each placed by pitch and touch gain (`RegionPlacement`). A touch starts
 /// on the region its ratio and gain select (`select`); a voice bending past its region's

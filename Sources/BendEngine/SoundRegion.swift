@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One sampled sound as the voices play it: the table a held voice reads, the table a
 /// released one goes on in (for a sustain loop), how it loops, where it ends, its pan.
 /// A plain tone file is one region; an SFZ instrument is many (`Sound`), each with its

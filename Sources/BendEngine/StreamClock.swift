@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// Maps the monotonic clock of control threads to the render thread's stream position

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The ways a voice reads its tone (`TableRead`, whose conformances are declared in
 /// `MixerKernel.swift`, the file of the loop that specializes them: a debug build can
 /// specialize, and so check as `@_noLocks`, a generic body only through witnesses of its

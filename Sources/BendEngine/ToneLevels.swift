@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The band-limited levels of a tone ("mip levels") for `Interpolation.bandLimited`, as
 /// made at load (BendAudio's `ToneLevelMaker`, by FFT): level k is the tone low-passed
 /// so that it cannot alias at pitch ratios up to `aliasFreeRatio[k]`, as cubic pieces,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// One sampled sound at the output rate, laid out for 4-point interpolation without any

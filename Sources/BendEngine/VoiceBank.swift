@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Voice state in structure-of-arrays form: slot `v` of every array is voice `v`.
 /// Allocated once at setup for the configured polyphony; never grows.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The kernel (`MixerKernel.swift`): the per-voice inner loop of `Mixer`, 8 frames per
 /// step in SIMD8 vectors.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Touch → voice lookup for the render thread: an open-addressing hash table (linear
 /// probing, backward-shift deletion) allocated once for twice the polyphony, so finding
 /// the voice of an event costs O(1) instead of a scan of every sounding voice (which made

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Where a voice's samples go, one 8-frame block at a time: a type parameter of the
 /// mixing loop (`Mixer.mixVoice`), as `TableRead` is, so each way is compiled on its own
 /// and a mono voice's loop holds nothing of the others.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Span catch-up: during a period each voice is mixed into the mono mix in spans, from
 /// where it stands (`VoiceBank.mixedTo`) up to the frame of its next event, and at the
 /// end up to the period's end. An event costs one more span for its own voice only.

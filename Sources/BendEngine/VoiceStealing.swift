@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Voice allocation and stealing of `Mixer` (sfizz's `VoiceStealing` is the model: the
 /// policy that picks a victim sits apart from the voices it picks from).
 ///

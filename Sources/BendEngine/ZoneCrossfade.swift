@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Bending across zones: a voice whose pitch leaves its region's range (`RegionPlacement`
 /// `stayLow ..< stayHigh`) crosses to the region that holds the pitch at its velocity
 /// (`Sound.zone`), with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// Multitouch protocol A: each frame lists every contact (SYN_MT_REPORT after each);

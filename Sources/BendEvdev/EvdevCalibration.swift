@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How a device's position axes span the pad (`--axis-range`): the range each axis
 /// declares (the default), a range given for the device, or one learnt while it plays.
 ///

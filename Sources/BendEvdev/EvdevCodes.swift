@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The evdev codes the decoder uses, as in linux/input-event-codes.h (a test checks
 /// them against the kernel header). Kept as `UInt16` so the pure decoder needs no C.
 public enum EvdevCode {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// Decodes one input device's events into control events, frame by frame: the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One absolute axis as the device declares it (`struct input_absinfo`).
 public struct AbsInfo: Sendable, Equatable {
     /// The axis value now (live devices; 0 when a recording does not say).

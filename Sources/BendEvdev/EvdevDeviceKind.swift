@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How a touch device reports its contacts.
 public enum TouchProtocol: String, Sendable, Equatable {
     /// Multitouch protocol B: slots with tracking ids; each slot with an id is a touch.

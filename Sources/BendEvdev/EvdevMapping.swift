@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How device coordinates become pad coordinates, and which way tilt goes
 /// (`--rotate`, `--invert-x`, `--invert-y`, `--tilt-axis`, `--invert-tilt`).
 ///

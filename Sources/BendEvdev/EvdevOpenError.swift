@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// An input device that cannot be used: which node, which call, why, and what to do.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// One contact: the position axes while BTN_TOUCH is 1. A touch whose position has not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// Multitouch protocol B: one touch per slot holding a tracking id.

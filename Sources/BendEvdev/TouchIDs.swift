@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Hands out touch ids: one per touch instance, never reused while the decoder lives,
 /// so a slot's next tracking id (or a tracking id seen again) is always a new touch.
 struct TouchIDs {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How targets cut one fuzz input into the pieces their decoder meets in real use, so
 /// that the raw files of the seed corpus (terminal captures, datagrams, streams) are
 /// valid inputs as they are.

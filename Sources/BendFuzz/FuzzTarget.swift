@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// One decoder of outside bytes under fuzzing: its name (the corpus folder under

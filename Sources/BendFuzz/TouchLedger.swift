@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// What the events a decoder emitted add up to: the touches held now. Checks every event

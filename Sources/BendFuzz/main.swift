@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // bendfuzz: one libFuzzer target per decoder of outside bytes (`FuzzTarget.all`).
 //
 //   bendfuzz TARGET [libFuzzer options] [CORPUS_DIR…]   (the fuzz build, `make fuzz`)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Modifier keys (the kitty protocol's bits; legacy reports map onto them).
 public struct KeyModifiers: OptionSet, Sendable, Hashable {
     public let rawValue: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Holding a key in a terminal that reports no key releases (no kitty protocol: xterm,
 /// GNOME Terminal, Konsole, tmux, …). Such a terminal sends a held key as a press, then,
 /// after the keyboard's initial repeat delay (typically 250–600 ms; X11's default 660 ms),

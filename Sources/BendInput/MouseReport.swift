@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 public enum MouseButton: Sendable, Equatable {
     case left, middle, right
     /// Buttons 8…11 (Cb bit 128).

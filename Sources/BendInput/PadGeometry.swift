@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Where the pad's playing area is on the screen: its inner cells (inside the border),
 /// 1-based like mouse reports.
 /// - Thread: any (a value).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// The remote's text line, between the terminal's decoder and the pad: a `/` typed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// What the terminal can show: UTF-8 (box drawing, `●`, `¢`) or ASCII only. Read from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Decodes the bytes a terminal sends (keys, mouse reports, pastes, replies) into
 /// `TerminalEvent`s, incrementally: a report split across reads is held until it is
 /// complete, and no byte of an escape sequence is ever delivered as a typed key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One decoded input event from a terminal's byte stream.
 public enum TerminalEvent: Sendable, Equatable {
     /// A mouse report (SGR 1006, urxvt 1015 or X10), 1-based cell coordinates.

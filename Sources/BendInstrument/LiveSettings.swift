@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 
 /// Where a live instrument's sound and MIDI go.
 public struct OutputSettings: Sendable {

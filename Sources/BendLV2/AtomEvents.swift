@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The events of an atom:Sequence a host hands a plugin's input port, read in place
 /// (atom.h: LV2_Atom {size, type}, LV2_Atom_Sequence_Body {unit, pad}, then events
 /// LV2_Atom_Event {frames: Int64, LV2_Atom {size, type}, body} each padded to 8 bytes;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CLV2
 
 /// The shared object's one exported symbol (LV2 core, lv2.h: "lv2_descriptor ... is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// `extension_data`: the interfaces the plugin implements, by URI (the worker's; the
 /// state's).
 /// - Thread: any (the host may ask at any time; the answer never changes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CLV2
 import Glibc
 
@@ -112,4 +113,6 @@ enum LV2URI {
     /// State keys beside the scale: the tone note and scale root (Hz) its keys were made for.
     static let scaleToneNote = "urn:bendsynth:lv2:scale#toneNote"
     static let scaleRootHz = "urn:bendsynth:lv2:scale#root"
+    /// State key: the port the web pad was served on (atom:Int), asked for again at restore.
+    static let webPort = "urn:bendsynth:lv2:webPort"
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 import BendEngine
 import BendInstrument
@@ -32,10 +33,6 @@ final class LV2Plugin {
     /// The web pad (served by the worker when `web` is on), and its MPE's way to run().
     let webPad: WebPad
     let mpe: SPSCRing<MIDIPacket>
-    /// The pairing address's file (in the host's folder for the plugin, else the
-    /// user's state folder).
-    static let urlFileName = "web-pad-url.txt"
-
     /// Block length when the host promises none, frames (the largest, 8192).
     static let defaultMaxBlock = 8192
 
@@ -48,7 +45,8 @@ final class LV2Plugin {
         let mixer = hosted.instrument.mixer
         let (source, ring) = mixer.addSource()
         mpe = SPSCRing<MIDIPacket>(capacity: 8192)
-        webPad = WebPad(instrument: hosted.instrument, mpe: mpe, log: log, assets: bundle + "web", urlFile: LV2Plugin.urlFile(host))
+        // No host feature but the URID map and the log is called here (PadAddressFile).
+        webPad = WebPad(instrument: hosted.instrument, mpe: mpe, log: log, assets: bundle + "web", addressFile: PadAddressFile(host: host, log: log))
         render = .allocate(capacity: 1)
         render.initialize(to: PluginRender(driver: hosted.driver, bound: bound,
                                            gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule,
@@ -104,16 +102,6 @@ final class LV2Plugin {
         handle.unsafelyUnwrapped.assumingMemoryBound(to: LV2Instance.self).pointee.plugin.takeUnretainedValue()
     }
 
-    /// Where the pad's pairing address is written: the host's folder for the plugin
-    /// (state:makePath), else $XDG_STATE_HOME/bendsynth (~/.local/state/bendsynth).
-    static func urlFile(_ host: LV2Host) -> String? {
-        if let path = host.path(for: urlFileName) { return path }
-        let env = ProcessInfo.processInfo.environment
-        let folder = (env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")) + "/bendsynth"
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder + "/" + urlFileName
-    }
-
     /// `activate`: a fresh start (LV2: the plugin resets its state); every note ends.
     func activate() { render.pointee.reset() }
     func deactivate() {}
@@ -123,7 +111,7 @@ final class LV2Plugin {
         guard let handle else { return }
         let instance = handle.assumingMemoryBound(to: LV2Instance.self)
         let plugin = instance.pointee.plugin.takeRetainedValue()
-        plugin.webPad.stop()
+        plugin.webPad.end()
         plugin.render.pointee.deallocate()
         plugin.render.deallocate()
         plugin.response.deallocate()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// patch:Set and patch:Get messages in atoms (patch.h, atom.h): what a host sends to set
 /// a file parameter (`patch:writable`) or ask for its value, and what the plugin sends
 /// back. An atom:Object's body is {id, otype} then properties {key, context, value atom

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The plugin's ports, by `lv2:index`: bendsynth.ttl lists the same indices, symbols and
 /// ranges (LV2PluginTests reads them back through lilv and compares). Computed, so the
 /// render thread reads them without a global's lazy initialisation.

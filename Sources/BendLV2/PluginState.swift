@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 import CLV2
 import Glibc
 
 /// The state interface (state.h): what a DAW saves in its session and restores when it
 /// reopens it — the tone's path (a tone file or an SFZ instrument) with the tone note it
-/// was loaded at, and the scale file's path with the tone note and scale root its keys
+/// was loaded at, the scale file's path with the tone note and scale root its keys
 /// were made for (atom:Path mapped by state:mapPath, so the host may copy or relink the
-/// files; atom:Float). The control ports (gain, limiter, interpolation, bend
+/// files; atom:Float), and the web pad's port (atom:Int), taken again when free. The control ports (gain, limiter, interpolation, bend
 /// range, tone note, pad settings, web) are the host's to save and restore, as for every
 /// plugin (lilv and the DAWs keep port values beside the plugin's state).
 enum PluginState {
@@ -88,6 +89,11 @@ extension LV2Plugin {
             storePath(LV2URI.toneParameter, path)
             storeFloat(LV2URI.toneToneNote, Float(current.toneNote))
         }
+        let port = webPad.port
+        if port != 0 {
+            var value = Int32(port)
+            withUnsafeBytes(of: &value) { store(host.urid(LV2URI.webPort), host.urid(LV2URI.atomInt), $0) }
+        }
         if let path = current.scalePath {
             storePath(LV2URI.scaleParameter, path)
             storeFloat(LV2URI.scaleToneNote, render.pointee.control(PluginPort.toneNote, default: 69))
@@ -99,6 +105,10 @@ extension LV2Plugin {
     /// state:restore (never while run() runs: LV2's Instantiation class): the tone, then
     /// the scale.
     func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) -> LV2_State_Status {
+        if let (type, bytes) = retrieve(host.urid(LV2URI.webPort)), type == host.urid(LV2URI.atomInt), bytes.count == 4 {
+            let port = bytes.loadUnaligned(as: Int32.self)
+            webPad.preferredPort.store(UInt16(clamping: max(port, 0)), ordering: .relaxed)
+        }
         restoreTone(features: features, retrieve: retrieve)
         restoreScale(features: features, retrieve: retrieve)
         return LV2_STATE_SUCCESS
@@ -120,7 +130,8 @@ extension LV2Plugin {
         if let (type, bytes) = retrieve(host.urid(LV2URI.toneToneNote)), type == floatType, bytes.count == 4 {
             toneNote = Double(bytes.loadUnaligned(as: Float.self))
         }
-        if loadTone(path, toneNote: toneNote) { render.pointee.workResponse(toneResponse(path)) }
+        _ = loadTone(path, toneNote: toneNote)
+        render.pointee.workResponse(toneResponse(tonePathInUse))
     }
 
     /// The scale file is read here and its keys swapped in as the worker's answer would

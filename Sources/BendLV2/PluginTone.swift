@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendAudio
 import BendInstrument
 import Foundation
@@ -19,7 +20,23 @@ extension LV2Plugin {
     /// Loads `path` (nil: the bundle's default tone) with ratio 1 at `toneNote` and hands
     /// it to the mixer; the files in use say so. Returns false (logged) when it does not
     /// load.
-    func loadTone(_ path: String?, toneNote: Double) -> Bool {
+    ///
+    /// The path is taken to its real file first (`realpath`): hosts keep a session's
+    /// outside files as symbolic links in its state folder, and an SFZ instrument's
+    /// `sample=`, `default_path` and `#include` are relative to the instrument's own
+    /// folder, not the link's. A link whose file is gone is said with both paths.
+    func loadTone(_ requested: String?, toneNote: Double) -> Bool {
+        var path = requested
+        if let link = requested {
+            guard let real = realpath(link, nil) else {
+                let why = String(cString: strerror(errno))
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { " (a link to '\($0)', whose file or folder is gone)" } ?? ""
+                log.error("tone '\(link)'\(target): \(why); the sound in use plays on")
+                return false
+            }
+            path = String(cString: real)
+            free(real)
+        }
         let name = path ?? "(the default tone)"
         let tone: ToneSource.Loaded
         do {
@@ -50,6 +67,10 @@ extension LV2Plugin {
         log.note("tone '\(path)': its root is \(root.name), \(how); it plays at the tone_note port's note "
                  + "(\(String(format: "%g", toneNote))): set tone_note to \(String(format: "%g", root.note.rounded())) for its keys to sound at their pitch")
     }
+
+    /// The tone in use: the one chosen last, else the bundle's (what a failed load
+    /// answers, so a host's file chooser shows what plays).
+    var tonePathInUse: String { files.withLock { $0.tonePath } ?? hosted.tone.path }
 
     /// The `toneLoaded` answer for `path`.
     func toneResponse(_ path: String) -> UnsafeRawBufferPointer {

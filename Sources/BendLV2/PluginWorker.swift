@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 import CLV2
 
@@ -41,15 +42,17 @@ extension LV2Plugin {
     /// A request from run() (`WorkMessage`), on the host's worker thread: load a tone and
     /// hand it to the mixer, answering its path; free the tones the mixer gave back; load a
     /// scale and answer its keys, or make them again for a new tone note or root. A file
-    /// that does not load is logged (file and reason) and answered with nothing: the sound
-    /// or tuning in use plays on.
+    /// that does not load is logged (file and reason) and the sound or tuning in use plays
+    /// on; a tone is answered either way with the tone in use (patch:Set on events_out).
     /// - Thread: the host's worker (non-real-time, one call at a time).
     func work(_ data: UnsafeRawBufferPointer, respond: (UnsafeRawBufferPointer) -> Void) {
         guard let request = WorkRequest(data) else { return }
         let pad = request.pad
         switch request.kind {
         case WorkMessage.loadTone:
-            if loadTone(request.path, toneNote: pad.toneNote) { respond(toneResponse(request.path)) }
+            // Answered either way: the tone now playing (the new one, or the one kept).
+            _ = loadTone(request.path, toneNote: pad.toneNote)
+            respond(toneResponse(tonePathInUse))
         case WorkMessage.collectTones:
             hosted.freeRetired()
             respond(collectedResponse())

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendAudio
 import BendControl
 import BendEngine
 import BendSystem
 import BendWeb
 import Foundation
+import Synchronization
 
 /// The pad's settings, from the control ports (`PluginPort`: pitch map, octaves, scale
 /// root, rounding and its time, the tone note) and the scale file in use: the same
@@ -56,8 +58,12 @@ final class PluginOutputStatus: OutputStatus, @unchecked Sendable {
 /// taken at instantiate that each start's port takes over (`HostedInstrument.start`
 /// adds ports, which only setup may) — the pairing token stays for the instance's life,
 /// so a phone paired once stays paired across restarts. The pairing address goes to the
-/// log and to a file in the plugin's state folder (`urlFile`).
-/// - Thread: the host's worker (one call at a time), and cleanup.
+/// log and to the instance's own file (`PadAddressFile`, mode 0600), found at the pad's
+/// first start, never in `instantiate` (Ardour 7 aborts when a plugin asks it for a path
+/// there). The port: the one saved in the session's state when it is free, else the
+/// default (8443), else any free one; the port taken is what the state saves next.
+/// - Thread: the host's worker (one call at a time), and cleanup; `port` and
+///   `preferredPort` from any thread.
 final class WebPad {
     let instrument: Instrument
     /// The pad's engine source, taken at instantiate (sources are set up before render).
@@ -65,18 +71,29 @@ final class WebPad {
     let mpe: SPSCRing<MIDIPacket>
     let log: LV2Log
     let assets: String
-    let urlFile: String?
+    /// Where the pairing address goes: asked for at the first start (`PadAddressFile`).
+    private let addressFile: PadAddressFile
     let token = WebToken.random()
+    /// The port the pad is served on (0: not served yet), for state:save.
+    let servedPort = Atomic<UInt16>(0)
+    /// The port a restored session asks for (0: none), tried first.
+    let preferredPort = Atomic<UInt16>(0)
     private var running: (source: WebSource, port: ControlPort, ticker: RoundingTicker?)?
     private(set) var settings: WebPadSettings?
 
-    init(instrument: Instrument, mpe: SPSCRing<MIDIPacket>, log: LV2Log, assets: String, urlFile: String?) {
+    init(instrument: Instrument, mpe: SPSCRing<MIDIPacket>, log: LV2Log, assets: String, addressFile: PadAddressFile) {
         self.instrument = instrument
         source = instrument.mixer.addSource()
         self.mpe = mpe
         self.log = log
         self.assets = assets
-        self.urlFile = urlFile
+        self.addressFile = addressFile
+    }
+
+    /// The port a save keeps: the one served on, else the one asked for (0: none yet).
+    var port: UInt16 {
+        let served = servedPort.load(ordering: .relaxed)
+        return served != 0 ? served : preferredPort.load(ordering: .relaxed)
     }
 
     /// Where the certificate is made at first use: play's ($XDG_CONFIG_HOME/bendsynth).
@@ -100,16 +117,14 @@ final class WebPad {
         var context = InputContext(meters: InstrumentMeters(mixer: mixer), output: PluginOutputStatus(rate: mixer.configuration.rate),
                                    pitchMap: pitchMap, rate: mixer.configuration.rate, tuning: tuning)
         context.toneNote = settings.toneNote
-        let log = self.log, urlFile = self.urlFile
+        let log = self.log
         let say: @Sendable (String) -> Void = { log.note("web pad: \($0)") }
-        let address: @Sendable (String) -> Void = { url in
-            log.note("web pad address: \(url)")
-            if let urlFile { try? (url + "\n").write(toFile: urlFile, atomically: true, encoding: .utf8) }
-        }
-        // The default port, or any free one (another instance, or play, has it).
+        let address: @Sendable (String) -> Void = { url in log.note("web pad address: \(url)") }
+        // The session's port, the default, or any free one (another instance, or play, has it).
         var started: WebSource?
         var failure = ""
-        for p in [WebListenAddress.defaultPort, 0] {
+        let preferred = preferredPort.load(ordering: .relaxed)
+        for p in (preferred != 0 && preferred != WebListenAddress.defaultPort ? [preferred] : []) + [WebListenAddress.defaultPort, 0] {
             web.address.port = p
             let candidate = WebSource(web, log: say, show: say, address: address)
             do {
@@ -120,11 +135,13 @@ final class WebPad {
                 failure = "\(error)"
             }
         }
-        guard let started else {
+        guard let started, let bound = started.boundPort, let url = started.url else {
             log.error("web pad: \(failure)")
             port.releaseAll()
             return
         }
+        servedPort.store(bound, ordering: .relaxed)
+        addressFile.write(url, port: bound)
         var ticker: RoundingTicker?
         if port.needsTicks {
             do {
@@ -142,6 +159,7 @@ final class WebPad {
     /// Stops serving: every phone's connection closes and every touch it started ends.
     func stop() {
         guard let r = running else { return }
+        servedPort.store(0, ordering: .relaxed)
         r.ticker?.stop()
         r.source.stop()
         r.port.releaseAll()
@@ -151,4 +169,11 @@ final class WebPad {
 
     /// True while the pad is served.
     var isRunning: Bool { running != nil }
+
+    /// cleanup: stops serving and removes a pairing file of the user's state folder (a
+    /// host's own folder is the host's to keep or remove).
+    func end() {
+        stop()
+        addressFile.remove()
+    }
 }

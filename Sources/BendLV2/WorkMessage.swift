@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// What run() asks the worker for and what the worker answers (worker.h: plain bytes the

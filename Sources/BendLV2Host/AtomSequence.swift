@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CLV2
 
 /// An atom:Sequence buffer a host hands a plugin's atom port (atom.h: an LV2_Atom header

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 
 /// patch:Set and patch:Get messages (patch.h) as a host's generic UI sends them to a
 /// plugin's control input — a file parameter (`patch:writable`, atom:Path) — and the

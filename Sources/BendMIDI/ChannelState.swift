@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What `MIDIInterpreter` keeps of one channel: a plain value, inline (its pitch
 /// classes' tuning too), so the interpreter's state needs no heap.
 struct ChannelState: Sendable {

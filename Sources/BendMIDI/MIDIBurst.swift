@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The few MIDI messages one event makes (at most `capacity`), inline in a plain value:
 /// what the real-time encoder (`MPEEncoder.encode(_:source:into:)`) and interpreter
 /// hand back without a closure or a heap, so a plugin's render thread uses them checked.

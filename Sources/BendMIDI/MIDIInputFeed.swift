@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// MIDI in's one way into the engine: raw bytes from a MIDI port (JACK `midi_in` with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// The held notes and pitches of `MIDIInterpreter`: no closures here, so these are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// The entry points of `MIDIInterpreter` for threads other than a render thread: a raw

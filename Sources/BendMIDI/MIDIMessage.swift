@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One complete MIDI message of at most three bytes: a channel message (note, control
 /// change, program, pressure, pitch bend) or a one-byte system real-time message.
 /// A plain value (no heap), so it can travel through an `SPSCRing` and be written from

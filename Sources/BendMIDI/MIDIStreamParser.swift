@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Frames a raw MIDI byte stream into complete messages: running status, system
 /// real-time bytes anywhere (even inside another message, a SysEx too), system common
 /// messages skipped. A SysEx (F0 … F7) of up to `sysExCapacity` bytes is handed on whole

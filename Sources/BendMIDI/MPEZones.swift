@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The MPE zones a receiver knows from MPE Configuration Messages (RPN 6 on channel 1,
 /// the lower zone's master, or channel 16, the upper zone's).
 ///

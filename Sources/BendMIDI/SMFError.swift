@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A Standard MIDI File that cannot be read: where (byte offset from the start of the
 /// file) and what was expected there.
 public struct SMFError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The byte-level reader of `StandardMIDIFile.parse`: every read checks its bounds and
 /// throws `SMFError` with the offset and what was expected.
 struct SMFReader {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A Standard MIDI File (SMF), format 0 or 1: its header and tracks, read by a small
 /// reader of its own (Debian's libsmf is unmaintained since 2010, and the format is a
 /// few chunk and variable-length-quantity rules; the reader is fuzzed in the tests).

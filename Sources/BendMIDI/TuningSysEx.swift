@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The System Exclusive messages that retune notes, decoded from a whole SysEx (F0 … F7).
 /// Any device ID is taken (bendsynth has none of its own; 7F is "all devices").
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// bendsynth's own OSC addresses (docs/OSC.md), XY pads and `/accxyz`.
 extension OSCInterpreter {
     /// Largest XY pad number.

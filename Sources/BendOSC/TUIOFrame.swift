@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One TUIO frame of cursors, from one bundle: TUIO 1.1 `/tuio/2Dcur` (`source`,
 /// `alive`, `set`, `fseq`) or TUIO 2.0 (`/tuio2/frm`, `/tuio2/ptr`, `/tuio2/alv`).
 /// Coordinates are TUIO's: x left → right, y top → bottom, 0…1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Which instruments discovery hears now: turns announcements (and their absence) into
 /// `.available` / `.unavailable` state changes. A pure value; the session feeds it.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The per-peer queue for unreliable sends on a stream-only link (Bluetooth RFCOMM has
 /// no datagrams): bounded, and the newest move of a touch replaces an older queued one
 /// (likewise the newest tilt), so a slow link carries the latest positions instead of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Bluetooth device addresses (`XX:XX:XX:XX:XX:XX`) and why Bluetooth cannot be used.
 public enum BluetoothAddress {
     /// True for six colon-separated hex bytes (optionally `@CHANNEL` after them).

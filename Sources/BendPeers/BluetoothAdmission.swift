@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Who may play an instrument over Bluetooth (`play --bluetooth`): listed addresses
 /// (`--allow`), everyone (`--accept-all`), otherwise the player answers at the pad.
 /// Without a player to ask, an unlisted peer is declined with a reason that names the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendDBus
 
 /// A BlueZ pairing agent (`org.bluez.Agent1`, capability DisplayYesNo): pairing requests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Big-endian writer for frame payloads.
 struct ByteWriter {
     var out: [UInt8] = []

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// Encodes and decodes frames: a 2-byte big-endian body length, then the body (a type

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Why bytes could not be decoded as a frame; each maps to the `CloseReason` the peer
 /// is closed with.
 public struct FrameError: Error, Sendable, Equatable, CustomStringConvertible {

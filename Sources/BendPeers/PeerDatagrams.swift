@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 import CBluetooth  // for Glibc's socket names in this module: see Sources/CBluetooth/shim.h
 import Glibc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The checks and answers of the version-2 handshake (docs/PROTOCOL.md, "Handshake"):
 /// CHALLENGE (server nonce) → HELLO (client nonce, client proof, sealed identity) →
 /// ACCEPT (server proof, sealed identity). Both sides prove the shared key by answering

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// One message of the bendsynth peer protocol (docs/PROTOCOL.md), decoded.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// A reliable byte-stream transport the session runs its frames over (TCP, RFCOMM).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// A peer's stable id: the instance number it sent in HELLO/ACCEPT, random per running

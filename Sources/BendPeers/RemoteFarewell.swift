@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// Why `remote`'s link to its instrument ended, in the player's words: who ended it

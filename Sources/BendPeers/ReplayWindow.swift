@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Which datagram counters of one peer were already taken (docs/PROTOCOL.md, "Datagrams"):
 /// the highest, and one bit for each of the `width` counters below it (the sliding window
 /// of IPsec and WireGuard, RFC 6479, in one word). A counter is fresh when it is above the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Version 2's sealed frames and datagrams, and the identity inside HELLO/ACCEPT
 /// (docs/PROTOCOL.md, "Sealing"). Pure: the caller keeps the keys and the counters.
 /// - Thread: any.

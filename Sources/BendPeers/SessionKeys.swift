@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CSodium
 
 /// The secrets of one version-2 session (docs/PROTOCOL.md, "Keys"), derived from the

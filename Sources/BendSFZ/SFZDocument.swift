@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The headers and opcodes of an SFZ file and of the files it includes, in the order they
 /// are written, `#define` variables expanded: what the SFZ format's text says, before any
 /// meaning is given to it (`SFZInstrument`). Read as sfizz reads it (its `Parser`):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// An SFZ file that does not read: the file and line, and what was expected there.
 public struct SFZError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file (the instrument, or a file it includes) as it was named.

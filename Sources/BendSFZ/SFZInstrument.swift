@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// An SFZ instrument: its regions with every opcode bendsynth plays resolved, and the
 /// opcodes and headers it does not play, each named once with where it first appears
 /// (never dropped silently).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One `<region>` of an SFZ instrument, its opcodes and those it inherits (`<control>`,
 /// `<global>`, `<master>`, `<group>`) resolved into what bendsynth plays. Units as the SFZ
 /// format gives them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// An opcode's value read as the SFZ format's types, as sfizz reads them (`Opcode.cpp`):
 /// a number is its leading sign and digits (and a fraction for a real), text after them
 /// ignored; a key is a number or a note name (a letter a…g in either case, `#` or `b`,

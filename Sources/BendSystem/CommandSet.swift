@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// One command of a program, as every view of its command line shows it.
 public struct CommandInfo: Sendable {
     public var name: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Shell completion scripts made from a `CommandSet`: commands, every command's options,
 /// the words a program lists for `.listed` values (`devices --pcm-names`), the words of a
 /// choice (`alsa|jack`), files for file options and file operands, and for `.files`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CFloatEnv
 
 /// Denormal handling of the calling thread's SSE unit (MXCSR). Denormal floats (below

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// CLOCK_MONOTONIC in nanoseconds (vDSO: no system call on x86-64 and arm64).

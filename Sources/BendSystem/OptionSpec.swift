@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A command-line option for `OptionParser`: a kebab-case long name, an optional short
 /// letter, whether it takes a value, and one line of help.
 public struct OptionSpec: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// An option's value read as a number in its range; the error names the option and the
 /// range: "option '--rate': expected an integer in 8000…192000, got '5'".
 public enum OptionValue {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Synchronization
 
 /// Log lines that something outside can repeat at will (an OSC sender's refused

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// Counts of heap allocations and mutex locks made on the render thread, when the

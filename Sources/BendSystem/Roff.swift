@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Text for a man page in roff (man(7) macros).
 public enum Roff {
     /// `.TP` entries: `-d, --device PCM` then the help line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A socket descriptor (not owned: `close()` it once, as with swift-system's

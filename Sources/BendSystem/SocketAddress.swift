@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// An IPv4 or IPv6 address and port, as the kernel takes it (`sockaddr_in` or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// SIGINT, SIGTERM and SIGHUP delivered to one waiting thread instead of a handler, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A failed C call: the call's name and its errno, with `strerror`'s text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A token bucket: `rate` tokens a second, at most `burst` at once, full at the start.
 /// The one rate limit of the network sources (OSC senders, peers, web pads): how many
 /// events a sender may send at once (`burst`) and on average (`rate`). Times are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Text that came from outside — a peer's name or TEXT, a LAN announcement, an OSC
 /// address, a device's name, a line of a file — made safe to write to a terminal:
 /// everything a terminal could act on is written out instead of sent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Bad usage: unknown option, missing or malformed value, wrong arguments. Exit code 2.
 public struct UsageError: Error, CustomStringConvertible, Equatable {
     public var message: String

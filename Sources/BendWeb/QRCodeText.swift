@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CQRencode
 
 /// A text as a QR code drawn in a terminal (libqrencode): two modules per character

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// The page's files, read once at start from the asset folder (`Assets/web`): only these

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// What the player is told of the phones (on stderr, like the peers' comings and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendSystem
 
 /// `play --web [ADDR][:PORT]`: where the web controller listens. No ADDR: loopback

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 
 /// One event of the page's (docs/WEB.md). A WebSocket text message holds one or more,

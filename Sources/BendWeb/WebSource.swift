@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 import Foundation
 
@@ -106,6 +107,13 @@ public final class WebSource: InputSource, @unchecked Sendable {
             log("the browser warns once about the self-signed certificate; its SHA-256 fingerprint is \(certificate.fingerprint)")
         }
     }
+
+    /// The port the pad is served on (its address's, or the one the system chose for 0);
+    /// nil when it is not served.
+    public var boundPort: UInt16? { server?.boundPort }
+
+    /// The pad's address with its pairing token (what a phone opens); nil when not served.
+    public var url: String? { server?.url }
 
     /// Stops serving: every connection closes and its touches end.
     public func stop() {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CALSA: the alsa-lib API as Swift imports it.
 #include <alsa/asoundlib.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Interposes glibc's allocator to count allocations on watched threads: linked into the
 // test executable (CAllocCounter), and compiled into Benchmarks/render_watch.so, which
 // `make bench` preloads into a real-time run (that file adds the mutex counting).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Avahi client (Debian libavahi-client-dev): DNS-SD publishing and browsing through a
 // running avahi-daemon (over D-Bus), with the threaded poll.
 #include <avahi-client/client.h>

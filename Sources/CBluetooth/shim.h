@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // BlueZ's libbluetooth (Debian libbluetooth-dev): RFCOMM sockets and address strings only;
 // everything else (the service record, discovery, pairing) goes through bluetoothd's D-Bus API.
 //

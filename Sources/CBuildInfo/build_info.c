@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "build_info.h"
 
 #ifndef BENDSYNTH_VERSION

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CEvdev: libevdev (reading input devices) and the kernel's input event structs.
 // libevdev wraps the ioctls Swift cannot call (EVIOCGBIT, EVIOCGABS(code), EVIOCGRAB
 // through libevdev_grab), so no macro wrappers are needed beyond the one below.

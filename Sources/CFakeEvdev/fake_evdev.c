@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A fake input device for tests: see include/CFakeEvdev.h. The ioctl answers follow
 // drivers/input/evdev.c (evdev_do_ioctl, handle_eviocgbit, bits_to_user, str_to_user,
 // evdev_handle_mt_request) and the client buffer follows its __pass_event.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* MXCSR access for flushing denormals on the render thread. Swift has no access to
  * the SSE control register; these wrap the <xmmintrin.h> intrinsics. */
 #ifndef BEND_CFLOATENV_H

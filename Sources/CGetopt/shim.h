@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CGetopt: glibc's getopt_long, which the Glibc Swift module does not bring in.
 #include <getopt.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CJack: libjack (JACK Audio Connection Kit, jackd2's client library) as Swift imports it:
 // the client, ports, callbacks and the MIDI port buffers.
 #include <jack/jack.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CLV2: the LV2 plugin API (Debian's lv2-dev, header-only) as Swift imports it: the
 // descriptor, URID mapping, atoms (sequences, the forge), MIDI, the worker, state,
 // log, options and buffer sizes. Nothing to link: a host passes every function in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The host side of LV2 features for the test host and the benches (see CLV2Host.h).
 // Specs relied on: urid.h (map: the same URI always the same id, never 0), log.h
 // (printf/vprintf), worker.h (schedule_work may be called from run(); the host runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CSndFile: the C API as Swift imports it.
 #include <sndfile.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The runtime's (BendSystem's) view of glibc calls Swift's Glibc module does not show.
  *
  * glibc declares ppoll, pthread_setname_np (and, in <sys/eventfd.h>, which Swift's Glibc

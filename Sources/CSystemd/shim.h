@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* CSystemd: libsystemd's service notification (sd_notify(3)) and D-Bus client (sd-bus)
  * calls bendsynth uses.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libwebsockets (Debian libwebsockets-dev, 4.1): the web controller's HTTP, WebSocket and
 // TLS (linked against OpenSSL 3). Chosen over civetweb: Debian's civetweb 1.15 loads
 // OpenSSL with dlopen and looks for SSL_get_peer_certificate, which OpenSSL 3 has only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// One Markdown file as far as its links are concerned: the relative links it makes and

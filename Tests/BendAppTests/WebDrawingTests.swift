@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import XCTest
 
 /// The web pad draws a touch without redrawing the pad: the guides are a still layer

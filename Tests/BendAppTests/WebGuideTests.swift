@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import XCTest
 
 /// The web pad draws the instrument's scale: `play --web --scale …` sends the steps after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import XCTest
 
 /// The web pad's labels in a phone's viewports (headless Chromium, web/layout_driver.py):

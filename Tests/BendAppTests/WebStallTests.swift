@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import XCTest
 
 /// A phone whose page stalls 3 s with a finger down (its script paused in headless

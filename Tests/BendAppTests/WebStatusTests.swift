@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import XCTest
 
 /// The web pad's status line shows the round trip once a second, not at each of the 5

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import XCTest
 
 /// The web pad's sustain button (`s 1` / `s 0`): a finger lifted while it is held keeps

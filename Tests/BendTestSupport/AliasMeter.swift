@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// Measures alias and image energy in a rendered periodic tone: a 4-term

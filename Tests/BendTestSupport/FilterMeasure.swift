@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 
 /// The low-pass filter's response measured in rendered output: a tone whose harmonics are

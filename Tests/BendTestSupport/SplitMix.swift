@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// SplitMix64: a small seeded generator for fuzz and random tests, so a failure can be
 /// replayed from its seed. Usable with the standard library's `random(in:using:)`.
 public struct SplitMix: RandomNumberGenerator, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Test support: counts heap allocations made on threads that asked to be watched.
 // The definitions of malloc & co. in alloc_counter.c interpose glibc's (an executable's
 // own symbols win over libc.so's), forwarding to __libc_malloc & co.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef BENDSYNTH_BUILD_INFO_H
 #define BENDSYNTH_BUILD_INFO_H
 

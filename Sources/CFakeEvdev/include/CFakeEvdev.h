@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Test support only: a fake input device behind a pipe, so that libevdev's real code
 // (libevdev_new_from_fd, and the state sync after SYN_DROPPED through
 // LIBEVDEV_READ_FLAG_SYNC) runs in tests without uinput or /dev/input.

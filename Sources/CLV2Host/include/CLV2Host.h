@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Test and bench support: the host side of the LV2 features a plugin asks for, in C
 // because log:log's printf is variadic (a function Swift cannot define). BendLV2Host
 // drives liblilv with them. One host per plugin instance; not thread-safe except where

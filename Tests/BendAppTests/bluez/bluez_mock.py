@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 '''A mock bluetoothd for BlueZTests: python-dbusmock's bluez5 template, plus
 
 - parameters: "adapter" (null: none; else {"powered": bool, "powerState": str}),

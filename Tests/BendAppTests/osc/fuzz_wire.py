@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Sends COUNT seeded hostile datagrams with python-osc and raw sockets: TUIO bundles
 out of order and duplicated, our messages with wrong types, truncations, bit flips.
 usage: fuzz_wire.py PORT COUNT SEED"""

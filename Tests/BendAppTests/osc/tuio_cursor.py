@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Plays one TUIO 1.1 cursor with python-osc: bundles of source/alive/set/fseq every
 20 ms for SECONDS at (x, y) in TUIO coordinates (y down), then an empty alive.
 usage: tuio_cursor.py PORT X Y SECONDS [--vanish]   (--vanish: stop without the empty alive)"""

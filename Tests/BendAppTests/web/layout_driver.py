@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The web pad's layout and its stalled fingers, in headless Chromium (pad_driver's
 Browser, over --remote-debugging-pipe).
 

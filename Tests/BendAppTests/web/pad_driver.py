@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Drives bendsynth's web pad in headless Chromium over the DevTools protocol
 (--remote-debugging-pipe: no chromedriver, no selenium; Python's standard library only).
 

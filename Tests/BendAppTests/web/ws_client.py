@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A bare WebSocket client (RFC 6455 frames by hand, standard library only) for what a
 browser will not send: silence on an open socket, malformed and oversized messages.
 
