@@ -26,7 +26,7 @@ ARGS       ?=
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
             libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev liblilv-dev
 DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
-            sordi lilv-utils zbar-tools jalv synthv1-lv2 samplv1-lv2
+            sordi lilv-utils zbar-tools jalv synthv1-lv2 samplv1-lv2 ardour
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,
 # jackd2 + libasound2-plugins (the paced device of the real-time figures: jackd's dummy
@@ -193,11 +193,19 @@ lv2: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product BendLV2
 	$(call lv2_bundle,$(LV2_OBJECTS),$(LV2_BUNDLE))
 
+# ICU's data is left out of the plugin (dist/lv2/icu_data_stub.c says why): an empty
+# package under the toolchain's symbol for it (icudtNN_dat in lib_FoundationICU.a).
+ICU_ARCHIVE     = $(dir $(realpath $(shell command -v $(SWIFTC))))../lib/swift_static/linux/lib_FoundationICU.a
+ICU_DATA_SYMBOL = $(shell nm -g --defined-only $(ICU_ARCHIVE) 2>/dev/null | awk '$$2 == "R" && $$3 ~ /^icudt[0-9]+_dat$$/ { print $$3; exit }')
+ICU_STUB        = $(BUILD_DIR)/icu_data_stub.o
+
 # $(call lv2_bundle,OBJECTS,BUNDLE): links the object list OBJECTS into BUNDLE/bendsynth.so
 # and puts the bundle's other files beside it.
 define lv2_bundle
 	rm -rf $(2) && mkdir -p $(2)/web
-	$(SWIFTC) -emit-library -static-stdlib -o $(2)/bendsynth.so @$(1) \
+	@sym="$(ICU_DATA_SYMBOL)"; test -n "$$sym" || { echo "no ICU data symbol in $(ICU_ARCHIVE)"; exit 1; }; \
+	  cc -O2 -c -DICU_DATA_SYMBOL=$$sym -o $(ICU_STUB) dist/lv2/icu_data_stub.c
+	$(SWIFTC) -emit-library -static-stdlib -o $(2)/bendsynth.so $(ICU_STUB) @$(1) \
 	  -Xlinker --version-script=dist/lv2/exports.map -Xlinker --gc-sections -Xlinker -z -Xlinker nodelete \
 	  -Xlinker --as-needed \
 	  2>&1 | grep -v "the use of .mktemp. is dangerous" || true

@@ -38,6 +38,10 @@ public final class LV2PluginHost {
     /// part of the worker): the tests count allocations there.
     public var aroundRun: ((Bool) -> Void)?
     private var active = false
+    /// How often the plugin asked for a path (state:makePath) inside `instantiate`, and
+    /// so far (Ardour 7 aborts on one inside instantiate).
+    public private(set) var makePathCallsInInstantiate = 0
+    public var makePathCalls: Int { Int(lv2host_make_path_calls(host)) }
     public let midiEvent: LV2_URID
     let sequence: LV2_URID, chunk: LV2_URID
 
@@ -52,8 +56,9 @@ public final class LV2PluginHost {
     ///   - blockOptions: false: the host gives no options (no bufsz:maxBlockLength) and
     ///     no bufsz:boundedBlockLength, as a host that promises no block length; `run`
     ///     still takes blocks of up to `maxBlock` frames.
+    ///   - makePath: false: the host offers no state:makePath (as some hosts).
     public init(uri: String, lv2Path: String, rate: Double, maxBlock: Int = 4096, minBlock: Int = 1, stateFolder: String,
-                worker: Bool = true, atomCapacity: Int = 1 << 16, blockOptions: Bool = true) throws {
+                worker: Bool = true, atomCapacity: Int = 1 << 16, blockOptions: Bool = true, makePath: Bool = true) throws {
         // Headless: Qt-based plugins (synthv1, samplv1) make a QApplication when they are
         // instantiated, which aborts without a display unless Qt draws offscreen.
         setenv("QT_QPA_PLATFORM", "offscreen", 0)
@@ -76,6 +81,7 @@ public final class LV2PluginHost {
         midiEvent = lv2host_urid(host, "http://lv2plug.in/ns/ext/midi#MidiEvent")
         sequence = lv2host_urid(host, "http://lv2plug.in/ns/ext/atom#Sequence")
         chunk = lv2host_urid(host, "http://lv2plug.in/ns/ext/atom#Chunk")
+        if !makePath { lv2host_withhold_make_path(host) }
         guard let made = lilv_plugin_instantiate(plugin, rate, lv2host_features(host)) else {
             let log = String(cString: lv2host_log_text(host, 0))
             lv2host_free(host)
@@ -83,6 +89,7 @@ public final class LV2PluginHost {
             throw Failure(description: "\(uri) did not instantiate at \(rate) Hz: \(log)")
         }
         instance = made
+        makePathCallsInInstantiate = Int(lv2host_make_path_calls(host))
         if let worker = lilv_instance_get_extension_data(instance, "http://lv2plug.in/ns/ext/worker#interface") {
             lv2host_set_worker(host, worker.assumingMemoryBound(to: LV2_Worker_Interface.self), lilv_instance_get_handle(instance))
         }

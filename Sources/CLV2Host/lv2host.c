@@ -54,6 +54,7 @@ struct LV2HostFeatures {
     uint8_t copy[QUEUE_BYTES];
     uint64_t scheduled, refused;
     LV2_URID error_type;
+    _Atomic uint64_t make_path_calls;
 };
 
 static LV2_URID map_uri(LV2_URID_Map_Handle handle, const char *uri) {
@@ -147,6 +148,7 @@ static int make_folders(char *path) {
 
 static char *make_path(LV2_State_Make_Path_Handle handle, const char *path) {
     LV2HostFeatures *h = handle;
+    h->make_path_calls++;
     char *full = NULL;
     if (asprintf(&full, "%s/%s", h->state_dir, path) < 0) return NULL;
     make_folders(full);
@@ -190,6 +192,15 @@ LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t m
     h->list[n] = NULL;
     return h;
 }
+
+void lv2host_withhold_make_path(LV2HostFeatures *h) {
+    int n = 0;
+    for (int i = 0; h->list[i]; i++)
+        if (h->list[i]->data != &h->make_path) h->list[n++] = h->list[i];
+    h->list[n] = NULL;
+}
+
+uint64_t lv2host_make_path_calls(LV2HostFeatures *h) { return h->make_path_calls; }
 
 void lv2host_free(LV2HostFeatures *h) {
     for (size_t i = 0; i < h->uri_count; i++) free(h->uris[i]);

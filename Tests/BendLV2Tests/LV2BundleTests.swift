@@ -8,7 +8,7 @@ import XCTest
 final class LV2BundleTests: XCTestCase {
     func testLV2ValidatePassesOnTheBundle() throws {
         let bundle = try LV2Bundle.build()
-        let r = try LV2Bundle.run(["lv2_validate", bundle.appendingPathComponent("manifest.ttl").path, bundle.appendingPathComponent("bendsynth.ttl").path])
+        let r = try LV2Bundle.run(["lv2_validate"] + ["manifest.ttl", "bendsynth.ttl", "presets.ttl"].map { bundle.appendingPathComponent($0).path })
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertTrue(r.output.contains("Found 0 errors"), r.output)
         XCTAssertFalse(r.output.contains("warning"), r.output)
@@ -70,5 +70,28 @@ final class LV2BundleTests: XCTestCase {
             print(bool(f(1)))
             """])
         XCTAssertEqual(dlopen.output, "\(LV2Bundle.uri)\nFalse\n")
+    }
+
+    /// The bundle a user installs: stripped, without Foundation's ICU data (an empty
+    /// package in its place, dist/lv2/icu_data_stub.c: 61 MB → 27 MB), with its licence;
+    /// the TTL names the licence, the maintainer and the version lilv shows.
+    func testTheBundleIsStrippedCarriesItsLicenceAndNamesItsMaintainer() throws {
+        let bundle = try LV2Bundle.build()
+        let so = LV2Bundle.sharedObject.path
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: so)[.size] as? Int)
+        XCTAssertLessThan(size, 32_000_000, "bendsynth.so: \(size) bytes (ICU's 34 MB of data would be back)")
+        let sections = try LV2Bundle.run(["readelf", "-S", "-W", so])
+        XCTAssertFalse(sections.output.contains(".symtab"), "stripped")
+        let licence = try String(contentsOf: bundle.appendingPathComponent("LICENSE"), encoding: .utf8)
+        XCTAssertTrue(licence.contains("GNU GENERAL PUBLIC LICENSE") && licence.contains("Version 3"))
+        let info = try LV2Bundle.run(["lv2info", LV2Bundle.uri], environment: ["LV2_PATH": LV2Bundle.path])
+        XCTAssertTrue(info.output.contains("Author:            bendsynth maintainers"), info.output)
+        let ttl = try String(contentsOf: bundle.appendingPathComponent("bendsynth.ttl"), encoding: .utf8)
+        XCTAssertTrue(ttl.contains("doap:license <https://spdx.org/licenses/GPL-3.0-or-later>"), ttl)
+        let version = try String(contentsOf: LV2Bundle.packageRoot.appendingPathComponent("VERSION"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(ttl.contains("doap:revision \"\(version)\""), "the TTL's release is VERSION (\(version))")
+        let parts = version.split(separator: ".")
+        XCTAssertTrue(ttl.contains("lv2:minorVersion \(parts[1]) ;") && ttl.contains("lv2:microVersion \(parts[2]) ;"), "lv2's version is VERSION's")
     }
 }

@@ -19,6 +19,10 @@ typedef struct LV2HostFeatures LV2HostFeatures;
 /// `block_options` (0: a host that promises no block length).
 LV2HostFeatures *lv2host_new(const char *state_dir, int32_t min_block, int32_t max_block, int with_worker, int block_options);
 void lv2host_free(LV2HostFeatures *host);
+/// Leaves state:makePath out of the feature list (a host without it), before instantiate.
+void lv2host_withhold_make_path(LV2HostFeatures *host);
+/// How often the plugin asked state:makePath for a path so far. Thread-safe.
+uint64_t lv2host_make_path_calls(LV2HostFeatures *host);
 /// The NULL-terminated feature list for instantiate (and state restore).
 const LV2_Feature *const *lv2host_features(LV2HostFeatures *host);
 LV2_URID_Map *lv2host_map(LV2HostFeatures *host);
