@@ -22,7 +22,8 @@ ARGS       ?=
 # chromium (the web controller's page, driven headless over its DevTools pipe by
 # Tests/BendAppTests/web), sordi (sord_validate, which lv2_validate runs), lilv-utils (lv2ls,
 # lv2info: the plugin as hosts see it), jalv (a real host of the plugin on jackd), synthv1-lv2 and
-# samplv1-lv2 (plugins the test host and the benches also play).
+# samplv1-lv2 (plugins the test host and the benches also play), ardour (Ardour 7 headless: ardour7-lua
+# sessions and ardour7-export around the plugin, ArdourTests).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
             libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev liblilv-dev
 DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
@@ -270,7 +271,7 @@ clean:
 # after the sources go); the LV2 plugin — through liblilv beside the same instrument
 # without LV2 at 1024 voices, and beside samplv1 and synthv1 (CPU per 64-frame block,
 # voices in real time). About 20 minutes.
-bench: build lv2-bench $(OPENAL_BASELINE)
+bench: build lv2 lv2-bench $(OPENAL_BASELINE)
 	@BENCH_SECONDS=$(BENCH_SECONDS) RT_SECONDS=$(RT_SECONDS) SOAK_SECONDS=$(SOAK_SECONDS) BENCH_CPU=$(CPU) BENCH_LV2=$(LV2_BENCH) \
 	  Benchmarks/figures.sh $(RELEASE) $(BENCH_BIN) $(OPENAL_BASELINE) docs/FIGURES.md
 

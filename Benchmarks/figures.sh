@@ -51,6 +51,7 @@ else
 fi
 run soak text "$HERE/soak.sh" "$BENCH" "${SOAK_SECONDS:-60}"
 run plugin markdown "$BENCH" --lv2 "${BENCH_LV2:-.build/lv2-bench}" --seconds "${LV2_SECONDS:-1}"
+run lv2size markdown "$HERE/lv2size.sh" .build/lv2/bendsynth.lv2 .build/static/release/BendLV2.product/Objects.LinkFileList .build/icu_data_stub.o
 
 field() { lscpu | sed -n "s/^$1: *//p" | head -1; }
 machine="$(field 'Model name'), $(field 'CPU(s)') CPUs ($(field 'Socket(s)') socket × $(field 'Core(s) per socket') cores × $(field 'Thread(s) per core') thread)"

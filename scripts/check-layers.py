@@ -342,7 +342,7 @@ def main():
 
 
 SPDX = "SPDX-License-Identifier: GPL-3.0-or-later"
-SPDX_SUFFIXES = (".swift", ".c", ".h", ".cpp", ".py", ".sh", ".js", ".css", ".html", ".ttl", ".modulemap")
+SPDX_SUFFIXES = (".swift", ".c", ".h", ".cpp", ".py", ".sh", ".js", ".css", ".html", ".ttl", ".modulemap", ".lua", ".sfz")
 
 
 def missing_licence_lines():
