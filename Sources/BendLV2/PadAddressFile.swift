@@ -35,9 +35,14 @@ final class PadAddressFile {
             target = (path, false)
         } else {
             let folder = PadAddressFile.stateFolder
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
-                log.warning("web pad: cannot make '\(folder)' for the pairing address (\(error)); it is in the log only")
-                return
+            // Each missing folder of the path, made 0700 (mkdir: an error that names it).
+            var made = ""
+            for part in folder.split(separator: "/") {
+                made += "/" + part
+                if mkdir(made, 0o700) != 0 && errno != EEXIST {
+                    log.warning("web pad: cannot make '\(made)' for the pairing address (\(String(cString: strerror(errno)))); it is in the log only")
+                    return
+                }
             }
             target = (folder + "/web-pad-url-\(port).txt", true)
         }

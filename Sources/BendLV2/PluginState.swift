@@ -88,6 +88,9 @@ extension LV2Plugin {
         if let path = current.tonePath {
             storePath(LV2URI.toneParameter, path)
             storeFloat(LV2URI.toneToneNote, Float(current.toneNote))
+        } else if let missing = current.missingTone {
+            storePath(LV2URI.toneParameter, missing.path)
+            storeFloat(LV2URI.toneToneNote, Float(missing.toneNote))
         }
         let port = webPad.port
         if port != 0 {
@@ -130,7 +133,10 @@ extension LV2Plugin {
         if let (type, bytes) = retrieve(host.urid(LV2URI.toneToneNote)), type == floatType, bytes.count == 4 {
             toneNote = Double(bytes.loadUnaligned(as: Float.self))
         }
-        _ = loadTone(path, toneNote: toneNote)
+        if !loadTone(path, toneNote: toneNote) {
+            files.withLock { $0.missingTone = (path, toneNote) }
+            log.warning("tone '\(path)': kept in the session's state until another tone is chosen")
+        }
         render.pointee.workResponse(toneResponse(tonePathInUse))
     }
 

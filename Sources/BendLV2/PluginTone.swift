@@ -51,6 +51,7 @@ extension LV2Plugin {
         files.withLock {
             $0.tonePath = path
             $0.toneNote = toneNote
+            $0.missingTone = nil
         }
         let regions = tone.sound.count
         let placed = InstrumentLoader.isInstrument(tone.path) ? ", key \(String(format: "%g", toneNote)) at ratio 1 (the tone note)" : ""

@@ -33,6 +33,10 @@ enum PluginWorker {
 /// the scale loaded last and its path. - Thread: any, under its lock.
 struct PluginFiles: Sendable {
     var tonePath: String?
+    /// A tone a restored state named that did not load (a drive not mounted, a link
+    /// gone), with its tone note: saved again in its place until another tone is chosen,
+    /// so one save while it is missing does not lose it.
+    var missingTone: (path: String, toneNote: Double)?
     var toneNote = 69.0
     var scalePath: String?
     var scale: Scale?

@@ -61,7 +61,7 @@ final class PluginOutputStatus: OutputStatus, @unchecked Sendable {
 /// log and to the instance's own file (`PadAddressFile`, mode 0600), found at the pad's
 /// first start, never in `instantiate` (Ardour 7 aborts when a plugin asks it for a path
 /// there). The port: the one saved in the session's state when it is free, else the
-/// default (8443), else any free one; the port taken is what the state saves next.
+/// default (47880), else any free one; the port taken is what the state saves next.
 /// - Thread: the host's worker (one call at a time), and cleanup; `port` and
 ///   `preferredPort` from any thread.
 final class WebPad {
@@ -126,7 +126,8 @@ final class WebPad {
         let preferred = preferredPort.load(ordering: .relaxed)
         for p in (preferred != 0 && preferred != WebListenAddress.defaultPort ? [preferred] : []) + [WebListenAddress.defaultPort, 0] {
             web.address.port = p
-            let candidate = WebSource(web, log: say, show: say, address: address)
+            // The address is logged once, by `address` (show's copy of it would be a second line).
+            let candidate = WebSource(web, log: say, show: { _ in }, address: address)
             do {
                 try candidate.start(port: port, context: context) {}
                 started = candidate
@@ -141,6 +142,7 @@ final class WebPad {
             return
         }
         servedPort.store(bound, ordering: .relaxed)
+        preferredPort.store(bound, ordering: .relaxed)  // kept by a save after the pad is turned off
         addressFile.write(url, port: bound)
         var ticker: RoundingTicker?
         if port.needsTicks {

@@ -25,8 +25,9 @@ public enum PrivateFile {
         }
         // fchmod: an umask never widens 0600, but a narrower one (0o777) would leave the
         // owner unable to read it back.
-        guard fchmod(fd, 0o600) == 0, close(fd) == 0 else {
-            let error = SystemError(call: "close(\(temporary))")
+        let mode = fchmod(fd, 0o600) == 0 ? nil : SystemError(call: "fchmod(\(temporary))")
+        let closed = close(fd) == 0 ? nil : SystemError(call: "close(\(temporary))")
+        if let error = mode ?? closed {
             unlink(temporary)
             throw error
         }

@@ -82,7 +82,10 @@ final class LV2SessionTests: XCTestCase {
         XCTAssertNotEqual(urls[0].split(separator: "#").last, urls[1].split(separator: "#").last, "each its own token")
         XCTAssertEqual(a!.makePathCalls + b!.makePathCalls, 0)
 
-        // The second instance's port, saved; both instances gone, their files with them.
+        // The second instance's port, saved after its pad was turned off; both instances
+        // gone, their files with them.
+        b!["web"] = 0
+        _ = b!.runInterleaved(frames: 256)
         let state = try b!.saveState()
         let bLog = b!.log()
         let bPort = try XCTUnwrap(ports.first { bLog.contains(":\($0)/#") }, bLog)
@@ -91,6 +94,7 @@ final class LV2SessionTests: XCTestCase {
         XCTAssertEqual(files(), [], "an instance's file goes with it")
         let c = try host(makePath: false)
         try c.restoreState(state)
+        c["web"] = 1
         _ = c.runInterleaved(frames: 256)
         XCTAssertEqual(files(), ["web-pad-url-\(bPort).txt"], "the saved port taken again")
     }
@@ -140,6 +144,8 @@ final class LV2SessionTests: XCTestCase {
         let errors = third.log(type: "http://lv2plug.in/ns/ext/log#Error")
         XCTAssertTrue(errors.contains(link) && errors.contains(sfz) && errors.contains("gone"), errors)
         XCTAssertEqual(pitch(third, key: 69), 440 * pow(2, 9.0 / 12), accuracy: 0.5, "the bundle's tone plays on (A4 at the saved tone note, 60)")
+        // Saved while the instrument is missing: its path is kept, not the fallback's.
+        XCTAssertTrue(try third.saveState().contains(link), "the missing tone kept in the state")
     }
 
     /// The bundle's factory presets, as lilv lists and loads them: each sounds, the Soft
