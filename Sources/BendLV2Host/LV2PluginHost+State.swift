@@ -39,16 +39,7 @@ extension LV2PluginHost {
             throw Failure(description: "lilv_state_new_from_string failed")
         }
         defer { lilv_state_free(state) }
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let setValue: LilvSetPortValueFunc = { symbol, user, value, size, type in
-            let host = Unmanaged<LV2PluginHost>.fromOpaque(user!).takeUnretainedValue()
-            guard let symbol, let value, size == 4, let p = host.controlPointer(String(cString: symbol)) else { return }
-            p.pointee = value.load(as: Float.self)
-        }
-        lilv_state_restore(state, instance, setValue, me, 0, lv2host_features(host))
-        // Files the restore scheduled are loaded before the next block, as a host's
-        // worker would.
-        runWork()
+        apply(state)
     }
 
     /// Applies the preset `uri` (a pset:Preset of the plugin's bundle, or any bundle on the
@@ -61,6 +52,13 @@ extension LV2PluginHost {
             throw Failure(description: "no preset \(uri)")
         }
         defer { lilv_state_free(state) }
+        apply(state)
+    }
+
+    /// Restores `state` into the instance as a host does: the plugin's restore, the
+    /// control ports' values; then the files the restore scheduled are loaded before the
+    /// next block, as a host's worker would.
+    private func apply(_ state: OpaquePointer) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let setValue: LilvSetPortValueFunc = { symbol, user, value, size, type in
             let host = Unmanaged<LV2PluginHost>.fromOpaque(user!).takeUnretainedValue()
