@@ -208,7 +208,6 @@ define lv2_bundle
 	  cc -O2 -c -DICU_DATA_SYMBOL=$$sym -o $(ICU_STUB) dist/lv2/icu_data_stub.c
 	$(SWIFTC) -emit-library -static-stdlib -o $(2)/bendsynth.so $(ICU_STUB) @$(1) \
 	  -Xlinker --version-script=dist/lv2/exports.map -Xlinker --gc-sections -Xlinker -z -Xlinker nodelete \
-	  -Xlinker --as-needed \
 	  2>&1 | grep -v "the use of .mktemp. is dangerous" || true
 	test -f $(2)/bendsynth.so
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded $(2)/bendsynth.so

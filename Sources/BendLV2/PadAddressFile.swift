@@ -62,8 +62,5 @@ final class PadAddressFile {
     }
 
     /// $XDG_STATE_HOME/bendsynth (~/.local/state/bendsynth).
-    static var stateFolder: String {
-        let env = ProcessInfo.processInfo.environment
-        return (env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")) + "/bendsynth"
-    }
+    static var stateFolder: String { ConfigFile.stateFolder(program: "bendsynth") }
 }

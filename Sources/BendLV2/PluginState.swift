@@ -92,7 +92,7 @@ extension LV2Plugin {
             storePath(LV2URI.toneParameter, missing.path)
             storeFloat(LV2URI.toneToneNote, Float(missing.toneNote))
         }
-        let port = webPad.port
+        let port = webPad.padPort.load(ordering: .relaxed)
         if port != 0 {
             var value = Int32(port)
             withUnsafeBytes(of: &value) { store(host.urid(LV2URI.webPort), host.urid(LV2URI.atomInt), $0) }
@@ -110,7 +110,7 @@ extension LV2Plugin {
     func restore(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) -> LV2_State_Status {
         if let (type, bytes) = retrieve(host.urid(LV2URI.webPort)), type == host.urid(LV2URI.atomInt), bytes.count == 4 {
             let port = bytes.loadUnaligned(as: Int32.self)
-            webPad.preferredPort.store(UInt16(clamping: max(port, 0)), ordering: .relaxed)
+            webPad.padPort.store(UInt16(clamping: max(port, 0)), ordering: .relaxed)
         }
         restoreTone(features: features, retrieve: retrieve)
         restoreScale(features: features, retrieve: retrieve)

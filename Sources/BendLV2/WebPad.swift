@@ -62,8 +62,7 @@ final class PluginOutputStatus: OutputStatus, @unchecked Sendable {
 /// first start, never in `instantiate` (Ardour 7 aborts when a plugin asks it for a path
 /// there). The port: the one saved in the session's state when it is free, else the
 /// default (47880), else any free one; the port taken is what the state saves next.
-/// - Thread: the host's worker (one call at a time), and cleanup; `port` and
-///   `preferredPort` from any thread.
+/// - Thread: the host's worker (one call at a time), and cleanup; `padPort` from any thread.
 final class WebPad {
     let instrument: Instrument
     /// The pad's engine source, taken at instantiate (sources are set up before render).
@@ -74,10 +73,9 @@ final class WebPad {
     /// Where the pairing address goes: asked for at the first start (`PadAddressFile`).
     private let addressFile: PadAddressFile
     let token = WebToken.random()
-    /// The port the pad is served on (0: not served yet), for state:save.
-    let servedPort = Atomic<UInt16>(0)
-    /// The port a restored session asks for (0: none), tried first.
-    let preferredPort = Atomic<UInt16>(0)
+    /// The pad's port (0: none yet): the one a restored session asks for, tried first,
+    /// then the one it was last served on — what state:save keeps, served or not.
+    let padPort = Atomic<UInt16>(0)
     private var running: (source: WebSource, port: ControlPort, ticker: RoundingTicker?)?
     private(set) var settings: WebPadSettings?
 
@@ -90,17 +88,6 @@ final class WebPad {
         self.addressFile = addressFile
     }
 
-    /// The port a save keeps: the one served on, else the one asked for (0: none yet).
-    var port: UInt16 {
-        let served = servedPort.load(ordering: .relaxed)
-        return served != 0 ? served : preferredPort.load(ordering: .relaxed)
-    }
-
-    /// Where the certificate is made at first use: play's ($XDG_CONFIG_HOME/bendsynth).
-    static var configDirectory: String {
-        let env = ProcessInfo.processInfo.environment
-        return (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/") + "/.config")) + "/bendsynth"
-    }
 
     /// Serves the pad with `settings` (stopping a pad already served); logs why not.
     func start(_ settings: WebPadSettings, scale: Scale?) {
@@ -110,8 +97,7 @@ final class WebPad {
         let out = PluginMPEOut(ring: mpe, toneNote: settings.toneNote, pitchMap: pitchMap)
         let port = ControlPort(mixer: mixer, source: source, pitchMap: pitchMap, rounding: settings.rounding(scale), clock: clock, observers: [out])
         out.configure(atFrame: clock?.stamp(nanos: MonotonicClock.nanos()) ?? mixer.position)
-        var web = WebSource.Settings(address: WebListenAddress(host: "0.0.0.0", port: WebListenAddress.defaultPort), assets: assets,
-                                     configDirectory: WebPad.configDirectory)
+        var web = WebSource.Settings(address: WebListenAddress(host: "0.0.0.0", port: WebListenAddress.defaultPort), assets: assets)  // the certificate: play's ($XDG_CONFIG_HOME/bendsynth)
         web.token = token
         web.showsQRCode = false
         var context = InputContext(meters: InstrumentMeters(mixer: mixer), output: PluginOutputStatus(rate: mixer.configuration.rate),
@@ -123,7 +109,7 @@ final class WebPad {
         // The session's port, the default, or any free one (another instance, or play, has it).
         var started: WebSource?
         var failure = ""
-        let preferred = preferredPort.load(ordering: .relaxed)
+        let preferred = padPort.load(ordering: .relaxed)
         for p in (preferred != 0 && preferred != WebListenAddress.defaultPort ? [preferred] : []) + [WebListenAddress.defaultPort, 0] {
             web.address.port = p
             // The address is logged once, by `address` (show's copy of it would be a second line).
@@ -141,8 +127,7 @@ final class WebPad {
             port.releaseAll()
             return
         }
-        servedPort.store(bound, ordering: .relaxed)
-        preferredPort.store(bound, ordering: .relaxed)  // kept by a save after the pad is turned off
+        padPort.store(bound, ordering: .relaxed)
         addressFile.write(url, port: bound)
         var ticker: RoundingTicker?
         if port.needsTicks {
@@ -161,7 +146,6 @@ final class WebPad {
     /// Stops serving: every phone's connection closes and every touch it started ends.
     func stop() {
         guard let r = running else { return }
-        servedPort.store(0, ordering: .relaxed)
         r.ticker?.stop()
         r.source.stop()
         r.port.releaseAll()

@@ -36,6 +36,14 @@ public enum ConfigFile {
         return base + "/\(program)"
     }
 
+    /// The user's folder of `program`'s state: `$XDG_STATE_HOME/PROGRAM` (default
+    /// ~/.local/state/PROGRAM): the LV2 plugin's pairing addresses without a host folder.
+    public static func stateFolder(program: String) -> String {
+        let xdg = getenv("XDG_STATE_HOME").map { String(cString: $0) } ?? ""
+        let base = xdg.isEmpty ? (getenv("HOME").map { String(cString: $0) } ?? "/tmp") + "/.local/state" : xdg
+        return base + "/\(program)"
+    }
+
     public struct Entry: Sendable {
         public var file: String
         public var line: Int
