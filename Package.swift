@@ -6,7 +6,7 @@
 // every import against the declared dependencies, and that imports only point down).
 //   bendsynth (main) → BendApp
 //   bendsynth-bench (main) → BendApp, BendInstrument, BendSystem, BendBench, BendAudio, BendDBus, BendEngine, BendEvdev
-//   BendLV2 → BendEngine, BendSystem, BendControl, BendAudio, BendMIDI, BendWeb, BendInstrument, CLV2
+//   BendLV2 → BendSystem, BendControl, BendWeb, BendInstrument, CLV2
 //   BendLV2Host → CLilv, CLV2, CLV2Host
 //   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendWeb, BendDBus, CBuildInfo
 //   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb, BendInstrument, BendLV2Host
@@ -165,7 +165,7 @@ let package = Package(
         .target(name: "BendPeers", dependencies: ["BendControl", "BendSystem", "BendDBus", "CSodium", "CBluetooth", "CAvahi"], path: "Sources/BendPeers"),
         // The LV2 instrument plugin (bendsynth.lv2): a front end over the instrument, as
         // the command line is.
-        .target(name: "BendLV2", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendMIDI", "BendWeb", "BendInstrument", "CLV2"], path: "Sources/BendLV2"),
+        .target(name: "BendLV2", dependencies: ["BendSystem", "BendControl", "BendWeb", "BendInstrument", "CLV2"], path: "Sources/BendLV2"),
         // Test and bench support: a headless LV2 host on liblilv (instantiate, ports, MIDI
         // in, atom out, worker, state).
         .target(name: "BendLV2Host", dependencies: ["CLilv", "CLV2", "CLV2Host"], path: "Sources/BendLV2Host"),

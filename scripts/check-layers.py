@@ -8,6 +8,8 @@
 - a file imports a module it uses nothing of (scripts/import_use.py: the names each
   project module, C shim and toolchain module provides, against the file's identifiers);
 - a dependency points up or sideways in the layer table below (imports only point down);
+- a plugin shell (PLUGIN_TARGETS) imports the engine or the audio layer: it is a shell over
+  the instrument core (InstrumentCore, HostRender);
 - an input target (INPUT_TARGETS) imports the engine: sources read meters from the control
   layer's snapshot (InstrumentMeters), never the engine;
 - a target uses a toolchain module its layer must not (the engine: Synchronization only);
@@ -64,6 +66,10 @@ LAYERS = {
 # The input sources: outside bytes → control events. They see the control layer (ports,
 # InstrumentMeters), never the engine.
 INPUT_TARGETS = {"BendInput", "BendEvdev", "BendOSC", "BendPeers", "BendWeb", "BendMIDI"}
+# Plugin shells: they reach the instrument only through its core (BendInstrument's
+# InstrumentCore and HostRender), never the engine or the audio layer themselves.
+PLUGIN_TARGETS = {"BendLV2"}
+PLUGIN_FORBIDDEN = {"BendEngine", "BendAudio"}
 ENGINE = "BendEngine"
 # Toolchain modules each layer may use besides its declared dependencies.
 TOOLCHAIN = {"Foundation", "FoundationEssentials", "Glibc", "Synchronization", "Dispatch"}
@@ -276,6 +282,10 @@ def main():
                 used.setdefault(module, f"{os.path.relpath(full, ROOT)}:{number}")
         toolchain = TEST_TOOLCHAIN if is_test else TOOLCHAIN_ONLY.get(name, TOOLCHAIN)
         for module, where in sorted(used.items()):
+            if name in PLUGIN_TARGETS and module in PLUGIN_FORBIDDEN:
+                problems.append(f"{where}: {name} is a plugin shell and imports {module}, expected what it needs of the "
+                                f"instrument through BendInstrument's core (InstrumentCore, HostRender)")
+                continue
             if name in INPUT_TARGETS and module == ENGINE:
                 problems.append(f"{where}: {name} is an input target and imports {ENGINE}, expected what it reads of "
                                 f"the engine through BendControl (InstrumentMeters), as every input source does")
@@ -303,6 +313,9 @@ def main():
             if name in INPUT_TARGETS and dep == ENGINE:
                 problems.append(f"Package.swift:{line}: {name} is an input target and depends on {ENGINE}, expected "
                                 f"no engine dependency (meters come through BendControl)")
+            elif name in PLUGIN_TARGETS and dep in PLUGIN_FORBIDDEN:
+                problems.append(f"Package.swift:{line}: {name} is a plugin shell and depends on {dep}, expected "
+                                f"only the instrument core (BendInstrument) between it and the engine")
             elif dep not in LAYERS:
                 problems.append(f"Package.swift:{line}: {name} depends on {dep}, expected only targets of LAYERS or C shims")
             elif LAYERS[dep] >= LAYERS[name]:

@@ -143,10 +143,10 @@ enum PlayCommand {
     }
 
     /// Plays `sources` with `o`'s sound, output and recordings: the instrument assembly
-    /// (`LiveInstrument`) does the rest. - Throws: `AppError` with the exit status.
+    /// (`PlaySession`) does the rest. - Throws: `AppError` with the exit status.
     static func play(_ o: Options, sources: [SourceSettings]) throws {
         let settings = LiveSettings(sound: o.sound.settings, output: o.output, recordings: o.recordings, sources: sources)
-        try LiveInstrument(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) },
+        try PlaySession(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) },
                            deviceReport: { ALSADevices.report() }).run()
     }
 }

@@ -27,12 +27,28 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Runs `handler` once when the output ends by itself (its server went away), so
     /// play can stop. Call before `start`. - Thread: setup.
     func whenEnded(_ handler: @escaping @Sendable () -> Void)
+
+    // What a front end asks of an output (defaults below).
+
+    /// True when no device keeps its time: the clock paces the render thread (into a
+    /// recording, or the null PCM). It has no xruns to speak of.
+    var isPaced: Bool { get }
+    /// Lines for the end of play beside the time played and the xruns (JACK: its
+    /// server's period changes). - Thread: setup, after `stop()`.
+    var summaryLines: [String] { get }
+    /// Registers MIDI ports of the output's own (`midi_in`, `midi_out`: a JACK client's)
+    /// before it starts; nil when it has none to give.
+    /// - Throws: when the ports cannot be made. - Thread: setup.
+    func openMIDI(input: Bool, output: Bool) throws -> JACKMIDIRings?
 }
 
 extension AudioOutput {
     /// The ALSA and clock-paced outputs do not call it (a failed ALSA device is seen by
     /// `failureDescription` when play stops).
     public func whenEnded(_ handler: @escaping @Sendable () -> Void) {}
+    public var isPaced: Bool { false }
+    public var summaryLines: [String] { [] }
+    public func openMIDI(input: Bool, output: Bool) throws -> JACKMIDIRings? { nil }
 }
 
 extension ALSAOutput: AudioOutput {

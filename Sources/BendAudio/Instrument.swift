@@ -56,6 +56,12 @@ public final class Instrument: @unchecked Sendable {
     /// The longest period a sink may ask for, frames.
     public var periodFrames: Int { mixer.configuration.maxPeriodFrames }
 
+    /// An engine source of its own (an event ring: one producer thread at a time), for
+    /// ports made on it later (`ControlPort(mixer:source:)`: one after another, as a
+    /// source restarts) or a host's render-thread events (`TouchGate`).
+    /// - Thread: setup.
+    public func reserveSource() -> (index: UInt32, ring: SPSCRing<EngineEvent>) { mixer.addSource() }
+
     /// A new input port (its own event ring in the mixer: one producer thread).
     /// - Thread: setup.
     @discardableResult

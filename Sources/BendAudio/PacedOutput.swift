@@ -9,6 +9,7 @@ import Synchronization
 /// thread sleeps until the period's deadline (clock_nanosleep, absolute), so touches
 /// land where they would on a device.
 public final class PacedOutput: AudioOutput, @unchecked Sendable {
+    public var isPaced: Bool { true }
     public let rate: Int
     public let periodFrames: Int
     private let stopFlag: UnsafeMutablePointer<Atomic<Bool>>

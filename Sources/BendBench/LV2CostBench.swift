@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
 import BendEngine
 import BendInstrument
 import BendLV2Host
@@ -11,7 +12,7 @@ import Foundation
 ///
 /// Both play `voices` held notes (`LV2Harness.note`: 64 keys × 16 channels at 1024) at
 /// `block`-frame blocks: the plugin through `LV2PluginHost` (lilv_instance_run), its
-/// voices port at 1024; standalone, `HostedInstrument` — the instrument the plugin makes
+/// voices port at 1024; standalone, `InstrumentCore` — the instrument the plugin makes
 /// at instantiate: the bundle's tone, band-limited, the limiter on — with the same notes'
 /// pitches and gains pushed as engine events, each block through the render driver's
 /// period step into planar buffers as the plugin's run does. The band-limited tables are
@@ -72,7 +73,7 @@ public enum LV2CostBench {
             alone.append(standalone.run(seconds: seconds))
             plugin.append(run(h, voices: voices, block: block, rate: rate, seconds: seconds))
         }
-        let sounding = standalone.hosted.instrument.mixer.activeVoices
+        let sounding = standalone.core.meters.voices
         guard sounding == voices else { throw BenchError.setup("standalone: \(sounding) voices sounding, \(voices) expected") }
         // The check: every voice sounds in the plugin as in the standalone instrument,
         // compared where the mix is linear (the limiter off, −40 dB), the gains' glides over.
@@ -105,48 +106,47 @@ public enum LV2CostBench {
         return Run(ns: Double(busy) / Double(blocks * block * voices), peak: peak, meanSquare: sum / Double(blocks * block))
     }
 
-    /// The same instrument without LV2, holding the same notes (engine events of their
-    /// pitches and gains), rendered as the plugin's run renders.
+    /// The same instrument without LV2 — the instrument core and its host face, as the
+    /// plugin makes them — holding the same notes (the same MIDI, through the core's host
+    /// MIDI port), rendered as the plugin's run renders.
     final class Standalone {
-        let hosted: HostedInstrument
+        let core: InstrumentCore
+        let host: HostRender
         let voices: Int, block: Int, rate: Double
-        let left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
+        let left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>
 
         init(bundle: String, voices: Int, block: Int, rate: Double) throws {
             var sound = SoundSettings()
             sound.voices = 1024  // as the plugin makes it (its voices port limits them)
-            do { hosted = try HostedInstrument(sound: sound, rate: rate, maxBlock: block, assets: [bundle], log: { _ in }, show: { _ in }) } catch {
+            do {
+                core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: block, output: BenchOutputStatus(), assets: [bundle],
+                                               log: { _ in }, show: { _ in })
+            } catch {
                 throw BenchError.setup("the standalone instrument: \(error)")
             }
+            host = core.hostRender
             (self.voices, self.block, self.rate) = (voices, block, rate)
             left = .allocate(capacity: block)
             right = .allocate(capacity: block)
-            scratch = .allocate(capacity: 2 * block)
-            let (source, ring) = hosted.instrument.mixer.addSource()
-            let gain = Float(LV2Harness.velocity) / 127
             for k in 0..<voices {
-                guard ring.push(EngineEvent(frame: 0, kind: .down, key: TouchKey(source: source, touch: UInt32(k + 1)), value: LV2Harness.ratio(k), gain: gain)) else {
-                    deallocate()
-                    throw BenchError.setup("the engine's event ring took only \(k) of \(voices) notes")
-                }
+                let (channel, key) = LV2Harness.note(k)
+                let bytes: [UInt8] = [0x90 | channel, key, LV2Harness.velocity]
+                _ = bytes.withUnsafeBytes { host.midi($0, atFrame: 0) }
             }
-            hosted.driver.clock?.setPeriodFrames(block)  // as the plugin tells its clock the host's block
         }
 
         func deallocate() {
-            hosted.deallocate()
-            left.deallocate(); right.deallocate(); scratch.deallocate()
+            core.deallocate()
+            left.deallocate(); right.deallocate()
         }
 
-        func period() {
-            _ = hosted.driver.period(frames: block, into: .planar(left: left, right: right, scratch: scratch), publishing: MonotonicClock.nanos())
-        }
+        func period() { host.render(frames: block, left: left, right: right) }
 
         /// Renders until the band-limited tables are installed, then 0.2 s more; their
         /// seconds.
         func waitForLevels() throws -> Double {
             let t0 = MonotonicClock.nanos()
-            while !hosted.tone.table.hasLevels {
+            while !core.tone.table.hasLevels {
                 period()
                 if MonotonicClock.nanos() - t0 > 120_000_000_000 { throw BenchError.setup("the band-limited tables took over 120 s") }
             }
@@ -157,8 +157,8 @@ public enum LV2CostBench {
 
         /// The limiter off and the gain at −40 dB, as the plugin's ports set them.
         func quiet() {
-            hosted.instrument.mixer.setLimiting(false)
-            hosted.instrument.mixer.setMasterGain(0.01)
+            host.setLimiting(false)
+            host.setMasterGain(0.01)
         }
 
         /// `seconds` of periods, timed.
@@ -199,4 +199,11 @@ public enum LV2CostBench {
         guard statm.count > 1, let pages = Int(statm[1]) else { throw BenchError.setup("/proc/self/statm: no resident page count") }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
+}
+
+/// The standalone instrument's output, as its sources would see it (it has none).
+final class BenchOutputStatus: OutputStatus {
+    var description: String { "the bench" }
+    var xruns: Int { 0 }
+    var failureDescription: String? { nil }
 }

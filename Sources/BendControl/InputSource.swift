@@ -57,6 +57,41 @@ public protocol InputSource: AnyObject, Sendable {
     /// Stops the source and waits for it; its touches end (by it or by the caller's
     /// `port.releaseAll()`, which follows). - Thread: setup.
     func stop()
+
+    // What a front end asks of a source (defaults below: none of these).
+
+    /// True when its events are queued ahead of their time (a script): not live input,
+    /// so left out of the events' latency.
+    var queuesAhead: Bool { get }
+    /// True when it draws on the terminal (the terminal pad): it waits for Enter while
+    /// another source's lines are read there (`printsForThePlayer`).
+    var ownsTerminal: Bool { get }
+    /// True when it prints lines the player reads on the terminal at start (the web pad's
+    /// address and QR code).
+    var printsForThePlayer: Bool { get }
+    /// True when its MIDI comes from the output's own MIDI port (JACK's `midi_in`):
+    /// the front end hands it the port's queue with `takeMIDI` before it starts.
+    var wantsOutputMIDI: Bool { get }
+    /// The output's MIDI port, for a source that `wantsOutputMIDI`. - Thread: setup.
+    func takeMIDI(_ queue: MIDIPortQueue, status: any MIDIPortStatus)
+    /// Its events that came after their period was rendered, so played late; nil when it
+    /// does not count them.
+    var lateEvents: Int? { get }
+    /// Its last line when play ends (what it received), nil for none.
+    var summary: String? { get }
+    /// Why it ended by itself with a failure (the terminal's read error), nil otherwise.
+    var failureDescription: String? { get }
+}
+
+extension InputSource {
+    public var queuesAhead: Bool { false }
+    public var ownsTerminal: Bool { false }
+    public var printsForThePlayer: Bool { false }
+    public var wantsOutputMIDI: Bool { false }
+    public func takeMIDI(_ queue: MIDIPortQueue, status: any MIDIPortStatus) {}
+    public var lateEvents: Int? { nil }
+    public var summary: String? { nil }
+    public var failureDescription: String? { nil }
 }
 
 /// Why a source — or the instrument it plays (its tone, its output, its recordings) —

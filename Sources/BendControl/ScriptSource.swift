@@ -10,6 +10,7 @@ import BendSystem
 public final class ScriptSource: InputSource, @unchecked Sendable {
     public let name: String
     public let endsPlay = false
+    public var queuesAhead: Bool { true }
     public let script: TouchScript
     private var loop: EventLoop?
 

@@ -9,6 +9,7 @@ import Synchronization
 public final class TerminalSource: InputSource, @unchecked Sendable {
     public let name = "terminal"
     public let endsPlay = true
+    public var ownsTerminal: Bool { true }
     private var input: TerminalInput?
     private let failure = Mutex<String?>(nil)
     private let filter: (@Sendable (TerminalEvent) -> Bool)?

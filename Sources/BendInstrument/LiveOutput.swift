@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import BendAudio
 import BendControl
-import BendMIDI
 import CALSA
 
 /// Where a live instrument's sound and MIDI go: the ALSA PCM or JACK client it opens,
@@ -42,17 +41,18 @@ enum LiveOutput {
         }
     }
 
-    /// Registers the JACK MIDI ports asked for (before the client starts) and hands
-    /// `midi_in`'s queue to its source; nil without a JACK client or MIDI.
+    /// Registers the output's MIDI ports asked for (a JACK client's, before it starts)
+    /// and hands `midi_in`'s queue to the sources that want it; nil when the output has
+    /// none or none is asked for.
     /// - Throws: `InstrumentError(.runtime)`.
-    static func openMIDI(_ settings: OutputSettings, output: AudioOutput, midiIn: JACKMIDIInSource?) throws -> JACKMIDIRings? {
-        guard let jack = output as? JACKOutput, midiIn != nil || settings.midiOut else { return nil }
+    static func openMIDI(_ settings: OutputSettings, output: AudioOutput, sources: [InputSource]) throws -> JACKMIDIRings? {
+        let wanting = sources.filter(\.wantsOutputMIDI)
+        guard !wanting.isEmpty || settings.midiOut else { return nil }
         do {
-            let rings = try jack.enableMIDI(input: midiIn != nil, output: settings.midiOut)
-            if let midiIn, let queue = rings.received { midiIn.port = (queue, rings) }
+            guard let rings = try output.openMIDI(input: !wanting.isEmpty, output: settings.midiOut) else { return nil }
+            if let queue = rings.received { wanting.forEach { $0.takeMIDI(queue, status: rings) } }
             return rings
         } catch {
-            output.stop()
             throw InstrumentError(.runtime, "cannot open the JACK MIDI ports: \(error)")
         }
     }

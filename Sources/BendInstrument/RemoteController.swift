@@ -10,7 +10,7 @@ import Synchronization
 
 /// `remote`, assembled: a client `PeerSession` and its `RemoteLink` (reconnects, replays
 /// held touches), and what plays it: the remote's pad (`RemotePad`), a touch script
-/// (`RemoteLink.play`), input devices — or, with `monitor`, a `LiveInstrument` whose
+/// (`RemoteLink.play`), input devices — or, with `monitor`, a `PlaySession` whose
 /// sources (`RemoteMonitorSource`, the devices) sound here and go to the instrument too.
 /// - Thread: setup (the command's thread: `run` blocks until the remote ends).
 public enum RemoteController {
@@ -68,7 +68,7 @@ public enum RemoteController {
             local.sources = [.source(source)] + (devices.paths.isEmpty ? []
                 : [.source(EvdevSource(devices: devices.paths, mapping: devices.mapping, grab: devices.grab, forward: { link.forward($0) },
                                        note: log))])
-            try LiveInstrument(local, log: log, show: show).run()
+            try PlaySession(local, log: log, show: show).run()
             if let why = link.ended { throw Ended(description: "remote: \(why)") }
             if let script {
                 link.leave()

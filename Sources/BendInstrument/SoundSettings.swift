@@ -7,7 +7,7 @@ import Foundation
 /// how voices read the tone, the mix bus, and how touches become pitches (pitch map,
 /// scale, rounding, the tone's MIDI note). Every front end makes one — `play` and
 /// `render` from their options, the LV2 plugin from its controls and state — and the
-/// assembly (`LiveInstrument`, `OfflineInstrument`, `HostedInstrument`) builds the same
+/// assembly (`PlaySession`, `OfflineInstrument`, `HostedInstrument`) builds the same
 /// instrument from it.
 public struct SoundSettings: Sendable {
     /// The tone file (WAV, CAF, AIFF, FLAC, …); nil: the default tone asset.

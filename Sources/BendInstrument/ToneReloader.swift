@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendEngine
 import BendSystem
 import Glibc
 
 /// `play`'s tone, loaded again when its files change — an SFZ instrument's text, a file it
 /// includes, one of its samples, or a tone file — so an instrument can be edited and heard
-/// without stopping (as sfizz does). Owns every tone the instrument has played: the one
-/// playing, those handed to the mixer, those it gave back.
+/// without stopping (as sfizz does). Its tones are the instrument core's (`SwappedTones`):
+/// the core frees them.
 ///
 /// Each second the files' sizes and times are compared with those they had when loaded;
 /// a change is loaded once it has held still for a second (an editor done writing). The
@@ -21,19 +20,18 @@ final class ToneReloader: @unchecked Sendable {
     private let rate: Double
     private let log: @Sendable (String) -> Void
     private var loop: EventLoop?
-    /// Every tone it has played, until no voice plays it (`SwappedTones`).
+    /// The core's tones: the one playing, those handed to the mixer, those it gave back.
     private let tones: SwappedTones
     /// The files' signatures as the playing tone was loaded, and a change seen once.
     private var signature: [String]
     private var pending: [String]?
 
-    init(playing tone: ToneSource.Loaded, levels: SystemThread?, sound: SoundSettings, rate: Double, mixer: Mixer,
-         log: @escaping @Sendable (String) -> Void) {
-        tones = SwappedTones(playing: tone, levels: levels, mixer: mixer)
-        self.sound = sound
-        self.rate = rate
+    init(_ core: InstrumentCore, log: @escaping @Sendable (String) -> Void) {
+        tones = core.tones
+        sound = core.sound
+        rate = core.rate
         self.log = log
-        signature = Self.signature(tone.files)
+        signature = Self.signature(core.tone.files)
     }
 
     /// Watches the files from now on, once a second.
@@ -49,13 +47,6 @@ final class ToneReloader: @unchecked Sendable {
     func stop() {
         loop?.stop()
         loop = nil
-    }
-
-    /// Stops watching, waits for the levels being made, and frees every tone. Call after
-    /// the render thread stopped and the instrument was freed.
-    func finish() {
-        stop()
-        tones.deallocate()
     }
 
     /// Size and modification time of each file ("" for one that cannot be read).

@@ -169,3 +169,15 @@ public enum ToneSource {
         }
     }
 }
+
+extension ToneSource {
+    /// True for an SFZ instrument's path (by its extension), false for a tone file.
+    public static func isInstrument(_ path: String) -> Bool { InstrumentLoader.isInstrument(path) }
+
+    /// A tone file's own root — its instrument chunk's (`fromFile`), else the pitch found
+    /// in it — as a MIDI note and its name; nil when it has none.
+    public static func root(of path: String) -> (note: Double, name: String, fromFile: Bool)? {
+        guard let root = try? ToneLoader.root(path: path) else { return nil }
+        return (root.note, root.name, root.origin == .file)
+    }
+}

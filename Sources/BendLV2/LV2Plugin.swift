@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendControl
-import BendEngine
 import BendInstrument
 import CLV2
 import Foundation
@@ -22,42 +20,37 @@ final class LV2Plugin {
     /// The bundle's folder (the default tone and the web pad's page are in it).
     let bundle: String
     let rate: Double
-    /// The instrument, as the assembly makes it for a host (tone, engine, render step).
-    let hosted: HostedInstrument
+    /// The instrument core (tone, engine, ports, the host's render face): the plugin is a
+    /// shell over it.
+    let core: InstrumentCore
     let render: UnsafeMutablePointer<PluginRender>
     /// The files in use (for save and the worker). - Thread: any, under the lock.
     let files = Mutex(PluginFiles())
     /// The worker's answer being written (`WorkMessage`): the host copies it.
     /// - Thread: the host's worker.
     let response: UnsafeMutableRawPointer
-    /// The web pad (served by the worker when `web` is on), and its MPE's way to run().
+    /// The web pad (served by the worker when `web` is on, in a slot of the core's).
     let webPad: WebPad
-    let mpe: SPSCRing<MIDIPacket>
     /// Block length when the host promises none, frames (the largest, 8192).
     static let defaultMaxBlock = 8192
 
-    private init(host: LV2Host, log: LV2Log, bundle: String, rate: Double, hosted: HostedInstrument, bound: Int) {
+    private init(host: LV2Host, log: LV2Log, bundle: String, rate: Double, core: InstrumentCore) {
         self.host = host
         self.log = log
         self.bundle = bundle
         self.rate = rate
-        self.hosted = hosted
-        let mixer = hosted.instrument.mixer
-        let (source, ring) = mixer.addSource()
-        mpe = SPSCRing<MIDIPacket>(capacity: 8192)
+        self.core = core
         // No host feature but the URID map and the log is called here (PadAddressFile).
-        webPad = WebPad(instrument: hosted.instrument, mpe: mpe, log: log, assets: bundle + "web", addressFile: PadAddressFile(host: host, log: log))
+        webPad = WebPad(core: core, log: log, assets: bundle + "web", addressFile: PadAddressFile(host: host, log: log))
         render = .allocate(capacity: 1)
-        render.initialize(to: PluginRender(driver: hosted.driver, bound: bound,
-                                           gate: TouchGate(source: source, ring: ring), urids: PluginURIDs(host), schedule: host.schedule,
-                                           mpe: mpe))
-        render.pointee.setTonePath(hosted.tone.path)
+        render.initialize(to: PluginRender(host: core.hostRender, urids: PluginURIDs(host), schedule: host.schedule))
+        render.pointee.setTonePath(core.tone.path)
         response = .allocate(byteCount: WorkMessage.responseHeader + WorkMessage.tuningBytes + WorkMessage.maximumPath, alignment: 16)
     }
 
     /// `instantiate`: nil (the host reports a failure) without `urid:map`, at a rate
     /// outside 8000…768000 Hz, or when the default tone does not load; each logged. The
-    /// instrument is the assembly's `HostedInstrument`, from `SoundSettings` at the app's
+    /// instrument is an `InstrumentCore`, from `SoundSettings` at the app's
     /// defaults (band-limited, the limiter on, 0 dB, the bundle's tone) with 1024 voices
     /// (the `voices` port limits them, 64 by default): the control ports change the mix
     /// bus, the voice limit and the interpreter while it plays.
@@ -77,15 +70,15 @@ final class LV2Plugin {
         // Voices for the `voices` port's maximum: the port limits them while playing.
         var sound = SoundSettings()
         sound.voices = PluginPort.maximumVoices
-        let hosted: HostedInstrument
+        let core: InstrumentCore
         do {
-            hosted = try HostedInstrument(sound: sound, rate: rate, maxBlock: bound, assets: [String(folder.dropLast())],
-                                          log: { log.note($0) }, show: { log.note($0) })
+            core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: bound, output: PluginOutputStatus(rate: rate),
+                                           assets: [String(folder.dropLast())], log: { log.note($0) }, show: { _ in })  // the pad logs its address itself (WebPad)
         } catch {
             log.error("\(error)")
             return nil
         }
-        let plugin = LV2Plugin(host: host, log: log, bundle: folder, rate: rate, hosted: hosted, bound: bound)
+        let plugin = LV2Plugin(host: host, log: log, bundle: folder, rate: rate, core: core)
         let instance = UnsafeMutablePointer<LV2Instance>.allocate(capacity: 1)
         instance.initialize(to: LV2Instance(render: plugin.render, plugin: Unmanaged.passRetained(plugin)))
         return LV2_Handle(instance)
@@ -103,7 +96,7 @@ final class LV2Plugin {
     }
 
     /// `activate`: a fresh start (LV2: the plugin resets its state); every note ends.
-    func activate() { render.pointee.reset() }
+    func activate() { render.pointee.host.releaseAll() }
     func deactivate() {}
 
     /// `cleanup`: frees everything the instance made.
@@ -115,8 +108,7 @@ final class LV2Plugin {
         plugin.render.pointee.deallocate()
         plugin.render.deallocate()
         plugin.response.deallocate()
-        plugin.hosted.deallocate()
-        plugin.mpe.deallocate()
+        plugin.core.deallocate()
         instance.deallocate()
     }
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendControl
 import Glibc
 
 /// The control ports' values as the render thread last applied them, and their way into
@@ -29,45 +28,39 @@ extension PluginRender {
     /// - Thread: render.
     @_noLocks
     func applyControls(atFrame frame: UInt64) {
-        let mixer = driver.mixer
         let gainDB = control(PluginPort.gain, default: 0)
         if gainDB != state.pointee.controls.gainDB {
             state.pointee.controls.gainDB = gainDB
             // dB → linear (pow: libm, no lock); −60 dB and below: silence.
             let linear: Float = gainDB <= -60 ? 0 : _unsafePerformance { powf(10, min(gainDB, 24) / 20) }
-            mixer.setMasterGain(linear)
+            host.setMasterGain(linear)
         }
         let limiter = control(PluginPort.limiter, default: 1)
         if limiter != state.pointee.controls.limiter {
             state.pointee.controls.limiter = limiter
-            mixer.setLimiting(limiter > 0.5)
+            host.setLimiting(limiter > 0.5)
         }
         let interpolation = control(PluginPort.interpolation, default: 0)
         if interpolation != state.pointee.controls.interpolation {
             state.pointee.controls.interpolation = interpolation
-            mixer.setInterpolation(interpolation >= 1.5 ? .linear : interpolation >= 0.5 ? .cubic : .bandLimited)
+            host.setInterpolation(interpolation >= 1.5 ? .linear : interpolation >= 0.5 ? .cubic : .bandLimited)
         }
         let voices = control(PluginPort.voices, default: 64)
         if voices != state.pointee.controls.voices {
             state.pointee.controls.voices = voices
-            mixer.setVoiceLimit(voices.isNaN ? 64 : Int(min(max(voices, 1), Float(PluginPort.maximumVoices)) + 0.5))  // ≥ 1: rounds to nearest
+            host.setVoiceLimit(voices.isNaN ? 64 : Int(min(max(voices, 1), Float(PluginPort.maximumVoices)) + 0.5))  // ≥ 1: rounds to nearest
         }
-        let gate = self.gate
         let bendRange = control(PluginPort.bendRange, default: 2)
         if bendRange != state.pointee.controls.bendRange {
             state.pointee.controls.bendRange = bendRange
-            interpreter.pointee.setDefaultBendRange(Double(bendRange)) { touch in
-                gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
-            }
+            host.setBendRange(Double(bendRange), atFrame: frame)
         }
         let toneNote = control(PluginPort.toneNote, default: 69)
         let scaleRoot = control(PluginPort.scaleRoot, default: 0)
         let retune = toneNote != state.pointee.controls.toneNote || scaleRoot != state.pointee.controls.scaleRoot
         if toneNote != state.pointee.controls.toneNote {
             state.pointee.controls.toneNote = toneNote
-            interpreter.pointee.setToneNote(Double(toneNote)) { touch in
-                gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
-            }
+            host.setToneNote(Double(toneNote), atFrame: frame)
         }
         state.pointee.controls.scaleRoot = scaleRoot
         // A scale's keys hang on its root (the tone's pitch when 0): the worker makes

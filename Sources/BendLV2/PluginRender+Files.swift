@@ -51,7 +51,7 @@ extension PluginRender {
     /// - Thread: render.
     @_noLocks
     func collectRetiredTones() {
-        guard schedule != nil, !state.pointee.collectAsked, driver.mixer.hasRetired else { return }
+        guard schedule != nil, !state.pointee.collectAsked, host.hasRetired else { return }
         state.pointee.collectAsked = askWorker(WorkMessage.collectTones, path: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
@@ -117,10 +117,7 @@ extension PluginRender {
               let base = data.baseAddress else { return }
         var tuning = KeyboardTuning()
         withUnsafeMutableBytes(of: &tuning) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base + WorkMessage.responseHeader, count: WorkMessage.tuningBytes)) }
-        let gate = self.gate, frame = driver.mixer.position
-        interpreter.pointee.setKeys(tuning) { touch in
-            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
-        }
+        host.setKeys(tuning, atFrame: host.position)
         // memcmp (libc): no lock, no allocation.
         let newPath = base + WorkMessage.responseHeader + WorkMessage.tuningBytes, oldPath = UnsafeRawPointer(scalePath)
         let changed = pathCount != state.pointee.scalePathCount || _unsafePerformance { memcmp(oldPath, newPath, pathCount) } != 0
@@ -138,11 +135,7 @@ extension PluginRender {
     /// Back to 12-TET and no scale file (a restored state without one).
     /// - Thread: setup (state restore, never concurrent with run).
     func resetKeys() {
-        let gate = self.gate, frame = driver.mixer.position
-        let note = interpreter.pointee.toneNote
-        interpreter.pointee.setKeys(KeyboardTuning(toneNote: note)) { touch in
-            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
-        }
+        host.setKeys(KeyboardTuning(toneNote: host.toneNote), atFrame: host.position)
         state.pointee.scalePathCount = 0
     }
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendAudio
-import BendControl
-import BendEngine
-import BendMIDI
-import BendSystem
+import BendInstrument
 import CLV2
 
 /// The render thread's half of the plugin: what `connect_port` and `run` touch. Plain
@@ -12,38 +8,25 @@ import CLV2
 /// release builds).
 ///
 /// `run` is the render thread (LV2's Audio threading class). Each block: the control
-/// ports go to the mixer and the interpreter (`PluginControls`), then the input
-/// sequence's MIDI goes through the same `MIDIInterpreter` as `--midi-in` and the same
-/// `TouchGate` as every port into the engine, each event stamped with the stream frame
-/// of its offset in this block, then the same period step as the ALSA and JACK sinks
-/// (`RenderDriver.period`) renders the block, in steps of at most the mixer's period
-/// bound, straight into the host's two output buffers (`PeriodBuffer.planar`, JACK's
-/// layout). The mixer applies each event at its frame: sample-accurate within the block.
+/// ports go to the core's mix and its host MIDI port (`PluginControls`), then the input
+/// sequence's MIDI goes to the core's host port (`HostRender.midi`: the same
+/// interpreter as `--midi-in`, the same gate as every port), each event stamped with the
+/// stream frame of its offset in this block, then the core renders the block
+/// (`HostRender.render`: the period step of the ALSA and JACK sinks, in steps of the
+/// mixer's period bound) straight into the host's two output buffers. The mixer applies
+/// each event at its frame: sample-accurate within the block.
 struct PluginRender {
     /// The host's port buffers by `PluginPort` index (`connect_port`); nil until
     /// connected. Control ports point at one Float each. Owner: render.
     let ports: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    /// The period step. Owner: render (the instrument is the plugin's).
-    let driver: RenderDriver
-    /// Interleaved stereo float scratch, 2 × `bound` samples.
-    let scratch: UnsafeMutablePointer<Float>
-    /// The mixer's period bound, frames: a longer `run` is rendered in steps of at most
-    /// this many.
-    let bound: Int
-    /// What the latency port reports, frames: the mixer's `latencyFrames`.
-    let latencyFrames: Float
-    /// MIDI in: the interpreter (inline state) and the gate into the engine's ring of
-    /// this source. Owner: render.
-    let interpreter: UnsafeMutablePointer<MIDIInterpreter>
-    let gate: TouchGate
+    /// The instrument core's face on this thread: the mix, the host's MIDI in, the pad's
+    /// MPE out, the block step. Owner: render (the core is the plugin's).
+    let host: HostRender
     let urids: PluginURIDs
     /// The control values last applied, and other scalars. Owner: render.
     let state: UnsafeMutablePointer<RenderState>
     /// The host's worker (worker.h), or nil: then files are not loaded while running.
     let schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?
-    /// The web pad's MPE, each packet at the stream frame it is due (`PluginMPEOut`); this
-    /// thread is its one consumer.
-    let mpe: SPSCRing<MIDIPacket>
     /// A worker request being written (`WorkMessage`). Owner: render.
     let request: UnsafeMutableRawPointer
     /// The scale file in use (its path's bytes, for patch:Get and the notification after
@@ -71,28 +54,17 @@ struct PluginRender {
         var collectAsked = false
         /// Worker requests the host refused (its queue full).
         var refusedWork = 0
-        /// The block length the stream clock was last told (its stamping latency).
-        var clockBlock = 0
     }
 
     /// - Thread: setup (instantiate).
-    init(driver: RenderDriver, bound: Int, gate: TouchGate, urids: PluginURIDs, schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?,
-         mpe: SPSCRing<MIDIPacket>) {
+    init(host: HostRender, urids: PluginURIDs, schedule: UnsafeMutablePointer<LV2_Worker_Schedule>?) {
         self.schedule = schedule
-        self.mpe = mpe
+        self.host = host
         request = .allocate(byteCount: WorkMessage.requestHeader + WorkMessage.maximumPath, alignment: 8)
         scalePath = .allocate(byteCount: WorkMessage.maximumPath, alignment: 8)
         tonePath = .allocate(byteCount: WorkMessage.maximumPath, alignment: 8)
-        latencyFrames = Float(driver.mixer.latencyFrames)
         ports = .allocate(capacity: PluginPort.count)
         ports.initialize(repeating: nil, count: PluginPort.count)
-        self.driver = driver
-        self.bound = bound
-        scratch = .allocate(capacity: 2 * bound)
-        scratch.initialize(repeating: 0, count: 2 * bound)
-        interpreter = .allocate(capacity: 1)
-        interpreter.initialize(to: MIDIInterpreter())
-        self.gate = gate
         self.urids = urids
         state = .allocate(capacity: 1)
         state.initialize(to: RenderState())
@@ -101,10 +73,6 @@ struct PluginRender {
     /// - Thread: setup (cleanup).
     func deallocate() {
         ports.deallocate()
-        scratch.deallocate()
-        interpreter.deinitialize(count: 1)
-        interpreter.deallocate()
-        gate.deallocate()
         state.deallocate()
         request.deallocate()
         scalePath.deallocate()
@@ -133,9 +101,9 @@ struct PluginRender {
         let left = l.assumingMemoryBound(to: Float.self)
         let right = r.assumingMemoryBound(to: Float.self)
         if let latency = ports[PluginPort.latency] {
-            latency.assumingMemoryBound(to: Float.self).pointee = latencyFrames
+            latency.assumingMemoryBound(to: Float.self).pointee = Float(host.latencyFrames)
         }
-        let position = driver.mixer.position
+        let position = host.position
         applyControls(atFrame: position)
         // The output sequence (MPE of the phone's touches, the files in use); a host that
         // did not connect it gets nothing written.
@@ -158,21 +126,7 @@ struct PluginRender {
         }
         sayMPE(before: position &+ UInt64(frames), blockStart: position, into: &output)
         if let output { state.pointee.droppedOutput += output.dropped }
-        // The stream clock stamps the pad's touches one block ahead: it follows the
-        // host's block length; each step publishes the time its first frame is due.
-        if let clock = driver.clock, frames != state.pointee.clockBlock, frames > 0 {
-            state.pointee.clockBlock = frames
-            clock.setPeriodFrames(frames)
-        }
-        let start: UInt64 = driver.clock != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
-        let rate = UInt64(driver.mixer.configuration.rate)
-        var done = 0
-        while done < frames {
-            let n = min(bound, frames - done)
-            _ = driver.period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch),
-                              publishing: start &+ UInt64(done) &* 1_000_000_000 / max(rate, 1))
-            done += n
-        }
+        host.render(frames: frames, left: left, right: right)
         collectRetiredTones()
     }
 
@@ -182,8 +136,7 @@ struct PluginRender {
     @_noLocks
     func sayMPE(before end: UInt64, blockStart: UInt64, into output: inout AtomSequenceWriter?) {
         let type = urids.midiEvent
-        while let p = mpe.peek(), p.frame < end {
-            mpe.pop()
+        while let p = host.nextOutgoing(before: end) {
             guard output != nil else { continue }
             let offset = p.frame > blockStart ? Int(p.frame &- blockStart) : 0
             output!.append(frame: offset, type: type, count: Int(p.count)) { at in
@@ -204,22 +157,6 @@ struct PluginRender {
             return
         }
         guard event.type == urids.midiEvent else { return }
-        let gate = self.gate
-        let before = interpreter.pointee.strayBytes
-        interpreter.pointee.interpretInRealTime(bytes: event.body) { touch in
-            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
-        }
-        if interpreter.pointee.strayBytes != before { state.pointee.strayEvents += 1 }
-    }
-
-    /// Ends every touch and note (activate: a fresh start; the host may have stopped
-    /// between blocks with notes held).
-    /// - Thread: setup (activate, never concurrent with run).
-    func reset() {
-        let gate = self.gate, frame = driver.mixer.position
-        interpreter.pointee.releaseAllInRealTime { touch in
-            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
-        }
-        gate.releaseAll(atFrame: frame) { _, _ in }
+        if !host.midi(event.body, atFrame: frame) { state.pointee.strayEvents += 1 }
     }
 }

@@ -125,7 +125,7 @@ extension LV2Plugin {
     func restoreTone(features: LV2Features, retrieve: (LV2_URID) -> (type: LV2_URID, value: UnsafeRawBufferPointer)?) {
         let pathType = host.urid(LV2URI.atomPath), floatType = host.urid(LV2URI.atomFloat)
         guard let (type, bytes) = retrieve(host.urid(LV2URI.toneParameter)), type == pathType else {
-            if files.withLock({ $0.tonePath }) != nil, loadTone(nil, toneNote: 69) { render.pointee.workResponse(toneResponse(hosted.tone.path)) }
+            if files.withLock({ $0.tonePath }) != nil, loadTone(nil, toneNote: 69) { render.pointee.workResponse(toneResponse(core.tone.path)) }
             return
         }
         let path = features.absolute(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))

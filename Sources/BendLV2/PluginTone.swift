@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendAudio
 import BendInstrument
 import Foundation
 
 /// The tone parameter's setup side (`urn:bendsynth:lv2:tone`, an atom:Path): a tone file
 /// or an SFZ instrument read on the host's worker (or in state restore), handed to the
-/// mixer without a lock (`HostedInstrument.play`: new touches play it, sounding voices
+/// mixer without a lock (`InstrumentCore.play`: new touches play it, sounding voices
 /// keep theirs to their end), its path answered to the render thread; the tones the mixer
 /// gives back freed here. A file that does not load is logged (its name and the reason)
 /// and the sound in use plays on.
@@ -40,38 +39,38 @@ extension LV2Plugin {
         let name = path ?? "(the default tone)"
         let tone: ToneSource.Loaded
         do {
-            tone = try hosted.loadTone(path, toneNote: toneNote) { log.note($0) }
+            tone = try core.loadTone(path, toneNote: toneNote) { log.note($0) }
         } catch {
             // The loaders' errors name the file (an SFZ's at its line): said as they are.
             let what = "\(error)"
             log.error((what.contains(name) ? what : "tone '\(name)': \(what)") + "; the sound in use plays on")
             return false
         }
-        hosted.play(tone)
+        core.play(tone)
         files.withLock {
             $0.tonePath = path
             $0.toneNote = toneNote
             $0.missingTone = nil
         }
         let regions = tone.sound.count
-        let placed = InstrumentLoader.isInstrument(tone.path) ? ", key \(String(format: "%g", toneNote)) at ratio 1 (the tone note)" : ""
+        let placed = ToneSource.isInstrument(tone.path) ? ", key \(String(format: "%g", toneNote)) at ratio 1 (the tone note)" : ""
         log.note("tone '\(tone.path)': \(regions) region\(regions == 1 ? "" : "s")\(placed); new notes play it")
-        if path != nil && !InstrumentLoader.isInstrument(tone.path) { hintRoot(tone.path, toneNote: toneNote) }
+        if path != nil && !ToneSource.isInstrument(tone.path) { hintRoot(tone.path, toneNote: toneNote) }
         return true
     }
 
     /// Logs a tone file's own root (its instrument chunk's, else the pitch found in it)
     /// when it is not the tone note: the port rules, the file only hints.
     func hintRoot(_ path: String, toneNote: Double) {
-        guard let root = try? ToneLoader.root(path: path), abs(root.note - toneNote) >= 0.05 else { return }
-        let how = root.origin == .file ? "in the file's instrument chunk" : "found in the sound"
+        guard let root = ToneSource.root(of: path), abs(root.note - toneNote) >= 0.05 else { return }
+        let how = root.fromFile ? "in the file's instrument chunk" : "found in the sound"
         log.note("tone '\(path)': its root is \(root.name), \(how); it plays at the tone_note port's note "
                  + "(\(String(format: "%g", toneNote))): set tone_note to \(String(format: "%g", root.note.rounded())) for its keys to sound at their pitch")
     }
 
     /// The tone in use: the one chosen last, else the bundle's (what a failed load
     /// answers, so a host's file chooser shows what plays).
-    var tonePathInUse: String { files.withLock { $0.tonePath } ?? hosted.tone.path }
+    var tonePathInUse: String { files.withLock { $0.tonePath } ?? core.tone.path }
 
     /// The `toneLoaded` answer for `path`.
     func toneResponse(_ path: String) -> UnsafeRawBufferPointer {

@@ -58,7 +58,7 @@ extension LV2Plugin {
             _ = loadTone(request.path, toneNote: pad.toneNote)
             respond(toneResponse(tonePathInUse))
         case WorkMessage.collectTones:
-            hosted.freeRetired()
+            core.freeRetired()
             respond(collectedResponse())
         case WorkMessage.loadScale:
             do {

@@ -28,6 +28,8 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     /// The port's queue and counters, set by the instrument once the JACK client has its
     /// MIDI ports, before `start`.
     public var port: (queue: MIDIPortQueue, status: any MIDIPortStatus)?
+    public var wantsOutputMIDI: Bool { true }
+    public func takeMIDI(_ queue: MIDIPortQueue, status: any MIDIPortStatus) { port = (queue, status) }
     private var loop: EventLoop?
     private let late = Atomic<Int>(0)
     private let strays = Atomic<Int>(0)
@@ -51,7 +53,7 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     }
 
     /// Events that came after their period was rendered (so played late). - Thread: any.
-    public var lateEvents: Int { late.load(ordering: .relaxed) }
+    public var lateEvents: Int? { late.load(ordering: .relaxed) }
 
     public func start(port control: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         guard let (queue, status) = port else { throw InstrumentError(.runtime, "--midi-in: the JACK client has no midi_in port") }
@@ -89,7 +91,7 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
     }
 
     /// One line for the end of play.
-    public var summary: String {
+    public var summary: String? {
         let status = port?.status, queue = port?.queue
         let r = status?.eventsReceived ?? 0, l = late.load(ordering: .relaxed), s = strays.load(ordering: .relaxed)
         let latency = Double(Self.latencyFrames(period: status?.periodFrames ?? 0, rate: rate)) / rate * 1000

@@ -35,6 +35,8 @@ public final class WebSource: InputSource, @unchecked Sendable {
 
     public let name: String
     public let endsPlay = false
+    /// Its address (and the QR code) go to the terminal at start.
+    public var printsForThePlayer: Bool { true }
     public let settings: Settings
     /// Notes for the player (where it listens, the fingerprint, server errors).
     private let log: @Sendable (String) -> Void

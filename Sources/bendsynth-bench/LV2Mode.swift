@@ -34,7 +34,7 @@ enum LV2Mode {
         print("| | ns per voice-frame | µs per block | of the block's \(String(format: "%.0f", blockMicros)) µs |")
         print("|---|---:|---:|---:|")
         for (name, ns) in [("bendsynth.lv2 through lilv (`lilv_instance_run`)", c.pluginNs),
-                           ("the same instrument standalone (`HostedInstrument`, the render driver's period step)", c.standaloneNs)] {
+                           ("the same instrument standalone (`InstrumentCore`, the render driver's period step)", c.standaloneNs)] {
             let micros = ns * Double(c.voices * c.block) / 1000
             print(String(format: "| %@ | %.2f | %.1f | %.1f %% |", name, ns, micros, 100 * micros / blockMicros))
         }

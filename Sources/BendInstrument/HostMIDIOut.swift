@@ -4,15 +4,16 @@ import BendEngine
 import BendMIDI
 import Synchronization
 
-/// The web pad's touches as MPE for the plugin's atom output: an observer of the pad's
-/// port (its events, with the stream frame each takes effect at) that encodes them with
-/// BendMIDI's `MPEEncoder` — the zone set-up first — and pushes one packet per message,
-/// at that frame, to the ring run() writes to the output (in the block that holds the
-/// frame, at its offset). MIDI the host sends in is not echoed: it is on the host's
-/// track already.
+/// A source's touches as MPE for a plugin host's output (the phone pad's, inside the
+/// LV2 plugin): an observer of the source's port (its events, with the stream frame each
+/// takes effect at) that encodes them with BendMIDI's `MPEEncoder` — the zone set-up
+/// first — and pushes one packet per message, at that frame, to the ring the host's
+/// audio thread empties (`HostRender.nextOutgoing`: in the block that holds the frame, at
+/// its offset). MIDI the host sends in is not echoed: it is on the host's track already.
+/// Made by `InstrumentCore.mpeOut`.
 /// - Thread: the pad's threads (its source and the worker), serialised by its lock; the
 ///   ring's one producer.
-final class PluginMPEOut: ControlEventObserver, @unchecked Sendable {
+final class HostMIDIOut: ControlEventObserver, @unchecked Sendable {
     let ring: SPSCRing<MIDIPacket>
     private let encoder: Mutex<MPEEncoder>
 

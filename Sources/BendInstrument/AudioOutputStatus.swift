@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import BendAudio
+import BendControl
+import BendEngine
+import BendSystem
+
+/// An `AudioOutput` seen as sources see it.
+final class AudioOutputStatus: OutputStatus {
+    let output: AudioOutput
+    init(_ output: AudioOutput) { self.output = output }
+    var description: String { output.description }
+    var xruns: Int { output.xruns }
+    var failureDescription: String? { output.failureDescription }
+}
+
+extension StreamClock {
+    /// The stream frame of now: the clock's stamp of now less the period it stamps live
+    /// events ahead (events before it have come or are coming this period).
+    func frameOfNow() -> UInt64 {
+        let stamp = stamp(nanos: MonotonicClock.nanos()), period = UInt64(periodFrames)
+        return stamp > period ? stamp - period : 0
+    }
+}
+
+extension InputContext {
+    /// The context of a source playing into `output` from `mixer` (a test's that starts
+    /// one source by hand).
+    public init(mixer: Mixer, output: AudioOutput, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
+        self.init(meters: InstrumentMeters(mixer: mixer), output: AudioOutputStatus(output), pitchMap: pitchMap, rate: rate, tuning: tuning)
+    }
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import BendAudio
+import BendControl
+import BendEngine
+import BendMIDI
+import BendSystem
+
+/// The instrument core's face on a plugin host's audio thread (LV2's `run`, CLAP's
+/// `process`): the host's MIDI in, applied at each event's frame; the MIDI the core's
+/// sources send out (the phone pad's MPE), handed back at the frames they are due; the
+/// mix bus's controls; and the render step into the host's two planar buffers, in steps
+/// of the mixer's period bound (a host block may be any length).
+///
+/// Plain values and pointers made at setup (`InstrumentCore.hostRender`), no class
+/// reference of its own to retain, so the host's audio thread takes no lock and
+/// allocates nothing here (`@_noLocks`, checked in release builds).
+/// - Thread: render (the host's audio thread), except where a member says setup.
+public struct HostRender: @unchecked Sendable {
+    /// The period step (publish the clock, render, meter).
+    let driver: RenderDriver
+    /// The mixer's period bound, frames: a longer block is rendered in steps of it.
+    public let bound: Int
+    /// Interleaved stereo float scratch, 2 × `bound` samples. Owner: render.
+    let scratch: UnsafeMutablePointer<Float>
+    /// The host's MIDI: the interpreter (inline state) and the gate into the engine's ring
+    /// of its own source. Owner: render.
+    let interpreter: UnsafeMutablePointer<MIDIInterpreter>
+    let gate: TouchGate
+    /// MIDI the core's sources send to the host, each packet at the stream frame it is due
+    /// (`HostMIDIOut`); the render thread is its one consumer.
+    let outgoing: SPSCRing<MIDIPacket>
+    /// The block length the stream clock was last told (its stamping latency), frames.
+    /// Owner: render.
+    let clockBlock: UnsafeMutablePointer<Int>
+
+    /// - Thread: setup (the core makes it once).
+    init(driver: RenderDriver, bound: Int, source: (index: UInt32, ring: SPSCRing<EngineEvent>)) {
+        self.driver = driver
+        self.bound = bound
+        latencyFrames = driver.mixer.latencyFrames
+        scratch = .allocate(capacity: 2 * bound)
+        scratch.initialize(repeating: 0, count: 2 * bound)
+        interpreter = .allocate(capacity: 1)
+        interpreter.initialize(to: MIDIInterpreter())
+        gate = TouchGate(source: source.index, ring: source.ring)
+        outgoing = SPSCRing<MIDIPacket>(capacity: 8192)
+        clockBlock = .allocate(capacity: 1)
+        clockBlock.initialize(to: 0)
+    }
+
+    /// - Thread: setup (the core's deallocate, after the host's last block).
+    func deallocate() {
+        scratch.deallocate()
+        interpreter.deinitialize(count: 1)
+        interpreter.deallocate()
+        gate.deallocate()
+        outgoing.deallocate()
+        clockBlock.deallocate()
+    }
+
+    // MARK: - The mix
+
+    /// The stream frame of the next block's first frame.
+    public var position: UInt64 { @_noLocks get { driver.mixer.position } }
+    /// Frames per second.
+    public var rate: Double { @_noLocks get { driver.mixer.configuration.rate } }
+    /// What a host's latency report says, frames.
+    public let latencyFrames: Int
+    /// True when the mixer gave tones back that a control thread should free
+    /// (`InstrumentCore.freeRetired`).
+    public var hasRetired: Bool { @_noLocks get { driver.mixer.hasRetired } }
+
+    /// The mix bus's gain, linear; it glides over 10 ms.
+    @_noLocks public func setMasterGain(_ linear: Float) { driver.mixer.setMasterGain(linear) }
+    @_noLocks public func setLimiting(_ on: Bool) { driver.mixer.setLimiting(on) }
+    @_noLocks public func setInterpolation(_ interpolation: Interpolation) { driver.mixer.setInterpolation(interpolation) }
+    /// Voices at once, 1 … the core's voices.
+    @_noLocks public func setVoiceLimit(_ voices: Int) { driver.mixer.setVoiceLimit(voices) }
+
+    // MARK: - The host's MIDI in
+
+    /// One MIDI event of the host's at stream frame `frame`, through the same interpreter
+    /// and gate as `--midi-in`. Returns false when its bytes were not one message (counted
+    /// by the caller, never stalling the block).
+    @_noLocks
+    public func midi(_ bytes: UnsafeRawBufferPointer, atFrame frame: UInt64) -> Bool {
+        let gate = self.gate
+        let before = interpreter.pointee.strayBytes
+        interpreter.pointee.interpretInRealTime(bytes: bytes) { touch in
+            gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
+        }
+        return interpreter.pointee.strayBytes == before
+    }
+
+    /// The bend range of channels outside an MPE zone, semitones; held notes bend anew at `frame`.
+    @_noLocks
+    public func setBendRange(_ semitones: Double, atFrame frame: UInt64) {
+        let gate = self.gate
+        interpreter.pointee.setDefaultBendRange(semitones) { touch in gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in } }
+    }
+
+    /// The MIDI note ratio 1 stands for; held notes move at `frame`.
+    @_noLocks
+    public func setToneNote(_ note: Double, atFrame frame: UInt64) {
+        let gate = self.gate
+        interpreter.pointee.setToneNote(note) { touch in gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in } }
+    }
+
+    /// The MIDI note ratio 1 stands for now.
+    public var toneNote: Double { @_noLocks get { interpreter.pointee.toneNote } }
+
+    /// The keys' pitches (a scale's, or 12-TET); held notes move at `frame`.
+    @_noLocks
+    public func setKeys(_ keys: KeyboardTuning, atFrame frame: UInt64) {
+        let gate = self.gate
+        interpreter.pointee.setKeys(keys) { touch in gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in } }
+    }
+
+    /// Every note of the host's ends at the next block's first frame (a host's reset).
+    /// - Thread: render, or setup while the host renders no block (activate).
+    @_noLocks
+    public func releaseAll() {
+        let gate = self.gate, frame = position
+        interpreter.pointee.releaseAllInRealTime { touch in gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in } }
+        gate.releaseAll(atFrame: frame) { _, _ in }
+    }
+
+    // MARK: - MIDI out, and the block
+
+    /// The next outgoing packet due before stream frame `end` (taken), nil when none is.
+    @_noLocks
+    public func nextOutgoing(before end: UInt64) -> MIDIPacket? {
+        guard let p = outgoing.peek(), p.frame < end else { return nil }
+        outgoing.pop()
+        return p
+    }
+
+    /// Renders `frames` frames (any count, 0 included) into the host's two buffers. The
+    /// stream clock follows the host's block length (a source's touches are stamped one
+    /// block ahead); each step publishes the time its first frame is due.
+    @_noLocks
+    public func render(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        if let clock = driver.clock, frames != clockBlock.pointee, frames > 0 {
+            clockBlock.pointee = frames
+            clock.setPeriodFrames(frames)
+        }
+        let start: UInt64 = driver.clock != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
+        let rate = UInt64(driver.mixer.configuration.rate)
+        var done = 0
+        while done < frames {
+            let n = min(bound, frames - done)
+            _ = driver.period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch),
+                              publishing: start &+ UInt64(done) &* 1_000_000_000 / max(rate, 1))
+            done += n
+        }
+    }
+}
