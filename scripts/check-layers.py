@@ -18,6 +18,8 @@
 - the layer comment at the top of Package.swift does not list exactly each target's
   dependencies;
 - a Swift file under Sources/ or Tests/ is longer than 400 lines;
+- a function of the instrument core's folder (Sources/BendInstrument) is longer than 80
+  lines, or asks a concrete type (`as?`, `is`) what a protocol member should answer;
 - a source file (Swift, C, Python, shell, the web page, the TTL) has no
   `SPDX-License-Identifier: GPL-3.0-or-later` line among its first three (the licence, LICENSE).
 
@@ -348,6 +350,8 @@ def main():
                                         f"{MAX_LINES} (split it by concept)")
 
     problems += missing_licence_lines()
+    problems += long_functions()
+    problems += type_questions()
 
     for p in problems:
         print(f"layer check: {p}", file=sys.stderr)
@@ -356,6 +360,65 @@ def main():
 
 SPDX = "SPDX-License-Identifier: GPL-3.0-or-later"
 SPDX_SUFFIXES = (".swift", ".c", ".h", ".cpp", ".py", ".sh", ".js", ".css", ".html", ".ttl", ".modulemap", ".lua", ".sfz")
+
+
+# Targets whose functions stay short enough to read at a glance (the instrument core and
+# its shells' wiring): at most SHORT_FUNCTION_LINES lines from the declaration to its brace.
+SHORT_FUNCTION_TARGETS = {"Sources/BendInstrument"}
+SHORT_FUNCTION_LINES = 80
+FUNCTION_START = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|static|final|override|"
+                            r"mutating|nonisolated|convenience|@discardableResult)\s+)*(?:func\s+\w+|init\??)\s*[(<]")
+
+
+def long_functions():
+    """Functions and initialisers longer than SHORT_FUNCTION_LINES in SHORT_FUNCTION_TARGETS,
+    measured by brace depth from the declaration (braces in strings are not expected there)."""
+    problems = []
+    for folder in sorted(SHORT_FUNCTION_TARGETS):
+        for full in swift_files(folder):
+            lines = read_file(full).split("\n")
+            i = 0
+            while i < len(lines):
+                if not FUNCTION_START.match(lines[i]) or lines[i].lstrip().startswith("//"):
+                    i += 1
+                    continue
+                depth, opened, j = 0, False, i
+                while j < len(lines):
+                    code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', lines[j].split("//")[0] if "//" in lines[j] and '"' not in lines[j] else lines[j])
+                    depth += code.count("{") - code.count("}")
+                    opened = opened or "{" in code
+                    if opened and depth <= 0:
+                        break
+                    if not opened and j > i + 8:  # a protocol requirement: no body
+                        break
+                    j += 1
+                length = j - i + 1
+                if opened and length > SHORT_FUNCTION_LINES:
+                    problems.append(f"{os.path.relpath(full, ROOT)}:{i + 1}: a function of {length} lines, expected at most "
+                                    f"{SHORT_FUNCTION_LINES} (split it into phases)")
+                i += 1
+    return problems
+
+
+TYPE_QUESTION = re.compile(r"\b(?:as[?!]\s*[A-Z]\w*|is\s+[A-Z]\w*)")
+
+
+def type_questions():
+    """Downcasts and `is` tests in the core's folder (SHORT_FUNCTION_TARGETS): what it needs
+    to know of a source or an output is a member of InputSource or AudioOutput. Error
+    catches (`catch let e as X`) are allowed."""
+    problems = []
+    for folder in sorted(SHORT_FUNCTION_TARGETS):
+        for full in swift_files(folder):
+            for number, line in enumerate(read_file(full).split("\n"), 1):
+                code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line)
+                code = code.split("//")[0]
+                if "catch" in code:
+                    continue
+                if TYPE_QUESTION.search(code):
+                    problems.append(f"{os.path.relpath(full, ROOT)}:{number}: asks a concrete type ({TYPE_QUESTION.search(code).group(0)}), "
+                                    f"expected a member of the protocol (InputSource, AudioOutput) that answers it")
+    return problems
 
 
 def missing_licence_lines():

@@ -137,11 +137,16 @@ def swift_declarations(tokens):
     return top, members
 
 
+# Swift's literal keywords: never a module's name (C's stdbool.h defines `true` and
+# `false` as macros, which would make every `{ false }` a use of Glibc).
+SWIFT_LITERALS = {"true", "false", "nil"}
+
+
 def used_names(tokens, skip_lines=()):
     """(identifiers, member names, labels) a file uses, leaving out `skip_lines`."""
     used = {"id": set(), "mem": set(), "lab": set()}
     for kind, text, line in tokens:
-        if kind in used and line not in skip_lines:
+        if kind in used and line not in skip_lines and text not in SWIFT_LITERALS:
             used[kind].add(text)
     return used["id"], used["mem"], used["lab"]
 

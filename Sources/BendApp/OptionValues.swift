@@ -2,7 +2,6 @@
 import BendEngine
 import BendPeers
 import BendSystem
-import Glibc
 
 /// Turns option values into typed settings, with errors naming the option and the
 /// expected form.

@@ -4,7 +4,6 @@ import BendControl
 import BendSystem
 import BendEvdev
 import Foundation
-import Glibc
 
 /// `bendsynth replay RECORDING`: an evemu recording decoded by the same code as a live
 /// device, played to ALSA in real time, rendered to WAV (`-o`), or written as a touch

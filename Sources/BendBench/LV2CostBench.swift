@@ -119,7 +119,7 @@ public enum LV2CostBench {
             var sound = SoundSettings()
             sound.voices = 1024  // as the plugin makes it (its voices port limits them)
             do {
-                core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: block, output: BenchOutputStatus(), assets: [bundle],
+                core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: block, output: OutputLine("the bench"), assets: [bundle],
                                                log: { _ in }, show: { _ in })
             } catch {
                 throw BenchError.setup("the standalone instrument: \(error)")
@@ -201,9 +201,3 @@ public enum LV2CostBench {
     }
 }
 
-/// The standalone instrument's output, as its sources would see it (it has none).
-final class BenchOutputStatus: OutputStatus {
-    var description: String { "the bench" }
-    var xruns: Int { 0 }
-    var failureDescription: String? { nil }
-}

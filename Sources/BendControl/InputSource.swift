@@ -11,6 +11,28 @@ public protocol OutputStatus: AnyObject, Sendable {
     var failureDescription: String? { get }
 }
 
+/// The one `OutputStatus`: a live output's (`OutputLine(output)` in BendInstrument: its
+/// line, xruns and failure read when asked) or a fixed line (a plugin's, a bench's).
+public final class OutputLine: OutputStatus, @unchecked Sendable {
+    private let line: @Sendable () -> String
+    private let countXruns: @Sendable () -> Int
+    private let failure: @Sendable () -> String?
+
+    public init(description: @escaping @Sendable () -> String, xruns: @escaping @Sendable () -> Int,
+                failure: @escaping @Sendable () -> String?) {
+        line = description
+        countXruns = xruns
+        self.failure = failure
+    }
+
+    /// A line that does not change, no xruns, no failure (a plugin host's output).
+    public convenience init(_ fixed: String) { self.init(description: { fixed }, xruns: { 0 }, failure: { nil }) }
+
+    public var description: String { line() }
+    public var xruns: Int { countXruns() }
+    public var failureDescription: String? { failure() }
+}
+
 /// What an input source sees of the instrument.
 public struct InputContext: @unchecked Sendable {
     /// The instrument's meters (peak, voices, stream position), read-only; events go

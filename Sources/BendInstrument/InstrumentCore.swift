@@ -122,7 +122,12 @@ public final class InstrumentCore: @unchecked Sendable {
     /// - Throws: what the source throws (its touches are released); `InstrumentError(.runtime)`
     ///   when the rounding ticker cannot start.
     public func start(_ source: InputSource, in slot: SlotID, finished: @escaping @Sendable () -> Void = {}) throws {
-        let port = self.port(slot)
+        try launch(source, in: slot, on: port(slot), context: context, finished: finished)
+    }
+
+    /// The one source start: `source` on `port` in `slot`, the ticker told of the port.
+    private func launch(_ source: InputSource, in slot: SlotID, on port: ControlPort, context: InputContext,
+                        finished: @escaping @Sendable () -> Void) throws {
         do { try source.start(port: port, context: context, finished: finished) } catch {
             port.releaseAll()
             throw error
@@ -149,12 +154,7 @@ public final class InstrumentCore: @unchecked Sendable {
         context.tuning = pitch.tuning
         context.toneNote = pitch.toneNote
         slots.withLock { $0[slot.index].port = port }
-        do { try made.start(port: port, context: context, finished: finished) } catch {
-            port.releaseAll()
-            throw error
-        }
-        slots.withLock { $0[slot.index].source = made }
-        try tickPorts()
+        try launch(made, in: slot, on: port, context: context, finished: finished)
         return made
     }
 

@@ -99,7 +99,7 @@ public final class PlaySession: @unchecked Sendable {
             }
             let levels = try ToneSource.makeLevelsInBackground(tone, log: log)
             let core = InstrumentCore(sound: sound, tone: tone, levels: levels, rate: Double(output.rate), periodFrames: output.periodFrames,
-                                      output: AudioOutputStatus(output), log: log, show: show)
+                                      output: OutputLine(output), log: log, show: show)
             parts.core = core
             parts.reloader = ToneReloader(core, log: log)
             parts.recorders = try LiveRecordings(names, rate: output.rate, sound: sound, position: { core.position })

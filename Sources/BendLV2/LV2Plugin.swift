@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
 import BendInstrument
 import CLV2
 import Foundation
@@ -72,7 +73,7 @@ final class LV2Plugin {
         sound.voices = PluginPort.maximumVoices
         let core: InstrumentCore
         do {
-            core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: bound, output: PluginOutputStatus(rate: rate),
+            core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: bound, output: OutputLine("LV2 plugin at \(Int(rate)) Hz"),  // what the pad may show: no xruns it could know
                                            assets: [String(folder.dropLast())], log: { log.note($0) }, show: { _ in })  // the pad logs its address itself (WebPad)
         } catch {
             log.error("\(error)")

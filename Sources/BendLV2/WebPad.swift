@@ -31,14 +31,6 @@ struct WebPadSettings: Equatable {
     }
 }
 
-/// What the pad may show of the output: the plugin's own line (no xruns it could know).
-final class PluginOutputStatus: OutputStatus, @unchecked Sendable {
-    let description: String
-    let xruns = 0
-    let failureDescription: String? = nil
-    init(rate: Double) { description = "LV2 plugin at \(Int(rate)) Hz" }
-}
-
 /// The phone pad inside the plugin: bendsynth's web pad (`SourceSettings.web`, made by the
 /// core as `play --web`'s) in a slot of the instrument core reserved at instantiate, its
 /// touches' MPE to the host (`InstrumentCore.mpeOut`). Started, stopped and served again

@@ -2,7 +2,6 @@
 import BendPeers
 import BendTestSupport
 import Foundation
-import Glibc
 import Synchronization
 import XCTest
 

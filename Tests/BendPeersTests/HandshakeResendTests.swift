@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import BendPeers
 import Foundation
-import Glibc
 import XCTest
 
 /// RW-44: the first handshake frame on a fresh link may be lost; the waiting side sends

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @testable import BendPeers
 import Foundation
-import Glibc
 import XCTest
 
 /// Protocol version 2 on the wire: a relay records every byte between a client and an

@@ -4,13 +4,11 @@ import BendControl
 import BendEngine
 import BendSystem
 
-/// An `AudioOutput` seen as sources see it.
-final class AudioOutputStatus: OutputStatus {
-    let output: AudioOutput
-    init(_ output: AudioOutput) { self.output = output }
-    var description: String { output.description }
-    var xruns: Int { output.xruns }
-    var failureDescription: String? { output.failureDescription }
+extension OutputLine {
+    /// An `AudioOutput` as sources see it: its line, xruns and failure when asked.
+    convenience init(_ output: AudioOutput) {
+        self.init(description: { output.description }, xruns: { output.xruns }, failure: { output.failureDescription })
+    }
 }
 
 extension StreamClock {
@@ -26,6 +24,6 @@ extension InputContext {
     /// The context of a source playing into `output` from `mixer` (a test's that starts
     /// one source by hand).
     public init(mixer: Mixer, output: AudioOutput, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
-        self.init(meters: InstrumentMeters(mixer: mixer), output: AudioOutputStatus(output), pitchMap: pitchMap, rate: rate, tuning: tuning)
+        self.init(meters: InstrumentMeters(mixer: mixer), output: OutputLine(output), pitchMap: pitchMap, rate: rate, tuning: tuning)
     }
 }
