@@ -39,6 +39,9 @@ public final class InstrumentCore: @unchecked Sendable {
         var port: ControlPort
         var observers: [ControlEventObserver]
         var source: InputSource?
+        /// False once its touches were released and nothing started since: released once
+        /// only (a second release of a voice already fading restarts its release curve).
+        var open = true
     }
     private let slots = Mutex<[Slot]>([])
     private var ticker: RoundingTicker?
@@ -132,7 +135,10 @@ public final class InstrumentCore: @unchecked Sendable {
             port.releaseAll()
             throw error
         }
-        slots.withLock { $0[slot.index].source = source }
+        slots.withLock {
+            $0[slot.index].source = source
+            $0[slot.index].open = true
+        }
         try tickPorts()
     }
 
@@ -153,19 +159,25 @@ public final class InstrumentCore: @unchecked Sendable {
         context.pitchMap = pitch.pitchMap
         context.tuning = pitch.tuning
         context.toneNote = pitch.toneNote
-        slots.withLock { $0[slot.index].port = port }
+        slots.withLock {
+            $0[slot.index].port = port
+            $0[slot.index].open = true
+        }
         try launch(made, in: slot, on: port, context: context, finished: finished)
         return made
     }
 
     /// Stops the source in `slot`; every touch it started ends. - Thread: as `restart`.
     public func stop(_ slot: SlotID) {
-        let (source, port) = slots.withLock { s -> (InputSource?, ControlPort) in
-            defer { s[slot.index].source = nil }
-            return (s[slot.index].source, s[slot.index].port)
+        let (source, port, open) = slots.withLock { s -> (InputSource?, ControlPort, Bool) in
+            defer {
+                s[slot.index].source = nil
+                s[slot.index].open = false
+            }
+            return (s[slot.index].source, s[slot.index].port, s[slot.index].open)
         }
         source?.stop()
-        port.releaseAll()
+        if open { port.releaseAll() }
     }
 
     /// Stops every source (their touches end) and the ticker. - Thread: setup.
@@ -226,10 +238,11 @@ public final class InstrumentCore: @unchecked Sendable {
         return out
     }
 
-    /// Every touch ends, then the voices fade out while `rendering()` says a render thread
-    /// still runs (see `Instrument.fadeOut`). - Thread: setup, at the end of play.
+    /// Every source stops and every touch ends (`stopAll`), then the voices fade out while
+    /// `rendering()` says a render thread still runs (see `Instrument.fadeOut`).
+    /// - Thread: setup, at the end of play.
     public func fadeOut(rendering: () -> Bool) {
-        slots.withLock { $0.forEach { $0.port.releaseAll() } }
+        stopAll()
         instrument.fadeOut(rendering: rendering)
     }
 

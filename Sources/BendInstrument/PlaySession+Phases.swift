@@ -108,7 +108,6 @@ extension PlaySession {
     func finish(_ play: PlayParts) throws {
         ServiceNotifier.stopping()
         let core = play.core!, output = play.output
-        core.stopAll()
         core.fadeOut(rendering: { output.failureDescription == nil })
         play.midiOut?.finish(position: core.position, running: { output.failureDescription == nil })
         let failure = output.failureDescription
