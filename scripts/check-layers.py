@@ -17,7 +17,9 @@
   dependencies;
 - a Swift file under Sources/ or Tests/ is longer than 400 lines;
 - a source file (Swift, C, Python, shell, the web page, the TTL) has no
-  `SPDX-License-Identifier: GPL-3.0-or-later` line among its first three (the licence, LICENSE).
+  `SPDX-License-Identifier: GPL-3.0-or-later` line among its first three (the licence, LICENSE);
+- a source outside the runtime and the benches sleeps, uses Dispatch or a semaphore without a
+  `runtime-exception:` comment on the line (scripts/runtime_waits.py).
 
 Prints one line per finding, `file:line: what, expected what`, and exits 1; prints
 nothing and exits 0 when the map is true.
@@ -28,6 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import import_use  # noqa: E402
+import runtime_waits  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_LINES = 400
@@ -335,6 +338,7 @@ def main():
                                         f"{MAX_LINES} (split it by concept)")
 
     problems += missing_licence_lines()
+    problems += runtime_waits.problems(ROOT)
 
     for p in problems:
         print(f"layer check: {p}", file=sys.stderr)
