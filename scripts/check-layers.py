@@ -21,7 +21,9 @@
 - a function of the instrument core's folder (Sources/BendInstrument) is longer than 80
   lines, or asks a concrete type (`as?`, `is`) what a protocol member should answer;
 - a source file (Swift, C, Python, shell, the web page, the TTL) has no
-  `SPDX-License-Identifier: GPL-3.0-or-later` line among its first three (the licence, LICENSE).
+  `SPDX-License-Identifier: GPL-3.0-or-later` line among its first three (the licence, LICENSE);
+- a source outside the runtime and the benches sleeps, uses Dispatch or a semaphore without a
+  `runtime-exception:` comment on the line (scripts/runtime_waits.py).
 
 Prints one line per finding, `file:line: what, expected what`, and exits 1; prints
 nothing and exits 0 when the map is true.
@@ -32,6 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import import_use  # noqa: E402
+import runtime_waits  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_LINES = 400
@@ -352,6 +355,7 @@ def main():
     problems += missing_licence_lines()
     problems += long_functions()
     problems += type_questions()
+    problems += runtime_waits.problems(ROOT)
 
     for p in problems:
         print(f"layer check: {p}", file=sys.stderr)

@@ -90,14 +90,15 @@ public final class Instrument: @unchecked Sendable {
         ports.forEach { $0.releaseAll() }
         let fadeSeconds = min(max(0.2, 1.1 * mixer.longestReleaseSeconds), 10)
         let fadeDeadline = MonotonicClock.nanos() + UInt64(fadeSeconds * 1e9)
-        while mixer.activeVoices > 0 && MonotonicClock.nanos() < fadeDeadline && rendering() {
-            usleep(2_000)  // a few periods: the default release is 8 ms
-        }
+        // "No voice sounds" and "a period was rendered" become true on the render thread,
+        // which makes no system calls and so cannot signal a Wakeup: this thread re-checks
+        // them once a period (nothing changes between two periods) until a deadline.
+        let period = UInt64(Double(periodFrames) / rate * 1e9)
+        _ = Wakeup.recheck("fade out", until: { mixer.activeVoices == 0 || !rendering() }, every: period, deadline: fadeDeadline)
         // One more period so the last fade is written out whole.
         let settle = mixer.position + UInt64(periodFrames)
-        while mixer.position < settle && MonotonicClock.nanos() < fadeDeadline + 100_000_000 && rendering() {
-            usleep(1_000)
-        }
+        _ = Wakeup.recheck("fade out", until: { mixer.position >= settle || !rendering() }, every: period / 2,
+                           deadline: fadeDeadline + 100_000_000)
     }
 
     /// Frees the mixer and the clock. Call once, after every sink stopped.

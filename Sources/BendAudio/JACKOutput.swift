@@ -323,7 +323,7 @@ struct JACKNotices: @unchecked Sendable {
 
     /// - Thread: the watcher.
     func waitForWake() {
-        while sem_wait(semaphore) != 0 && errno == EINTR {}
+        while sem_wait(semaphore) != 0 && errno == EINTR {}  // runtime-exception: JACK's shutdown callback posts it; to a Wakeup once the JACK xrun work here lands
     }
 }
 

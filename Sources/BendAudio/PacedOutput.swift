@@ -102,13 +102,13 @@ private struct PacedSink: @unchecked Sendable {
                 late.pointee.add(1, ordering: .relaxed)
                 deadline = now
             } else {
-                _unsafePerformance { PacedSink.sleep(until: deadline) }
+                _unsafePerformance { PacedSink.sleep(until: deadline) }  // runtime-exception: the device's stand-in paces the period
             }
         }
     }
 
     static func sleep(until nanos: UInt64) {
         var ts = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}  // runtime-exception: a device's clock, on the render thread
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendSystem
 import CSystemd
 import Glibc
 
@@ -8,18 +9,16 @@ public enum ServiceNotifier {
     public static var underSystemd: Bool { getenv("NOTIFY_SOCKET") != nil }
 
     /// `READY=1` with a status line, once the first period has reached the device:
-    /// waits (1 ms steps, at most `seconds`) until `firstPeriodDone` holds.
+    /// waits (at most `seconds`) until `firstPeriodDone` holds. The render thread makes it
+    /// true and cannot signal (no system calls there), so this re-checks it every
+    /// millisecond (a period is a few) on a `Wakeup` deadline, until the deadline.
     /// - Thread: setup (never the render thread: a socket send).
     /// The status names the frames out when READY is sent (`frames`).
     @discardableResult
     public static func ready(status: String, seconds: Double = 10, firstPeriodDone: () -> Bool, frames: () -> UInt64) -> Bool {
         guard underSystemd else { return false }
-        var waited = 0.0
-        while !firstPeriodDone() && waited < seconds {
-            usleep(1_000)
-            waited += 0.001
-        }
-        guard firstPeriodDone() else {
+        let deadline = MonotonicClock.nanos() + UInt64(max(0, seconds) * 1e9)
+        guard Wakeup.recheck("ready", until: firstPeriodDone, every: 1_000_000, deadline: deadline) else {
             notify("STATUS=no period reached the device in \(Int(seconds)) s")
             return false
         }

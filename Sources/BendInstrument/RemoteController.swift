@@ -3,7 +3,6 @@ import BendControl
 import BendEvdev
 import BendPeers
 import BendSystem
-import Dispatch
 import Foundation
 import Glibc
 import Synchronization
@@ -33,13 +32,21 @@ public enum RemoteController {
         let user = ProcessInfo.processInfo.environment["USER"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "player"
         var config = PeerSession.Configuration(displayName: settings.name ?? "\(user)@\(ProcessInfo.processInfo.hostName)", role: .client)
         config.key = settings.key
+        // The pad (no --monitor, no --script) owns the terminal: SIGINT, SIGTERM and SIGHUP
+        // then end it as `q` does, so the terminal is given back as it was found. Masked
+        // before any thread starts (the session's, the devices'); `--monitor` is play's.
+        let padPlays = settings.monitor == nil && settings.script == nil
+        if padPlays { StopSignals.block() }
+        let finished: Wakeup
+        do { finished = try Wakeup("remote") } catch {
+            throw InstrumentError(.runtime, "remote: \(error)")
+        }
         let bluetooth = BluetoothAddress.looksLike(settings.target)
         let session: PeerSession
         do { session = try PeerSession(configuration: config, transport: bluetooth ? RFCOMMTransport() as PeerTransport : TCPTransport()) } catch {
             throw InstrumentError(.runtime, "remote: cannot play '\(settings.target)': \(error)")
         }
         let link = RemoteLink(session: session, target: settings.target, timeout: settings.timeout, retryFor: settings.retryFor)
-        let finished = DispatchSemaphore(value: 0)
         let monitored = Mutex<RemoteMonitorSource?>(nil)
         let notices = PadNotices(fallback: log)  // on the pad while it is drawn, the log otherwise
         link.notice = { notices.post($0) }
@@ -79,7 +86,10 @@ public enum RemoteController {
         let evdev = try startDevices(paths: devices.paths, mapping: devices.mapping, grab: devices.grab, log: log) { link.forward($0) }
         defer { evdev?.stop() }
         if let script {
-            let played = DispatchSemaphore(value: 0)
+            let played: Wakeup
+            do { played = try Wakeup("remote script") } catch {
+                throw InstrumentError(.runtime, "remote: \(error)")
+            }
             let whole = Atomic<Bool>(false)
             link.play(script) { done in
                 whole.store(done, ordering: .relaxed)
@@ -93,7 +103,7 @@ public enum RemoteController {
         }
         let pad = try RemotePad(link: link, pitchMap: settings.pitchMap, tuning: settings.tuning, monitor: nil, notices: notices,
                                 onEvent: { link.forward($0) }, onFinish: { finished.signal() })
-        signal(SIGHUP, SIG_IGN)
+        StopSignals.wait { _ in finished.signal() }
         try pad.start()
         finished.wait()
         pad.stop()

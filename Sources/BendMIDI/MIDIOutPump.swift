@@ -141,10 +141,10 @@ public final class MIDIOutPump: ControlEventObserver, @unchecked Sendable {
         self.loop = nil
         pump(now: position, horizon: .max)
         encoder.releaseAll { send($0, at: position) }
-        let deadline = MonotonicClock.nanos() + 200_000_000
-        while queue.count > 0 && running() && MonotonicClock.nanos() < deadline {
-            MonotonicClock.sleep(until: MonotonicClock.nanos() + 1_000_000)
-        }
+        // The process callback (a render thread: no system calls) empties the queue and
+        // cannot signal: re-checked every millisecond on a Wakeup deadline.
+        _ = Wakeup.recheck("midi out", until: { queue.count == 0 || !running() }, every: 1_000_000,
+                           deadline: MonotonicClock.nanos() + 200_000_000)
     }
 
     /// One line for the end of play.

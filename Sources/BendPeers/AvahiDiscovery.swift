@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendSystem
 import CAvahi
 import Glibc
 import Synchronization
@@ -30,7 +31,10 @@ public enum AvahiDiscovery {
     /// - Thread: any (blocks `seconds`).
     public static func browse(seconds: Double) throws -> [PeerAnnouncement] {
         let browser = try AvahiBrowser()
-        usleep(UInt32(max(0, min(seconds, 4000)) * 1e6))   // browsing for a fixed time: nothing to wait on
+        // Browsing for a fixed time (DNS-SD has no "that was all"): Avahi's own poll
+        // thread collects; this thread waits out a Wakeup deadline nothing signals.
+        let nanos = UInt64(max(0, min(seconds, 4000)) * 1e9)
+        _ = Wakeup.recheck("avahi browse", until: { false }, every: nanos, deadline: MonotonicClock.nanos() + nanos)
         return browser.finish()
     }
 

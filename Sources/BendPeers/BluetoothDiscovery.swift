@@ -66,10 +66,12 @@ public enum BluetoothDiscovery {
         do {
             let loop = try EventLoop(name: "bendsynth bt scan")
             bus.attach(to: loop)
+            // The scan lasts `seconds` (BlueZ never says "that was all"): a timer on the
+            // loop that collects the devices ends it.
+            let ended = try Wakeup("bt scan")
+            _ = loop.schedule(after: UInt64(max(0, seconds) * 1e9)) { ended.signal() }
             try loop.start()
-            var left = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-            var rest = timespec()
-            while nanosleep(&left, &rest) != 0 && errno == EINTR { left = rest }
+            ended.wait()
             loop.stop()
             bus.detach()
         } catch {

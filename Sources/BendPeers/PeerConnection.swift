@@ -237,10 +237,14 @@ final class PeerConnection: @unchecked Sendable {
 /// `wait()`, or to `then` (the asynchronous connect, on the I/O thread).
 final class ConnectCompletion: @unchecked Sendable {
     private let result = Mutex<Result<PeerInfo, PeerError>?>(nil)
-    private let done = Semaphore()
+    /// The waiting caller's wake-up (nil with `then`: nobody waits).
+    private let done: Wakeup?
     private let then: (@Sendable (Result<PeerInfo, PeerError>) -> Void)?
 
-    init(then: (@Sendable (Result<PeerInfo, PeerError>) -> Void)? = nil) { self.then = then }
+    /// For a caller that will `wait()`. - Throws: `SystemError` (EMFILE: no eventfd).
+    init() throws(SystemError) { done = try Wakeup("peer connect"); then = nil }
+
+    init(then: @escaping @Sendable (Result<PeerInfo, PeerError>) -> Void) { done = nil; self.then = then }
 
     func finish(_ r: Result<PeerInfo, PeerError>) {
         let first = result.withLock { old -> Bool in
@@ -249,20 +253,11 @@ final class ConnectCompletion: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        if let then { then(r) } else { done.signal() }
+        if let then { then(r) } else { done?.signal() }
     }
 
     func wait() -> Result<PeerInfo, PeerError> {
-        done.wait()
+        done?.wait()
         return result.withLock { $0! }
     }
-}
-
-/// A POSIX semaphore (no Foundation in the I/O path).
-final class Semaphore: @unchecked Sendable {
-    private let s = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    init(_ value: UInt32 = 0) { sem_init(s, 0, value) }
-    deinit { sem_destroy(s); s.deallocate() }
-    func signal() { sem_post(s) }
-    func wait() { while sem_wait(s) != 0 && errno == EINTR {} }
 }

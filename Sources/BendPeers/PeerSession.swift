@@ -152,7 +152,8 @@ public final class PeerSession: @unchecked Sendable {
         let socket = try transport.connect(to: address, timeout: timeout)
         // The address reached, as numbers (":PORT" or a host name say less).
         let c = PeerConnection(socket: socket, outgoing: true, remote: transport.describe(socket, given: address), handshakeTimeout: timeout)
-        let completion = ConnectCompletion()
+        let completion: ConnectCompletion
+        do { completion = try ConnectCompletion() } catch { socket.close(); throw PeerError.system(error) }
         c.completion = completion
         // Under the lock `stop` passes before it stops the loop: this work runs (and a
         // stop closes the connection: "session stopped"), or `.stopped` is thrown here.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
 import BendSystem
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -52,6 +51,8 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
         var down: (why: String, attempts: Int, next: UInt64)?
         var ended: String?
         var stopping = false
+        /// `leave`: signalled by the instrument's `.disconnected` after our BYE.
+        var left: Wakeup?
         /// The reconnect in progress: when the link dropped, its deadline, the next wait.
         var since: UInt64 = 0
         var deadline: UInt64 = 0
@@ -64,8 +65,6 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
     /// Touches down now, by the local id: the last event of each (`.down` or `.move`),
     /// and the last tilt. Also serialises `forward` with the replay on reconnect.
     private let held = Mutex<(touches: [UInt32: ControlEvent], tilt: Double?)>(([:], nil))
-    /// `leave`: the instrument's `.disconnected` after our BYE.
-    private let left = DispatchSemaphore(value: 0)
 
     public init(session: PeerSession, target: String, timeout: Double, retryFor: Double, backoff: Backoff = Backoff()) {
         self.session = session; self.target = target; self.timeout = timeout; self.retryFor = retryFor; self.backoff = backoff
@@ -122,11 +121,17 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
     /// The end of a script: stops reconnecting, says BYE and waits up to `seconds` for
     /// the link to close (nothing to wait for while it is down).
     public func leave(within seconds: Double = 2) {
-        let connected = shared.withLock { s -> Bool in s.stopping = true; return s.peer != nil }
+        // No eventfd left (EMFILE): the BYE still goes, only its close is not waited for.
+        let left = try? Wakeup("remote leave")
+        let connected = shared.withLock { s -> Bool in
+            s.stopping = true
+            s.left = left
+            return s.peer != nil
+        }
         stop()
         guard connected else { return }
         session.disconnectFromAllPeers()
-        _ = left.wait(timeout: .now() + seconds)
+        _ = left?.wait(timeoutNanos: UInt64(max(0, seconds) * 1e9))
     }
 
     /// Stops reconnecting and a script being played (its `done` says false; the session
@@ -194,7 +199,7 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
             let dropped = shared.withLock { s -> Bool in
                 guard let peer = s.peer, peer.id == change.peer.id else { return false }
                 s.peer = nil
-                if s.stopping { left.signal() }
+                if s.stopping { s.left?.signal() }
                 guard !s.stopping, s.ended == nil else { return false }
                 if let reason = change.reason, Self.isFinal(reason) {
                     s.ended = why

@@ -63,3 +63,34 @@ public final class Wakeup: @unchecked Sendable {
         }
     }
 }
+
+extension Wakeup {
+    /// Waits for a condition no thread can signal — one the render thread makes true (it
+    /// makes no system calls, so it cannot write an eventfd): re-checks `done` every
+    /// `everyNanos` (a period of the sink, so nothing is checked faster than it can change)
+    /// until it holds (true) or CLOCK_MONOTONIC `deadline` passes (false, after one last
+    /// check). Each pause is this wake-up's deadline wait, so a `signal()` (a stop, a
+    /// failing sink) cuts the pause short and `done` is asked again at once.
+    /// - Thread: any but the render thread.
+    public func wait(until done: () -> Bool, every everyNanos: UInt64, deadline: UInt64) -> Bool {
+        while !done() {
+            let now = MonotonicClock.nanos()
+            if now >= deadline { return done() }
+            _ = wait(deadline: min(deadline, now &+ max(everyNanos, 100_000)))
+        }
+        return true
+    }
+
+    /// `wait(until:every:deadline:)` on a wake-up of its own, for a caller that has none
+    /// to share. Should no eventfd be made (EMFILE) it paces the checks with
+    /// `MonotonicClock.sleep` instead: the same checks and deadline, only not cut short.
+    public static func recheck(_ name: String, until done: () -> Bool, every everyNanos: UInt64, deadline: UInt64) -> Bool {
+        if let wakeup = try? Wakeup(name) { return wakeup.wait(until: done, every: everyNanos, deadline: deadline) }
+        while !done() {
+            let now = MonotonicClock.nanos()
+            if now >= deadline { return done() }
+            MonotonicClock.sleep(until: min(deadline, now &+ max(everyNanos, 100_000)))
+        }
+        return true
+    }
+}
