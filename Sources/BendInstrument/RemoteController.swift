@@ -85,22 +85,7 @@ public enum RemoteController {
         }
         let evdev = try startDevices(paths: devices.paths, mapping: devices.mapping, grab: devices.grab, log: log) { link.forward($0) }
         defer { evdev?.stop() }
-        if let script {
-            let played: Wakeup
-            do { played = try Wakeup("remote script") } catch {
-                throw InstrumentError(.runtime, "remote: \(error)")
-            }
-            let whole = Atomic<Bool>(false)
-            link.play(script) { done in
-                whole.store(done, ordering: .relaxed)
-                played.signal()
-            }
-            played.wait()
-            if !whole.load(ordering: .relaxed) { throw Ended(description: "remote: \(link.ended ?? "stopped")") }
-            link.leave()
-            log("played \(script.entries.count) events to \(peer.shownName)")
-            return
-        }
+        if let script { return try play(script, link: link, to: peer, log: log) }
         let pad = try RemotePad(link: link, pitchMap: settings.pitchMap, tuning: settings.tuning, monitor: nil, notices: notices,
                                 onEvent: { link.forward($0) }, onFinish: { finished.signal() })
         StopSignals.wait { _ in finished.signal() }
@@ -108,6 +93,24 @@ public enum RemoteController {
         finished.wait()
         pad.stop()
         if let why = link.ended { throw Ended(description: "remote: \(why)") }
+    }
+
+    /// `--script` without `--monitor`: the script to the instrument, then leave.
+    /// - Throws: `Ended` when the link ended before the script did.
+    private static func play(_ script: TouchScript, link: RemoteLink, to peer: PeerInfo, log: @escaping @Sendable (String) -> Void) throws {
+        let played: Wakeup
+        do { played = try Wakeup("remote script") } catch {
+            throw InstrumentError(.runtime, "remote: \(error)")
+        }
+        let whole = Atomic<Bool>(false)
+        link.play(script) { done in
+            whole.store(done, ordering: .relaxed)
+            played.signal()
+        }
+        played.wait()
+        if !whole.load(ordering: .relaxed) { throw Ended(description: "remote: \(link.ended ?? "stopped")") }
+        link.leave()
+        log("played \(script.entries.count) events to \(peer.shownName)")
     }
 
     /// `--evdev` without `--monitor`: the devices' events go to the instrument alone.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import BendDBus
 import BendSystem
-import Glibc
 import Synchronization
 
 /// `peers --bluetooth`: instruments in range, through BlueZ's D-Bus API as a normal user.
