@@ -24,14 +24,32 @@ final class InstrumentTests: XCTestCase {
         XCTAssertEqual(instrument.ports.map(\.source), [a.source, b.source])
         XCTAssertNotEqual(a.source, b.source)
         let output = PacedOutput(rate: 48_000, periodFrames: 256)
-        try output.start(instrument.driver())
+        let record = SPSCRing<Float>(capacity: 1 << 21)  // 20 s of stereo: nothing dropped
+        defer { record.deallocate() }
+        try output.start(instrument.driver(record: record))
         defer { output.stop() }
         XCTAssertTrue(Poll.until { instrument.clock?.snapshot() != nil }, "the paced sink publishes the instrument's clock")
         a.send(.touch(id: 1, phase: .down, x: 0.5, y: 1))
         b.send(.touch(id: 1, phase: .down, x: 0.25, y: 1))
         XCTAssertTrue(Poll.until { instrument.mixer.activeVoices == 2 }, "both touches sound")
+        let sounding = instrument.mixer.position
+        XCTAssertTrue(Poll.until { instrument.mixer.position > sounding + 4_800 }, "a tenth of a second sounds")
+        let fadeStart = MonotonicClock.nanos()
         instrument.fadeOut(rendering: { true })
+        let fadeNanos = MonotonicClock.nanos() - fadeStart
         XCTAssertEqual(instrument.mixer.activeVoices, 0, "every port's touches ended and faded")
+        // The release (8 ms) and the period after it (5.3 ms), re-checked once a period:
+        // well under the 200 ms deadline it would wait out if it missed the silence.
+        XCTAssertLessThan(fadeNanos, 100_000_000, "fadeOut returns soon after the release")
+        // Measured: what was played sounded, and its last period is silent.
+        let count = record.count
+        let played = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        defer { played.deallocate() }
+        XCTAssertEqual(record.read(into: played, maxCount: count), count)
+        XCTAssertEqual(record.dropped, 0)
+        let samples = UnsafeBufferPointer(start: played, count: count)
+        XCTAssertGreaterThan(samples.map(abs).max() ?? 0, 0.01, "the touches sounded")
+        XCTAssertLessThan(samples.suffix(512).map(abs).max() ?? 1, 1e-4, "the last period played is silent")
         XCTAssertEqual(a.activeTouches, [])
         XCTAssertEqual(b.activeTouches, [])
         let lastUp = try XCTUnwrap(ups.frames.withLock { $0.max() })
