@@ -6,7 +6,7 @@ import Glibc
 
 /// The instrument every command and test plays: the mixer, the stream clock (live
 /// only), one `ControlPort` per input source, the render driver that every sink calls,
-/// and the fade-out on stop. `play`, `replay`, `render` (through `OfflineRenderer`),
+/// and the fade-out on stop. `play`, `replay`, `render` (through BendInstrument's `OfflineRenderer`),
 /// `bench` and the tests' render harness all build one, so they all sound alike.
 ///
 /// Layer: audio out (BendAudio). It joins control's ports to the render driver the

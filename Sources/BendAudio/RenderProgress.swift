@@ -6,7 +6,7 @@ public struct RenderProgress: Sendable, Equatable {
     /// Frames rendered so far.
     public var frames: Int
     /// The script's length in frames (its last event); the render ends at most
-    /// `OfflineRenderer.tailLimitSeconds` later.
+    /// `OfflineRenderer.tailLimitSeconds` (BendInstrument) later.
     public var scriptFrames: Int
     /// Wall-clock seconds since the render started.
     public var elapsed: Double

@@ -19,7 +19,7 @@ public struct WAVFileError: Error, CustomStringConvertible, Equatable, Sendable 
 }
 
 /// An open 32-bit float WAV file written through libsndfile. Used by `WAVRecorder` and
-/// `OfflineRenderer`. Not thread-safe: one thread at a time.
+/// `RenderFile`. Not thread-safe: one thread at a time.
 final class FloatWAVWriter {
     /// The name used in errors (the caller's path, even when writing a temporary file).
     let displayPath: String

@@ -41,7 +41,7 @@ public enum OfflineInstrument {
         if let interrupted {
             StopSignals.block()
             StopSignals.wait { sig in
-                OfflineRenderer.removeTemporaryFile()
+                RenderFile.removeTemporaryFile()
                 interrupted(sig)
             }
         }

@@ -158,8 +158,14 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
     /// - Thread: any.
     public func play(_ script: TouchScript, local: (@Sendable (ControlEvent) -> Void)? = nil, done: @escaping @Sendable (Bool) -> Void) {
         let start = MonotonicClock.nanos()
-        let entries = script.entries
-        @Sendable func step(_ i: Int) {
+        // The one script player, paced by the monotonic clock: its frames are nanoseconds
+        // since `start`, and each entry is sent once the clock reaches it.
+        let player = ScriptPlayer(script: script, target: ForwardingScriptTarget { [self] event in
+            forward(event)
+            local?(event)
+        }, rate: 1e9)
+        player.start(atFrame: 0)
+        @Sendable func step() {
             // Stopped (`stop` said so), the link ended for good, or on.
             let state = shared.withLock { s -> Int in
                 guard s.script != nil else { return 0 }
@@ -168,23 +174,22 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
             }
             if state == 0 { return }
             if state == 1 { return done(false) }
-            guard i < entries.count else {
+            let now = MonotonicClock.nanos() - start
+            player.queue(before: now + 1)
+            // The next entry at its time; after the last, the end at once.
+            guard let due = player.nextFrame else {
                 shared.withLock { $0.script = nil }
                 return done(true)
             }
-            forward(entries[i].event)
-            local?(entries[i].event)
-            // The next entry at its time; after the last, the end at once.
-            let due = start + UInt64(max(entries[min(i + 1, entries.count - 1)].time, 0) * 1e9)
             shared.withLock { s in
                 guard s.script != nil else { return }
-                s.script!.timer = session.schedule(after: due - min(due, MonotonicClock.nanos())) { step(i + 1) }
+                s.script!.timer = session.schedule(after: due - min(due, MonotonicClock.nanos() - start), step)
             }
         }
         shared.withLock { s in
             s.script = (nil, done)
-            let first = start + UInt64(max(entries.first?.time ?? 0, 0) * 1e9)
-            s.script!.timer = session.schedule(after: first - min(first, start)) { step(0) }
+            let first = player.nextFrame ?? 0
+            s.script!.timer = session.schedule(after: first, step)
         }
     }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendAudio
 import BendEngine
+import BendInstrument
 import BendEvdev
 import BendTestSupport
 import XCTest

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendAudio
 import BendControl
 import BendEngine
+import BendInstrument
 import BendTestSupport
 import XCTest
 

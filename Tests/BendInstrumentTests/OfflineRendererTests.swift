@@ -2,6 +2,7 @@
 import BendAudio
 import BendControl
 import BendEngine
+import BendInstrument
 import BendTestSupport
 import Foundation
 import XCTest
