@@ -58,8 +58,6 @@ enum PlayCommand {
         var web = WebOptions()
         var bluetooth = false
         var bluetoothAdmission = BluetoothAdmission()
-        /// What to suggest when no device opens and nothing records (replay: its -o).
-        var noOutputHint: String?
         /// `--overwrite`: recordings replace existing files.
         var overwrite = false
     }
@@ -139,13 +137,12 @@ enum PlayCommand {
         } else if sources.isEmpty {
             throw AppError.usage("play: --no-terminal leaves no input source; give one (--script, --evdev, --listen, --osc, --midi-in, --web)")
         }
-        try play(o, sources: sources)
+        try play(LiveSettings(sound: o.sound.settings, output: o.output, recordings: o.recordings, sources: sources))
     }
 
-    /// Plays `sources` with `o`'s sound, output and recordings: the instrument assembly
+    /// Plays live (`play`, and `replay` without an output file): the instrument assembly
     /// (`PlaySession`) does the rest. - Throws: `AppError` with the exit status.
-    static func play(_ o: Options, sources: [SourceSettings]) throws {
-        let settings = LiveSettings(sound: o.sound.settings, output: o.output, recordings: o.recordings, sources: sources)
+    static func play(_ settings: LiveSettings) throws {
         try PlaySession(settings, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) },
                            deviceReport: { ALSADevices.report() }).run()
     }
@@ -157,7 +154,6 @@ extension PlayCommand.Options {
         var out = OutputSettings(driver: audio.driver == .jack ? .jack(name: audio.jackName, connect: audio.jackConnect)
                                                                : .alsa(device: device, periodFrames: period, periods: periods))
         out.midiOut = audio.midiOut
-        out.noOutputHint = noOutputHint
         out.loadStats = loadStats
         return out
     }

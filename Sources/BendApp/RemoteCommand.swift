@@ -36,17 +36,19 @@ enum RemoteCommand {
 
     static func run(_ arguments: [String]) throws {
         let (parsed, operands) = try OptionParser.parse(arguments, specs: specs + CommandTable.configSpecs)
-        var local = PlayCommand.Options(), monitor = false, evdev = EvdevOptions()
+        // The local sound's options (used with --monitor): ALSA at play's defaults.
+        var sound = SoundOptions(), device = "default", record: String?, overwrite = false
+        var monitor = false, evdev = EvdevOptions()
         var keyFile: String?, script: String?
         var s = RemoteSettings(target: "")
         for (name, value) in parsed {
-            if try local.sound.apply(name, value) { continue }
+            if try sound.apply(name, value) { continue }
             if try evdev.apply(name, value) { continue }
             switch name {
             case "monitor": monitor = true
-            case "device": local.device = value ?? ""
-            case "record": local.record = value
-            case "overwrite": local.overwrite = true
+            case "device": device = value ?? ""
+            case "record": record = value
+            case "overwrite": overwrite = true
             case "help":
                 print(CommandTable.help("remote"))
                 return
@@ -59,15 +61,17 @@ enum RemoteCommand {
             default: break
             }
         }
-        try local.sound.validate()
+        try sound.validate()
         try evdev.validate()
         if monitor {
             StopSignals.block()  // before the session's thread starts: SIGINT/SIGTERM go to play's one waiter
             // The take's name and format checked before connecting, as play checks them.
-            try local.recordings.check(command: "remote", standardOutput: "the local sound is recorded to a file, not to standard output; name one (take.wav, take.flac…)",
+            let recordings = Recordings(sound: record, overwrite: overwrite)
+            try recordings.check(command: "remote", standardOutput: "the local sound is recorded to a file, not to standard output; name one (take.wav, take.flac…)",
                                        inputs: OutputPath.inputs(options: parsed, operands: [], specs: specs, outputs: ["record"]))
-            s.monitor = LiveSettings(sound: local.sound.settings, output: local.output, recordings: local.recordings, sources: [])
-        } else if local.record != nil || parsed.contains(where: { $0.0 == "device" }) {
+            s.monitor = LiveSettings(sound: sound.settings, output: OutputSettings(driver: .alsa(device: device, periodFrames: 256, periods: 3)),
+                                     recordings: recordings, sources: [])
+        } else if record != nil || parsed.contains(where: { $0.0 == "device" }) {
             throw AppError.usage("remote: --device and --record are for the local sound; add --monitor")
         }
         guard operands.count == 1 else {
@@ -85,8 +89,8 @@ enum RemoteCommand {
         s.devices = (evdev.devices, evdev.mapping, evdev.grab)
         // The pad's layout and guides (`--pitch-map`, `--scale`); the instrument plays
         // the raw positions with its own settings.
-        s.pitchMap = local.sound.pitchMap
-        s.tuning = local.sound.tuning
+        s.pitchMap = sound.pitchMap
+        s.tuning = sound.tuning
         try RemoteController.run(s, log: { printErr("bendsynth: " + $0) }, show: { printOwnLineErr($0) })
     }
 }

@@ -82,13 +82,9 @@ enum ReplayCommand {
             }
         }
         if output == nil && touches == nil {
-            var o = PlayCommand.Options()
-            o.sound = sound
-            o.device = device
-            o.period = period
-            o.terminal = false
-            o.noOutputHint = "render offline with -o OUT.wav"
-            try PlayCommand.play(o, sources: [.script(name: "replay '\(operands[0])'", script)])
+            var output = OutputSettings(driver: .alsa(device: device, periodFrames: period, periods: 3))
+            output.noOutputHint = "render offline with -o OUT.wav"
+            try PlayCommand.play(LiveSettings(sound: sound.settings, output: output, sources: [.script(name: "replay '\(operands[0])'", script)]))
         }
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendEngine
 import CALSA
 import Glibc
 import Synchronization
@@ -46,23 +47,20 @@ struct ALSAWritePolicy: Sendable {
     var waitTimeoutMs: Int32 = 250
 }
 
-/// Counters the render thread updates and any thread reads (relaxed atomics).
-struct ALSAPlaybackCounters: @unchecked Sendable {
-    enum Slot: Int, CaseIterable { case xruns, periodsWritten, lastError, waits, retries, failure, failedCall }
-    let slots: UnsafeMutablePointer<Atomic<Int>>
+/// The ALSA output's counters (`AtomicCounters`): what the render thread counts and
+/// any thread reads.
+typealias ALSAPlaybackCounters = AtomicCounters<ALSACounter>
 
-    init() {
-        slots = .allocate(capacity: Slot.allCases.count)
-        for i in 0..<Slot.allCases.count { (slots + i).initialize(to: Atomic(0)) }
-    }
+/// The slots of `ALSAPlaybackCounters`.
+enum ALSACounter: Int, CaseIterable { case xruns, periodsWritten, lastError, waits, retries, failure, failedCall }
 
-    func deallocate() { slots.deallocate() }
-
-    @_noLocks @inline(__always)
-    func add(_ slot: Slot, _ n: Int = 1) { slots[slot.rawValue].add(n, ordering: .relaxed) }
-    @_noLocks @inline(__always)
-    func set(_ slot: Slot, _ value: Int) { slots[slot.rawValue].store(value, ordering: .relaxed) }
-    func get(_ slot: Slot) -> Int { slots[slot.rawValue].load(ordering: .relaxed) }
+extension AtomicCounters where Slot == ALSACounter {
+    /// - Thread: any.
+    @_noLocks @inline(__always) func add(_ slot: ALSACounter, _ n: Int = 1) { add(at: slot.rawValue, n) }
+    /// - Thread: any.
+    @_noLocks @inline(__always) func set(_ slot: ALSACounter, _ value: Int) { set(at: slot.rawValue, value) }
+    /// - Thread: any.
+    @_noLocks @inline(__always) func get(_ slot: ALSACounter) -> Int { get(at: slot.rawValue) }
 }
 
 /// The call whose error stopped the loop (stored in `.failedCall`).

@@ -80,7 +80,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         notices = JACKNotices()
         sink = .allocate(capacity: 1)
         sink.initialize(to: JACKSink(left: l, right: r, driver: nil, scratch: scratch, bound: periodFrames,
-                                     rate: rate, counters: counters, notices: notices, client: c))
+                                     counters: counters, notices: notices, client: c))
         counters.set(.periodFrames, periodFrames)
         counters.set(.bufferFrames, periodFrames)
         client = c

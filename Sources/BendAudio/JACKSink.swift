@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendSystem
+import BendEngine
 import CJack
 import Glibc
 import Synchronization
@@ -20,8 +20,6 @@ struct JACKSink {
     /// The mixer's period bound, frames: a longer JACK period (the server's buffer size
     /// grew) is rendered in steps of at most this many frames.
     let bound: Int
-    /// Output rate, frames per second (for the publish time of a period's later steps).
-    let rate: Int
     /// Counters any thread reads.
     let counters: JACKCounters
     /// The shutdown callback's reason buffer and semaphore.
@@ -59,59 +57,45 @@ struct JACKSink {
         // MIDI first: what midi_in received is stamped with this period's frames, and
         // midi_out sends what is due in it.
         if let midi { midi.process(frames: nframes, periodStart: driver.mixer.position) }
-        // MonotonicClock.nanos: clock_gettime(CLOCK_MONOTONIC) through the vDSO.
-        let start = _unsafePerformance { MonotonicClock.nanos() }
-        var done = 0
-        while done < frames {
-            let n = min(bound, frames - done)
-            let buffer = PeriodBuffer.planar(left: leftOut + done, right: rightOut + done, scratch: scratch)
-            // Each step publishes the time its first frame was due: the period's start,
-            // plus the frames before it when the period is longer than the mixer's bound.
-            _ = driver.period(frames: n, into: buffer, publishing: start &+ UInt64(done) &* 1_000_000_000 / UInt64(rate))
-            done += n
-        }
+        // In steps of the bound; each step publishes when its first frame is due.
+        driver.block(frames: frames, left: leftOut, right: rightOut, scratch: scratch, step: bound)
         driver.periodDelivered()
         counters.add(.periods)
     }
 }
 
-/// Counters and flags the process callback and JACK's other callbacks update and any
-/// thread reads (relaxed atomics).
-struct JACKCounters: @unchecked Sendable {
-    enum Slot: Int, CaseIterable {
-        /// 1 while the process callback renders (between start and stop).
-        case running
-        /// Xruns JACK reported (its xrun callback).
-        case xruns
-        /// Periods rendered.
-        case periods
-        /// Frames of the last period the callback was given.
-        case periodFrames
-        /// Buffer-size changes the server announced, and its buffer size, frames.
-        case bufferChanges, bufferFrames
-        /// 1 once the server went away (`jack_on_info_shutdown`).
-        case shutdown
-        /// Connections made to `midi_out` (the port-connect callback).
-        case midiOutConnections
-        /// JACK events `midi_in` received.
-        case midiInEvents
-        /// JACK events written to `midi_out`; written after their frame; left for the
-        /// next period because the port's buffer was full.
-        case midiOutEvents, midiOutLate, midiOutDeferred
-    }
-    let slots: UnsafeMutablePointer<Atomic<Int>>
+/// The JACK output's counters and flags (`AtomicCounters`): what the process callback
+/// and JACK's other callbacks update and any thread reads.
+typealias JACKCounters = AtomicCounters<JACKCounter>
 
-    init() {
-        slots = .allocate(capacity: Slot.allCases.count)
-        for i in 0..<Slot.allCases.count { (slots + i).initialize(to: Atomic(0)) }
-    }
+/// The slots of `JACKCounters`.
+enum JACKCounter: Int, CaseIterable {
+    /// 1 while the process callback renders (between start and stop).
+    case running
+    /// Xruns JACK reported (its xrun callback).
+    case xruns
+    /// Periods rendered.
+    case periods
+    /// Frames of the last period the callback was given.
+    case periodFrames
+    /// Buffer-size changes the server announced, and its buffer size, frames.
+    case bufferChanges, bufferFrames
+    /// 1 once the server went away (`jack_on_info_shutdown`).
+    case shutdown
+    /// Connections made to `midi_out` (the port-connect callback).
+    case midiOutConnections
+    /// JACK events `midi_in` received.
+    case midiInEvents
+    /// JACK events written to `midi_out`; written after their frame; left for the
+    /// next period because the port's buffer was full.
+    case midiOutEvents, midiOutLate, midiOutDeferred
+}
 
-    func deallocate() { slots.deallocate() }
-
-    @_noLocks @inline(__always)
-    func add(_ slot: Slot, _ n: Int = 1) { slots[slot.rawValue].add(n, ordering: .relaxed) }
-    @_noLocks @inline(__always)
-    func set(_ slot: Slot, _ value: Int) { slots[slot.rawValue].store(value, ordering: .releasing) }
-    @_noLocks @inline(__always)
-    func get(_ slot: Slot) -> Int { slots[slot.rawValue].load(ordering: .acquiring) }
+extension AtomicCounters where Slot == JACKCounter {
+    /// - Thread: any.
+    @_noLocks @inline(__always) func add(_ slot: JACKCounter, _ n: Int = 1) { add(at: slot.rawValue, n) }
+    /// - Thread: any.
+    @_noLocks @inline(__always) func set(_ slot: JACKCounter, _ value: Int) { set(at: slot.rawValue, value) }
+    /// - Thread: any.
+    @_noLocks @inline(__always) func get(_ slot: JACKCounter) -> Int { get(at: slot.rawValue) }
 }

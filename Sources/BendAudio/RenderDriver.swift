@@ -118,6 +118,32 @@ public struct RenderDriver: @unchecked Sendable {
         return RenderedPeriod(frame: position, endNanos: end)
     }
 
+    /// A host's block — a JACK period, an LV2 `run`, a CLAP `process` — which may be
+    /// longer than the mixer's bound: rendered in steps of at most `step` frames, each a
+    /// `period` into its place in the host's two channel buffers (`PeriodBuffer.planar`).
+    /// Each step publishes the time its first frame is due: the block's start (read here,
+    /// when there is a clock) plus the frames before it at the mixer's rate.
+    /// - Parameters:
+    ///   - frames: the block's length, frames (0 renders nothing).
+    ///   - left, right: the host's buffers, `frames` floats each.
+    ///   - scratch: 2 × `step` floats.
+    ///   - step: 1…`mixer.configuration.maxPeriodFrames`, frames.
+    /// - Thread: render (the host's process thread).
+    @_noLocks
+    public func block(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                      scratch: UnsafeMutablePointer<Float>, step: Int) {
+        // MonotonicClock.nanos: clock_gettime(CLOCK_MONOTONIC) through the vDSO.
+        let start: UInt64 = clock != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
+        let rate = max(UInt64(mixer.configuration.rate), 1)  // frames per second
+        var done = 0
+        while done < frames {
+            let n = min(step, frames - done)
+            _ = period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch),
+                       publishing: start &+ UInt64(done) &* 1_000_000_000 / rate)
+            done += n
+        }
+    }
+
     /// Tells the meter a period reached the sink (it notes the first one's wall time).
     /// - Thread: render.
     @_noLocks

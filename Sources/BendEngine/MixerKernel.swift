@@ -238,9 +238,9 @@ extension Mixer {
         let ramp0 = voices.ramp[v], rampStep = voices.rampStep[v]
         let bits = Int64(Mixer.fractionBits)
         let tone = tone.pointee
-        return VoiceBlock(tone: tone, rows: Read.rows(tone, levels, levelIndex), levels: levels, firstZone: levelIndex, lastZone: lastZone,
+        return VoiceBlock(tone: tone, rows: Read.tableRows(tone, levels, levelIndex), levels: levels, firstZone: levelIndex, lastZone: lastZone,
                           sustained: ramp0 >= 1 && rampStep >= 0, mix: mix, busFrames: busFrames, rampStep: rampStep, ramp0: ramp0,
-                          envFloor: voices.envFloor[v], envSpan: voices.envSpan[v], rightBytes: Read.rightBytes(tone, levels),
+                          envFloor: voices.envFloor[v], envSpan: voices.envSpan[v], rightBytes: Read.tableRightBytes(tone, levels),
                           wrapAt: Int64(tone.wrapFrames) << bits, wrapBy: Int64(tone.loopFrames) << bits)
     }
 
@@ -297,13 +297,13 @@ extension Mixer {
 protocol TableRead {
     /// The rows the voice reads: `tone`'s, or those of `levels`' level (or zone)
     /// `levelIndex`.
-    static func rows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer
+    static func tableRows(_ tone: ToneTable, _ levels: LevelTable?, _ levelIndex: Int) -> UnsafeRawPointer
     /// Bytes from the left channel's rows to the right's, for these rows (0: mono).
-    static func rightBytes(_ tone: ToneTable, _ levels: LevelTable?) -> Int
+    static func tableRightBytes(_ tone: ToneTable, _ levels: LevelTable?) -> Int
     /// The tone at the 8 lanes' positions `base` + `offset` (fixed-point, tone frames),
     /// interpolated; `inc`: each lane's increment (read by the crossfades only);
     /// `channel`: bytes added to every row address (0, or `VoiceBlock.rightBytes`).
-    static func sample(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>, channel: Int) -> SIMD8<Float>
+    static func read(_ block: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>, channel: Int) -> SIMD8<Float>
 }
 
 /// Where a voice's samples go, one block at a time (`VoiceOutput.swift`): a type
@@ -318,36 +318,13 @@ protocol VoiceOutput {
     mutating func add(_ block: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>, gain: SIMD8<Float>, frames: Int32)
 }
 
-extension LinearRead: TableRead {
-    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
-    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
-    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
-                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
-}
-extension CubicRead: TableRead {
-    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
-    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
-    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
-                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
-}
-extension LevelRead: TableRead {
-    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
-    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
-    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
-                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
-}
-extension CrossfadeRead: TableRead {
-    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
-    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
-    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
-                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
-}
-extension BlendRead: TableRead {
-    @_noLocks @inline(__always) static func rows(_ t: ToneTable, _ l: LevelTable?, _ k: Int) -> UnsafeRawPointer { tableRows(t, l, k) }
-    @_noLocks @inline(__always) static func rightBytes(_ t: ToneTable, _ l: LevelTable?) -> Int { tableRightBytes(t, l) }
-    @_noLocks @inline(__always) static func sample(_ b: VoiceBlock, base: Int64, offset: SIMD8<Int32>, inc: SIMD8<Int32>,
-                                                   channel: Int) -> SIMD8<Float> { read(b, base: base, offset: offset, inc: inc, channel: channel) }
-}
+// Each way's own `tableRows`, `tableRightBytes` and `read` (`TableRead.swift`) are its
+// witnesses: nothing to forward, and the witness tables are this file's.
+extension LinearRead: TableRead {}
+extension CubicRead: TableRead {}
+extension LevelRead: TableRead {}
+extension CrossfadeRead: TableRead {}
+extension BlendRead: TableRead {}
 extension MonoOut: VoiceOutput {
     static var channels: Int { @_noLocks @inline(__always) get { channelCount } }
     @_noLocks @inline(__always) mutating func add(_ b: VoiceBlock, at n0: Int32, left: SIMD8<Float>, right: SIMD8<Float>,
@@ -383,8 +360,8 @@ extension VoiceBlock {
     @inline(__always)
     func mix<Read: TableRead, Out: VoiceOutput>(at n0: Int32, frameNumber: SIMD8<Float>, base: Int64, offset: SIMD8<Int32>, level: SIMD8<Float>,
                                                 inc: SIMD8<Int32>, read: Read.Type, out: inout Out, frames: Int32 = 8) {
-        let y = Read.sample(self, base: base, offset: offset, inc: inc, channel: 0)
-        let right = Out.channels == 2 ? Read.sample(self, base: base, offset: offset, inc: inc, channel: rightBytes) : y
+        let y = Read.read(self, base: base, offset: offset, inc: inc, channel: 0)
+        let right = Out.channels == 2 ? Read.read(self, base: base, offset: offset, inc: inc, channel: rightBytes) : y
         // envelope(n) = floor + span·smoothstep(clamp(ramp0 + rampStep·(n + 1), 0, 1));
         // constant for a sustained voice (ramp0 ≥ 1, rampStep ≥ 0), which skips it (its
         // floor + span rides on the gain, `levelScale`).

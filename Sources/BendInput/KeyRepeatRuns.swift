@@ -76,9 +76,6 @@ public struct KeyRepeatRuns: Sendable, Equatable {
         return ended.sorted()
     }
 
-    /// Forgets `key`'s run (its note ended another way).
-    public mutating func forget(_ key: UInt32) { runs[key] = nil }
-
     /// Forgets every run.
     public mutating func removeAll() { runs.removeAll() }
 

@@ -3,7 +3,6 @@ import BendAudio
 import BendControl
 import BendEngine
 import BendMIDI
-import BendSystem
 
 /// The instrument core's face on a plugin host's audio thread (LV2's `run`, CLAP's
 /// `process`): the host's MIDI in, applied at each event's frame; the MIDI the core's
@@ -144,14 +143,6 @@ public struct HostRender: @unchecked Sendable {
             clockBlock.pointee = frames
             clock.setPeriodFrames(frames)
         }
-        let start: UInt64 = driver.clock != nil ? _unsafePerformance { MonotonicClock.nanos() } : 0
-        let rate = UInt64(driver.mixer.configuration.rate)
-        var done = 0
-        while done < frames {
-            let n = min(bound, frames - done)
-            _ = driver.period(frames: n, into: .planar(left: left + done, right: right + done, scratch: scratch),
-                              publishing: start &+ UInt64(done) &* 1_000_000_000 / max(rate, 1))
-            done += n
-        }
+        driver.block(frames: frames, left: left, right: right, scratch: scratch, step: bound)
     }
 }

@@ -38,15 +38,6 @@ public struct MIDIMessage: Sendable, Equatable, Hashable, BitwiseCopyable, Custo
         }
     }
 
-    /// The message's bytes, in order, into `body` (one to three calls).
-    @_noLocks @inline(__always)
-    public func forEachByte(_ body: (UInt8) -> Void) {
-        body(status)
-        let n = length
-        if n > 1 { body(data1) }
-        if n > 2 { body(data2) }
-    }
-
     /// The bytes as an array (tests, files; allocates).
     public var bytes: [UInt8] { Array([status, data1, data2].prefix(length)) }
 

@@ -31,16 +31,20 @@ public enum ConfigFile {
     /// The user's folder of `program`'s files: `$XDG_CONFIG_HOME/PROGRAM` (default
     /// ~/.config/PROGRAM): the config file, bendsynth's shared key and web certificate.
     public static func userFolder(program: String) -> String {
-        let xdg = getenv("XDG_CONFIG_HOME").map { String(cString: $0) } ?? ""
-        let base = xdg.isEmpty ? (getenv("HOME").map { String(cString: $0) } ?? "") + "/.config" : xdg
-        return base + "/\(program)"
+        xdgFolder("XDG_CONFIG_HOME", home: "/.config", homeless: "", program: program)
     }
 
     /// The user's folder of `program`'s state: `$XDG_STATE_HOME/PROGRAM` (default
     /// ~/.local/state/PROGRAM): the LV2 plugin's pairing addresses without a host folder.
     public static func stateFolder(program: String) -> String {
-        let xdg = getenv("XDG_STATE_HOME").map { String(cString: $0) } ?? ""
-        let base = xdg.isEmpty ? (getenv("HOME").map { String(cString: $0) } ?? "/tmp") + "/.local/state" : xdg
+        xdgFolder("XDG_STATE_HOME", home: "/.local/state", homeless: "/tmp", program: program)
+    }
+
+    /// `$VARIABLE/PROGRAM` when set and not empty, else `$HOME` + `home` + `/PROGRAM`
+    /// (`homeless` standing for `$HOME` when that is unset).
+    private static func xdgFolder(_ variable: String, home: String, homeless: String, program: String) -> String {
+        let xdg = getenv(variable).map { String(cString: $0) } ?? ""
+        let base = xdg.isEmpty ? (getenv("HOME").map { String(cString: $0) } ?? homeless) + home : xdg
         return base + "/\(program)"
     }
 

@@ -151,9 +151,6 @@ public final class WebSessions: Sendable {
         }
     }
 
-    /// Whether `connection` has paired (its hello was right).
-    public func isPaired(_ connection: UInt64) -> Bool { state.withLock { $0.sessions[connection]?.paired ?? false } }
-
     /// A piece of a message of `connection`'s came in (the message is not whole yet): it
     /// is not silent, for the silence rule (`endSilent`).
     public func heard(_ connection: UInt64, now: UInt64) {

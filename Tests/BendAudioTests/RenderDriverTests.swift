@@ -93,6 +93,45 @@ final class RenderDriverTests: XCTestCase {
         assertSameBytes(bytes(of: pulled), bytes(of: offline.render(frames: total)), "varying counts vs whole periods")
     }
 
+    /// A host block longer than the bound (3 × bound + 5 frames, as JACK, LV2 and CLAP
+    /// hosts may hand) rendered in steps by `block` into two channel buffers: sample for
+    /// sample the stream rendered whole, and each step published at its own frame and
+    /// time (the block's start plus the frames before it).
+    func testBlockLongerThanTheBoundIsRenderedInSteps() {
+        let frames = 3 * period + 5, blocks = 6
+        let live = ALSATestTone.harness(periodFrames: period)
+        defer { live.free() }
+        live.sendScript()
+        let clock = StreamClock(rate: 48_000, periodFrames: period)
+        defer { clock.deallocate() }
+        let driver = RenderDriver(mixer: live.mixer, clock: clock)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
+        defer { scratch.deallocate() }
+        var left = [Float](repeating: .nan, count: blocks * frames + 1)
+        var right = [Float](repeating: .nan, count: blocks * frames + 1)
+        left.withUnsafeMutableBufferPointer { l in
+            right.withUnsafeMutableBufferPointer { r in
+                for b in 0..<blocks {
+                    let before = MonotonicClock.nanos()
+                    driver.block(frames: frames, left: l.baseAddress! + b * frames, right: r.baseAddress! + b * frames,
+                                 scratch: scratch, step: period)
+                    let last = clock.snapshot()
+                    XCTAssertEqual(last?.frame, UInt64(b * frames + 3 * period), "block \(b): its last step's first frame")
+                    XCTAssertGreaterThanOrEqual(last?.nanos ?? 0, before + UInt64(3 * period) * 1_000_000_000 / 48_000)
+                }
+            }
+        }
+        XCTAssertTrue(left[blocks * frames].isNaN && right[blocks * frames].isNaN, "nothing written past the buffers")
+        XCTAssertEqual(live.mixer.position, UInt64(blocks * frames))
+        let stepped = (0..<blocks * frames).flatMap { [left[$0], right[$0]] }
+        let offline = ALSATestTone.harness(periodFrames: period)
+        defer { offline.free() }
+        offline.sendScript()
+        let whole = offline.render(frames: blocks * frames)
+        assertSameBytes(bytes(of: stepped), bytes(of: whole), "blocks in steps vs the stream rendered whole")
+        XCTAssertGreaterThan(whole.map(abs).max() ?? 0, 0.5, "the tone sounded")
+    }
+
     /// The clock-paced sink publishes its deadline, not the step's start: the step
     /// publishes the time it is given.
     func testStepPublishesTheTimeItIsGiven() {
