@@ -42,12 +42,22 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
         /// cutoff, `FilterSettings`; ignored without a filter). The first after a touch's
         /// down is taken at once.
         case timbre
+        /// The send of the voice of `key` to bus `bus` (`SendBus`) glides to `value`
+        /// (linear 0…1): the voice takes a send group of its own (`SendEffects`).
+        /// Ignored without effects.
+        case send
+        /// The instrument's default send to bus `bus` (every voice without a send of its
+        /// own) glides to `value` (linear 0…1). Ignored without effects.
+        case sendDefault
     }
 
     /// Stream position in frames at which the event takes effect. Frames before the
     /// current period are applied at its first frame.
     public var frame: UInt64
     public var kind: Kind
+    /// For `.send` and `.sendDefault`: the bus (`SendBus.rawValue`). (It fills padding:
+    /// the event stays 32 bytes.)
+    public var bus: UInt8 = 0
     public var key: TouchKey
     /// Pitch ratio (playback rate, 1 = as recorded), 0…`EngineLimits.maximumRatio` (8;
     /// larger values are clamped, NaN counts as 0) — the pitch maps give 0…
@@ -63,5 +73,13 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
         self.key = key
         self.value = value
         self.gain = gain
+    }
+
+    /// A `.send` (for `key`) or `.sendDefault` (no key) event.
+    @_noLocks
+    public static func send(frame: UInt64, key: TouchKey?, bus: SendBus, level: Float) -> EngineEvent {
+        var e = EngineEvent(frame: frame, kind: key == nil ? .sendDefault : .send, key: key ?? TouchKey(source: 0, touch: 0), value: level)
+        e.bus = bus.index
+        return e
     }
 }

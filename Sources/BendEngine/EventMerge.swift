@@ -128,6 +128,8 @@ extension Mixer {
                 let p = Int(voices.partner[v])
                 if p >= 0 && voices.crossfadeRole[v].isIncoming && !catchUp(p, to: offset) { setTimbre(p, event.value) }
             }
+        case .send, .sendDefault:
+            applySend(event, at: offset)
         }
     }
 

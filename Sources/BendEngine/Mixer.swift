@@ -92,7 +92,8 @@ public struct Mixer: @unchecked Sendable {
     let panEvents: UnsafeMutablePointer<PanEvent>
     /// Written by render, read by any thread (relaxed): [position (frames), activeVoices
     /// (count), peak (Float bits, linear amplitude), limiter gain (Float bits, linear:
-    /// the smallest gain of the last period, 1 = no reduction)].
+    /// the smallest gain of the last period, 1 = no reduction), the effects' tail (Float
+    /// bits, linear: `effectsTail`)].
     let meters: UnsafeMutablePointer<Atomic<UInt64>>
     /// Per input source (`configuration.maxSources`): the stream frame after which its
     /// queued events are dropped (`cut(source:atFrame:)`), `UInt64.max` for none. Written
@@ -104,6 +105,8 @@ public struct Mixer: @unchecked Sendable {
     let lowPass: LowPassGrid?
     /// The mix bus limiter (`configuration.limiter`), or nil. Owner: render.
     let limiter: Limiter?
+    /// The send effects (`configuration.effects`), or nil. Owner: render.
+    let effects: SendEffects?
 
     /// The mixer's scalar state. Owner: the render thread (`render` and what it calls);
     /// `init` and `addSource` write it at setup, before the render thread starts. The
@@ -257,12 +260,14 @@ public struct Mixer: @unchecked Sendable {
         busFrames = ((configuration.maxPeriodFrames + 7) & ~7) + 8
         mono = .allocate(capacity: 3 * busFrames)
         panEvents = .allocate(capacity: Mixer.panEventCapacity)
-        meters = .allocate(capacity: 4)
-        for i in 0..<4 { (meters + i).initialize(to: Atomic(0)) }
+        meters = .allocate(capacity: 5)
+        for i in 0..<5 { (meters + i).initialize(to: Atomic(0)) }
         cuts = .allocate(capacity: configuration.maxSources)
         for i in 0..<configuration.maxSources { (cuts + i).initialize(to: Atomic(UInt64.max)) }
         meters[3].store(UInt64(Float(1).bitPattern), ordering: .relaxed)
         limiter = configuration.limiter ? Limiter(rate: rate) : nil
+        let frames = busFrames
+        effects = configuration.effects.map { SendEffects($0, rate: rate, voices: configuration.voices, busFrames: frames) }
     }
 
     /// Fixed-point phase increment for a pitch `ratio` (clamped to 0…
@@ -341,6 +346,7 @@ public struct Mixer: @unchecked Sendable {
         meters.deallocate()
         cuts.deallocate()
         limiter?.deallocate()
+        effects?.deallocate()
     }
 
     // MARK: - Render (real-time)
@@ -370,6 +376,7 @@ public struct Mixer: @unchecked Sendable {
         state.pointee.periodFrames = frames
         state.pointee.stereoBuses = false
 
+        if let effects { beginSends(effects) }
         takeIncomingSound()
         if state.pointee.zoneChecks > 0 { crossPendingZones() }
         takeEvents(from: start, to: end, out: out)
@@ -383,6 +390,11 @@ public struct Mixer: @unchecked Sendable {
             a += 1
         }
         panStage(out, to: frames)
+        if let effects {
+            runEffects(effects, out, frames: frames)
+            let t = effects.state.pointee.tail
+            meters[4].store(UInt64(max(t[0], max(t[1], t[2])).bitPattern), ordering: .relaxed)
+        }
         let (limiterGain, peak) = mixBus(out, frames: frames)
 
         state.pointee.position = end

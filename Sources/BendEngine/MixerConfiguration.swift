@@ -43,6 +43,9 @@ public struct MixerConfiguration: Sendable {
     /// The per-voice low-pass filter whose cutoff follows each touch's timbre
     /// (`EngineEvent.Kind.timbre`); nil: none (the voices take the plain path).
     public var filter: FilterSettings?
+    /// The send effects (reverb, delay, chorus; `SendEffects`); nil: none (no buffers, the
+    /// mix as without them).
+    public var effects: EffectSettings?
     /// Master gain, linear (≥ 0), applied to the mix before the limiter.
     public var gain: Float = 1
 

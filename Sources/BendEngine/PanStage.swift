@@ -52,7 +52,7 @@ extension Mixer {
             let event = panEvents[e]
             let from = state.pointee.pannedTo
             if event.offset > from {
-                panToStereo(mono + from, into: out + 2 * from, count: event.offset - from)
+                panSegment(out, from: from, count: event.offset - from)
                 state.pointee.pannedTo = event.offset
             }
             setPan(event.target, immediate: event.immediate)
@@ -61,9 +61,29 @@ extension Mixer {
         state.pointee.panEventCount = 0
         let from = state.pointee.pannedTo
         if frame > from {
-            panToStereo(mono + from, into: out + 2 * from, count: frame - from)
+            panSegment(out, from: from, count: frame - from)
             state.pointee.pannedTo = frame
         }
+    }
+
+    /// Pans frames `from..<from + count` of the mix into `out` and, with effects, of each
+    /// computed send into its effect's input (the sends gathered first, `gatherSends`), all
+    /// by the same pan; then the pan glide moves on by `count`.
+    @_noLocks @inline(__always)
+    func panSegment(_ out: UnsafeMutablePointer<Float>, from: Int, count: Int) {
+        if let fx = effects {
+            gatherSends(fx, from: from, count: count)
+            let active = fx.state.pointee.active
+            var b = 0
+            while b < 3 {
+                if active[b] != 0 {
+                    panToStereo(fx.sendBuses + b &* 3 &* busFrames + from, into: fx.sendStereo + b &* 2 &* busFrames + 2 &* from,
+                                count: count, advance: false)
+                }
+                b &+= 1
+            }
+        }
+        panToStereo(mono + from, into: out + 2 * from, count: count)
     }
 
     /// The pan glides to `target` from where it is now, or jumps there when `immediate`.
@@ -87,9 +107,10 @@ extension Mixer {
     /// period's left and right buses are in use (`State.stereoBuses`: stereo or panned
     /// voices), the left bus (`busFrames` after `mix`) joins the mono mix on the left
     /// gain and the right bus on the right gain: a stereo pair panned by the same law.
+    /// `advance` false: the glide stays (a send panned before the mix).
     /// - Thread: render.
     @_noLocks
-    func panToStereo(_ mix: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
+    func panToStereo(_ mix: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int, advance: Bool = true) {
         let s = state.pointee
         let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         let quarterPi = SIMD8<Float>(repeating: Float.pi / 4)
@@ -126,7 +147,7 @@ extension Mixer {
             }
             n0 &+= 8
         }
-        state.pointee.panLeft = max(s.panLeft &- end, 0)
+        if advance { state.pointee.panLeft = max(s.panLeft &- end, 0) }
     }
 }
 

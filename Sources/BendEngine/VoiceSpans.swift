@@ -35,6 +35,7 @@ extension Mixer {
                 mixSpecialSpan(v, from: from, count: Int(stop &- from))
             } else {
                 let table = voices.table[v]
+                let mono = bus(v)
                 switch state.pointee.interpolation {
                 case .cubic: mixVoiceCubic(v, tone: table, into: mono + Int(from), count: Int(stop &- from))
                 case .bandLimited:
@@ -107,10 +108,11 @@ extension Mixer {
         if case .bandLimited = state.pointee.interpolation { levels = table.pointee.levels }
         let filtered = lowPass != nil
         let curve = crossfadeCurve(v)
+        let mono = bus(v)
         if table.pointee.channels == 1 && region.pointee.pan == 0 && !curve.active {
             mixSpecialVoice(v, tone: table, levels: levels, into: mono + Int(from), count: count, layout: .mono, filtered: filtered, curve: curve)
         } else {
-            if !state.pointee.stereoBuses {
+            if !state.pointee.stereoBuses && mono == self.mono {
                 let padded = (state.pointee.periodFrames + 7) & ~7
                 (mono + busFrames).update(repeating: 0, count: busFrames + padded)
                 state.pointee.stereoBuses = true

@@ -103,6 +103,7 @@ extension Mixer {
             index.remove(voices.key[victim], voice: victim)
         }
         index.insert(key, voice: victim)
+        leaveGroup(victim)
         voices.hasPending[victim] = true
         beginFade(victim, step: state.pointee.stealStep)
         voices.pendingKey[victim] = key
@@ -117,6 +118,7 @@ extension Mixer {
     func freeVoice(at a: Int) {
         let v = voices.active[a]
         leaveSound(Int(v))
+        leaveGroup(Int(v))
         voices.leaveCrossfade(Int(v))
         state.pointee.activeCount -= 1
         let moved = voices.active[state.pointee.activeCount]

@@ -137,6 +137,7 @@ extension Mixer {
         voices.crossfadeCorrelation[v] = correlation; voices.crossfadeCorrelation[w] = correlation
         voices.partner[v] = Int32(truncatingIfNeeded: w)
         voices.partner[w] = Int32(truncatingIfNeeded: v)
+        if let fx = effects, fx.voiceGroup[v] != 0 { join(fx, w, Int(fx.voiceGroup[v])) }
         voices.followsPitch[v] = true
         voices.followsPitch[w] = true
         voices.special[v] = true

@@ -171,6 +171,8 @@ struct ReferenceMixer {
                 }
                 voices[i] = v
             }
+        case .send, .sendDefault:
+            break  // the dry mix: a voice's sends do not change it (SendEffectsTests measures them)
         case .pan:
             if voices.isEmpty {
                 panTarget = Double(min(max(e.value, -1), 1)); panStep = 0; panLeft = 0
