@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendEngine
+
 /// What a touch does: starts, moves or ends.
 public enum TouchPhase: String, Sendable, Equatable {
     case down, move, up
@@ -33,6 +35,10 @@ public enum ControlEvent: Sendable, Equatable {
     /// source's port holds its own touches (`ControlPort`): the terminal's space bar,
     /// the web pad's button, MIDI's CC 64, a touch script's `sustain` line.
     case sustain(Bool)
+    /// Touch `id`'s send to an effect bus (`SendBus`: reverb, delay, chorus), linear 0…1:
+    /// MIDI CC 91 and CC 93 per channel (per note in MPE). Ignored for a touch that is not
+    /// down, and without effects; the send glides (`SendEffects`).
+    case send(id: UInt32, bus: SendBus, level: Double)
 }
 
 extension ControlEvent {
@@ -41,7 +47,7 @@ extension ControlEvent {
         @_noLocks get {
             switch self {
             case let .touch(id, phase, _, _), let .pitched(id, phase, _, _, _): (id, phase)
-            case .tilt, .sustain, .timbre: nil
+            case .tilt, .sustain, .timbre, .send: nil
             }
         }
     }
@@ -53,6 +59,7 @@ extension ControlEvent {
         case let .touch(_, phase, x, y): .touch(id: id, phase: phase, x: x, y: y)
         case let .pitched(_, phase, ratio, gain, y): .pitched(id: id, phase: phase, ratio: ratio, gain: gain, y: y)
         case .timbre(_, let value): .timbre(id: id, value: value)
+        case let .send(_, bus, level): .send(id: id, bus: bus, level: level)
         case .tilt, .sustain: self
         }
     }

@@ -148,6 +148,9 @@ public final class ControlPort: @unchecked Sendable {
         case let .timbre(id, value):
             let portID = gate.portID(id, .move)
             if gate.setTimbre(portID, value, atFrame: frame) { notify(.timbre(id: portID, value: value), frame) }
+        case let .send(id, bus, level):
+            let portID = gate.portID(id, .move)
+            if gate.pushSend(portID, bus, level, atFrame: frame) { notify(.send(id: portID, bus: bus, level: level), frame) }
         case let .tilt(value):
             if gate.pan(value, atFrame: frame) { notify(event, frame) }
         case let .sustain(on):

@@ -175,6 +175,9 @@ public struct TouchGate: @unchecked Sendable {
         case let .timbre(id, value):
             let portID = self.portID(id, .move)
             if setTimbre(portID, value, atFrame: frame) { observe(event.withTouchID(portID), frame) }
+        case let .send(id, bus, level):
+            let portID = self.portID(id, .move)
+            if pushSend(portID, bus, level, atFrame: frame) { observe(event.withTouchID(portID), frame) }
         case let .tilt(value):
             if pan(value, atFrame: frame) { observe(event, frame) }
         case let .sustain(on):
@@ -276,7 +279,7 @@ public struct TouchGate: @unchecked Sendable {
         switch event {
         case let .pitched(_, _, _, _, y): return Float(y)
         case let .touch(_, _, _, y): return state.pointee.padYIsTimbre ? Float(y) : nil
-        case .tilt, .sustain, .timbre: return nil
+        case .tilt, .sustain, .timbre, .send: return nil
         }
     }
 
@@ -287,6 +290,19 @@ public struct TouchGate: @unchecked Sendable {
     public func setTimbre(_ id: UInt32, _ value: Double, atFrame frame: UInt64) -> Bool {
         guard state.pointee.timbre, isDown(id) else { return false }
         return pushTimbre(id, Float(value), frame: frame, force: false)
+    }
+
+    /// Pushes touch `id`'s send to `bus` (level clamped to 0…1 by the engine); false when
+    /// the touch is not down or the ring has no room.
+    /// - Thread: the source's producer.
+    @_noLocks
+    public func pushSend(_ id: UInt32, _ bus: SendBus, _ level: Double, atFrame frame: UInt64) -> Bool {
+        guard isDown(id) else { return false }
+        guard hasRoom, ring.push(.send(frame: frame, key: TouchKey(source: source, touch: id), bus: bus, level: Float(level))) else {
+            refusals.pointee.add(1, ordering: .relaxed)
+            return false
+        }
+        return true
     }
 
     /// Pushes touch `id`'s timbre `t` (clamped to 0…1; NaN: 0) unless it is the one last

@@ -212,12 +212,19 @@ public struct TouchScript: Sendable, Equatable {
                 let id = try touchID()
                 guard down.contains(id) else { throw fail("id", "touch \(id) is not down") }
                 event = .timbre(id: id, value: try number("value", 0...1))
+            case "send":
+                let id = try touchID()
+                guard down.contains(id) else { throw fail("id", "touch \(id) is not down") }
+                guard case let .string(name)? = object["bus"], let bus = SendBus(name: name) else {
+                    throw fail("bus", "expected \"reverb\", \"delay\" or \"chorus\"")
+                }
+                event = .send(id: id, bus: bus, level: try number("value", 0...1))
             case "sustain":
                 guard let any = object["on"] else { throw fail("on", "missing; expected true or false") }
                 guard case let .bool(on) = any else { throw fail("on", "expected true or false") }
                 event = .sustain(on)
             default:
-                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\", \"timbre\", \"sustain\" or \"end\"")
+                throw fail("type", "unknown type \"\(type)\"; expected \"down\", \"move\", \"up\", \"tilt\", \"timbre\", \"send\", \"sustain\" or \"end\"")
             }
             entries.append(Entry(time: t, event: event))
         }
@@ -252,6 +259,8 @@ public struct TouchScript: Sendable, Equatable {
             return "{\"t\": \(t), \"type\": \"tilt\", \"value\": \(f(v))}"
         case let .timbre(id, v):
             return "{\"t\": \(t), \"type\": \"timbre\", \"id\": \(id), \"value\": \(f(v))}"
+        case let .send(id, bus, v):
+            return "{\"t\": \(t), \"type\": \"send\", \"id\": \(id), \"bus\": \"\(bus.name)\", \"value\": \(f(v))}"
         case let .sustain(on):
             return "{\"t\": \(t), \"type\": \"sustain\", \"on\": \(on)}"
         }

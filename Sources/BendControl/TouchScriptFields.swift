@@ -6,7 +6,7 @@ import Foundation
 /// where and what was expected.
 enum TouchScriptFields {
     /// Every field of the format, in the order messages list them.
-    static let all = ["t", "type", "id", "x", "y", "ratio", "gain", "value", "on"]
+    static let all = ["t", "type", "id", "x", "y", "ratio", "gain", "bus", "value", "on"]
 
     /// The fields an event of `type` may have (an up may keep its last x and y).
     static func of(_ type: String) -> Set<String>? {
@@ -15,6 +15,7 @@ enum TouchScriptFields {
         case "up": ["t", "type", "id", "x", "y"]
         case "tilt": ["t", "type", "value"]
         case "timbre": ["t", "type", "id", "value"]
+        case "send": ["t", "type", "id", "bus", "value"]
         case "sustain": ["t", "type", "on"]
         case "end": ["t", "type"]
         default: nil
@@ -28,6 +29,7 @@ enum TouchScriptFields {
         case "up": "t, type and id"
         case "tilt": "t, type and value"
         case "timbre": "t, type, id and value"
+        case "send": "t, type, id, bus and value"
         case "end": "t and type"
         default: "t, type and on"
         }

@@ -31,6 +31,8 @@ struct TouchLedger {
             if !(-1...1).contains(t) { violated(target, "tilt \(t), outside −1…1") }
         case let .timbre(id, value):
             if !(0...1).contains(value) { violated(target, "timbre of touch \(id) \(value), outside 0…1") }
+        case let .send(id, _, value):
+            if !(0...1).contains(value) { violated(target, "send of touch \(id) \(value), outside 0…1") }
         case let .sustain(on):
             sustained = on
         }

@@ -51,7 +51,7 @@ public enum OfflineInstrument {
             return try OfflineRenderer.render(script: script, sound: tone.sound, voices: sound.voices, pitchMap: sound.pitchMap,
                                               rounding: sound.rounding, periodFrames: settings.periodFrames,
                                               configure: sound.configure, to: settings.output, format: settings.format,
-                                              progress: progress)
+                                              progress: progress, note: note)
         } catch {
             throw InstrumentError(.runtime, "cannot write '\(settings.output)': \(error)")
         }

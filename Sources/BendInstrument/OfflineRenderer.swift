@@ -3,6 +3,7 @@ import BendAudio
 import BendControl
 import BendEngine
 import BendSystem
+import Foundation
 
 /// `render`'s shell: a touch script played through the real engine (an offline
 /// `Instrument`: `Mixer` + `ControlPort`) by the one `ScriptPlayer` and the render
@@ -18,7 +19,9 @@ import BendSystem
 /// The sound ends after the first period that leaves no voice sounding once every
 /// event is applied (the last release fade done, so within one period plus the release
 /// time of the last `up`), at most 1 s (or 1.1 × the release time, when longer) after
-/// the last event (a touch never lifted).
+/// the last event (a touch never lifted). With the send effects sounding (a reverb's or a
+/// delay's tail, `Mixer.effectsTail`), it ends only once their tail is below −90 dBFS too,
+/// at most `effectsTailLimitSeconds` after the last event (`note` says when that cut it).
 /// The output lasts until the sound's end or the script's end (`TouchScript.end`: a MIDI
 /// file's last end of track, a script's `end` line), whichever is later; one that runs
 /// to the script's end stops on its frame, `round(end · rate)` (the last period cut
@@ -26,6 +29,10 @@ import BendSystem
 public enum OfflineRenderer {
     /// Longest render after the last event, seconds.
     public static let tailLimitSeconds = 1.0
+    /// Longest render after the last event while the effects' tail still sounds, seconds.
+    public static let effectsTailLimitSeconds = 30.0
+    /// The effects' tail counts as ended below this level: −90 dBFS.
+    static let effectsTailFloor: Float = 3.162_277_7e-5
 
     /// Renders `script` to a stereo sound file at the tone's rate (`RenderFile.write`:
     /// a temporary file renamed over `path`; "-": WAV on standard output).
@@ -69,12 +76,12 @@ public enum OfflineRenderer {
     public static func render(script: TouchScript, sound: Sound, voices: Int, pitchMap: PitchMap, rounding: PitchRounding? = nil,
                               periodFrames: Int = 256, configure: (inout MixerConfiguration) -> Void = { _ in },
                               to path: String, format: SoundFileFormat = .wavFloat,
-                              progress: ((RenderProgress) -> Void)? = nil) throws -> RenderSummary {
+                              progress: ((RenderProgress) -> Void)? = nil, note: (String) -> Void = { _ in }) throws -> RenderSummary {
         let rate = sound[0].held.rate
         return try RenderFile.write(to: path, rate: rate, format: format, scriptFrames: Int((script.duration * rate).rounded()),
                                     progress: progress) { sink in
             try renderPeriods(script: script, sound: sound, voices: voices, pitchMap: pitchMap, rounding: rounding,
-                              periodFrames: periodFrames, configure: configure, sink)
+                              periodFrames: periodFrames, configure: configure, note: note, sink)
         }
     }
 
@@ -115,7 +122,7 @@ public enum OfflineRenderer {
     @discardableResult
     static func renderPeriods(script: TouchScript, sound: Sound, voices: Int, pitchMap: PitchMap,
                               rounding: PitchRounding? = nil,
-                              periodFrames: Int, configure: (inout MixerConfiguration) -> Void = { _ in },
+                              periodFrames: Int, configure: (inout MixerConfiguration) -> Void = { _ in }, note: (String) -> Void = { _ in },
                               _ sink: (UnsafeBufferPointer<Float>) throws -> Void) rethrows -> (frames: Int, peak: Float) {
         precondition(voices >= 1 && periodFrames >= 1)
         let tone = sound[0].held
@@ -137,6 +144,7 @@ public enum OfflineRenderer {
         // (A region's own release, or a tail after its sustain loop, may be longer than the
         // mixer's: the mixer's longest is the longer.)
         let limit = lastEvent + UInt64((max(tailLimitSeconds, 1.1 * mixer.longestReleaseSeconds) * tone.rate).rounded())
+        let effectsLimit = lastEvent + UInt64((max(effectsTailLimitSeconds, 1.1 * mixer.longestReleaseSeconds) * tone.rate).rounded())
         // The script's own end (a MIDI file's end of track): the output runs at least to it.
         let endFrame = player.endFrame
         var position: UInt64 = 0
@@ -155,10 +163,16 @@ public enum OfflineRenderer {
             let frames = soundDone ? Int(min(UInt64(periodFrames), endFrame - position)) : periodFrames
             try sink(UnsafeBufferPointer(start: buffer, count: 2 * frames))
             position += UInt64(frames)
-            if !soundDone && player.isQueued && mixer.activeVoices == 0 {
+            let ringing = mixer.effectsTail >= effectsTailFloor
+            if !soundDone && player.isQueued && mixer.activeVoices == 0 && !ringing {
                 if flush == 0 { soundDone = true } else { flush -= 1 }
             }
-            if player.isQueued && position >= limit { soundDone = true }
+            if !soundDone && player.isQueued && position >= (ringing && mixer.activeVoices == 0 ? effectsLimit : limit) {
+                soundDone = true
+                if ringing && mixer.activeVoices == 0 {
+                    note("the effects' tail was still at \(String(format: "%.1f", 20 * log10(Double(mixer.effectsTail)))) dBFS when the render stopped, \(Int(effectsTailLimitSeconds)) s after the last event")
+                }
+            }
             if soundDone && position >= endFrame { break }
         }
         return (Int(position), peak)

@@ -45,6 +45,9 @@ public struct SoundSettings: Sendable {
     public var loopCrossfadeSeconds = 0.0
     /// The voices' low-pass filter following each touch's timbre; nil: none.
     public var filter: FilterSettings?
+    /// The send effects (reverb, delay, chorus), their default sends and the tempo; nil:
+    /// none at all (no buffers). With every send 0 they cost nothing and change nothing.
+    public var effects: EffectSettings? = EffectSettings()
 
     public init() {}
 
@@ -65,6 +68,7 @@ public struct SoundSettings: Sendable {
         configuration.sustainLevel = sustainLevel
         configuration.releaseSeconds = releaseSeconds
         configuration.filter = filter
+        configuration.effects = effects
     }
 }
 

@@ -21,6 +21,10 @@ struct ChannelState: Sendable {
     var timbre: Double?
     /// CC 64 ≥ 64: the pedal is down.
     var sustain = false
+    /// The latest CC 91 (reverb send) and CC 93 (chorus send), 0…1; nil before the first
+    /// (the instrument's default send).
+    var reverbSend: Double?
+    var chorusSend: Double?
 
     @_noLocks
     init() {}
@@ -42,6 +46,9 @@ struct ChannelState: Sendable {
             c.fineTuning = fineTuning
             c.coarseSemitones = coarseSemitones
             c.keyCents = keyCents
+            // Effect depths are not controllers reset-all-controllers resets (RP-015).
+            c.reverbSend = reverbSend
+            c.chorusSend = chorusSend
             return c
         }
     }

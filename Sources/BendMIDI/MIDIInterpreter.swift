@@ -48,6 +48,8 @@ import Glibc
 ///   channel's bend, pressure, CC 74 and sustain; system reset (0xFF) ends every note and
 ///   forgets all state.
 /// - CC 10 (pan), on any channel → the tilt, value/127·2 − 1 (every voice pans).
+/// - CC 91 and CC 93: the reverb and chorus sends of the channel's notes (`ControlEvent.send`),
+///   now and for the notes it starts later; kept by reset-all-controllers.
 /// - Ignored: program change, other controllers, clock and transport, other SysEx;
 ///   bytes that make no message are counted (`strayBytes`), never stall the stream.
 ///
@@ -274,6 +276,8 @@ public struct MIDIInterpreter: Sendable {
         heldCount += 1
         emit(.pitched(id: id, phase: .down, ratio: ratio(channel: ch, note: note, keyCents: h.keyCents), gain: v,
                       y: channels[ch].timbre ?? v))
+        if let r = channels[ch].reverbSend { emit(.send(id: id, bus: .reverb, level: r)) }
+        if let c = channels[ch].chorusSend { emit(.send(id: id, bus: .chorus, level: c)) }
     }
 
     private mutating func noteOff(_ ch: Int, _ note: Int, _ emit: (ControlEvent) -> Void) {
@@ -303,6 +307,16 @@ public struct MIDIInterpreter: Sendable {
             emit(.tilt(Double(value) / 127 * 2 - 1))
         case 64:
             setPedal(ch, value >= 64, emit)
+        case 91, 93:
+            // Effect sends (GM: CC 91 reverb, CC 93 chorus): the channel's notes, and
+            // those it starts from now on (per note in MPE, each note on its channel).
+            let level = Double(value) / 127
+            if cc == 91 { channels[ch].reverbSend = level } else { channels[ch].chorusSend = level }
+            var i = 0
+            while i < heldCount {
+                if held[i].channel == ch { emit(.send(id: held[i].id, bus: cc == 91 ? .reverb : .chorus, level: level)) }
+                i += 1
+            }
         case 120, 123:
             let isMaster = zones.master(of: ch) == ch
             var i = 0

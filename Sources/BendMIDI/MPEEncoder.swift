@@ -112,6 +112,9 @@ public struct MPEEncoder: Sendable {
             burst.append(.controlChange(0, 10, MPEEncoder.nearest((v + 1) / 2 * 127)))
         case let .timbre(id, value):
             timbre(key: UInt64(source) << 32 | UInt64(id), value: value, &burst)
+        case .send:
+            // Not sent yet: a touch's send would be its channel's CC 91/93.
+            break
         case .sustain:
             // Nothing: the port defers a sustained touch's up until the control is let
             // go, so its note-off already comes when the sound ends.

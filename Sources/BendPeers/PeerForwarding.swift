@@ -11,7 +11,7 @@ extension PeerMessage {
     /// The protocol carries pad positions: a pitched touch (a MIDI file's) goes as the x
     /// the linear pitch map gives its ratio (ratio/2: exact up to ratio 2 on an instrument
     /// with the default map) and its gain as y.
-    /// Nil for sustain and timbre: the protocol has no message for them yet (a remote's
+    /// Nil for sustain, timbre and sends: the protocol has no message for them yet (a remote's
     /// sustain stays on the remote, its touches' timbre does not go).
     public static func forwarding(_ event: ControlEvent, timestamp: UInt64) -> (message: PeerMessage, mode: SendMode)? {
         switch event {
@@ -24,7 +24,7 @@ extension PeerMessage {
                               timestamp: timestamp)
         case let .tilt(v):
             return (.tilt(value: Float(min(max(v.isNaN ? 0 : v, -1), 1)), timestamp: timestamp), .unreliable)
-        case .sustain, .timbre:
+        case .sustain, .timbre, .send:
             return nil
         }
     }

@@ -84,7 +84,7 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
         held.withLock { h in
             switch event {
             case .tilt(let v): h.tilt = v
-            case .sustain, .timbre: break
+            case .sustain, .timbre, .send: break
             case .touch(let id, let phase, _, _), .pitched(let id, let phase, _, _, _):
                 h.touches[id] = phase == .up ? nil : event
             }
@@ -288,7 +288,7 @@ public final class RemoteLink: ControlEventObserver, @unchecked Sendable {
                 switch h.touches[id]! {
                 case let .touch(_, _, x, y): session.forward(.touch(id: id, phase: .down, x: x, y: y))
                 case let .pitched(_, _, ratio, gain, y): session.forward(.pitched(id: id, phase: .down, ratio: ratio, gain: gain, y: y))
-                case .tilt, .sustain, .timbre: break
+                case .tilt, .sustain, .timbre, .send: break
                 }
             }
             if let t = h.tilt { session.forward(.tilt(t)) }
