@@ -8,6 +8,7 @@ const touchLayer = document.getElementById("touches"); // each touch an element 
 const statusLine = document.getElementById("status");
 const tiltButton = document.getElementById("tilt");
 const sustainButton = document.getElementById("sustain");
+const panicButton = document.getElementById("panic");
 const message = document.getElementById("message");
 const measure = document.createElement("canvas").getContext("2d"); // a label's width, without a layout
 const LABEL_FONT = "15px system-ui, sans-serif", GUIDE_FONT = "13px system-ui, sans-serif";
@@ -251,6 +252,18 @@ for (const t of ["contextmenu", "touchstart"]) {
   sustainButton.addEventListener(t, (e) => e.preventDefault(), { passive: false });
 }
 
+// ---- panic: every touch of every source ends (the instrument's, not only this page's) ----
+panicButton.addEventListener("pointerdown", (e) => {
+  e.preventDefault();
+  setSustain(false);
+  send("x");
+  showMessage("panic: every touch ended");
+  setTimeout(() => { if (message.textContent === "panic: every touch ended") message.hidden = true; }, 2000);
+});
+for (const t of ["contextmenu", "touchstart"]) {
+  panicButton.addEventListener(t, (e) => e.preventDefault(), { passive: false });
+}
+
 // ---- tilt: portrait uses gamma, landscape beta (by the screen's angle); ±45° → ±1 ----
 let lastTiltSent = 0, tiltTimer = null;
 function onOrientation(e) {
@@ -343,7 +356,7 @@ function box(l, t, r, b) { return { l, t, r, b }; }
 function overlaps(a, b) { return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b; }
 function free(candidate, taken) { return !obstacles.some((o) => overlaps(candidate, o)) && !taken.some((o) => overlaps(candidate, o)); }
 function readObstacles() {
-  obstacles = [sustainButton, tiltButton, statusLine].filter((e) => !e.hidden).map((e) => {
+  obstacles = [sustainButton, panicButton, tiltButton, statusLine].filter((e) => !e.hidden).map((e) => {
     const r = e.getBoundingClientRect();
     return box(r.left - padRect.left - 4, r.top - padRect.top - 4, r.right - padRect.left + 4, r.bottom - padRect.top + 4);
   });

@@ -30,7 +30,7 @@ public enum BendApp {
             } else if command == "bench" {
                 throw AppError.usage("unknown command 'bench': the benches are their own executable, bendsynth-bench ('make bench' builds and runs it; 'bendsynth-bench --help')")
             } else {
-                throw AppError.usage("unknown command '\(command)'")
+                throw AppError.usage("unknown command '\(command)'" + Suggestion.didYouMean(command, in: CommandTable.commandSet.names + ["help"]))
             }
             return 0
         } catch {

@@ -105,6 +105,11 @@ public struct JACKMIDIRings: MIDIPortStatus, @unchecked Sendable {
     public var outputConnections: Int { counters.get(.midiOutConnections) }
     /// JACK events `midi_in` received. - Thread: any.
     public var eventsReceived: Int { counters.get(.midiInEvents) }
+    /// Connections to `midi_in` now; the port-connect callbacks that changed them so far,
+    /// and the stream frame of the next period at the last. - Thread: any.
+    public var inputConnections: Int { counters.get(.midiInConnections) }
+    public var inputConnectionChanges: Int { counters.get(.midiInConnectionChanges) }
+    public var inputChangedAt: UInt64 { UInt64(truncatingIfNeeded: counters.get(.midiInChangedAt)) }
     /// JACK events written to `midi_out`, and those written after their frame. - Thread: any.
     public var eventsSent: Int { counters.get(.midiOutEvents) }
     public var eventsSentLate: Int { counters.get(.midiOutLate) }

@@ -119,9 +119,18 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         jack_set_port_connect_callback(c, { a, b, connect, arg in
             // A connection to midi_out asks for the MPE configuration again (counted; the
             // control side sends it). jack_port_by_id reads the client's graph copy.
+            // A connection to or from midi_in counts its connections (the control side
+            // ends the notes when the last one goes: `MIDISenderWatch`).
             let s = arg!.assumingMemoryBound(to: JACKSink.self).pointee
-            guard connect != 0, let out = s.midi?.output, let c = s.client else { return }
-            if jack_port_by_id(c, a) == out || jack_port_by_id(c, b) == out { s.counters.add(.midiOutConnections) }
+            guard let c = s.client else { return }
+            let pa = jack_port_by_id(c, a), pb = jack_port_by_id(c, b)
+            if let input = s.midi?.input, pa == input || pb == input {
+                s.counters.add(.midiInConnections, connect != 0 ? 1 : -1)
+                s.counters.set(.midiInChangedAt, Int(truncatingIfNeeded: s.driver?.mixer.position ?? 0))
+                s.counters.add(.midiInConnectionChanges)
+            }
+            guard connect != 0, let out = s.midi?.output else { return }
+            if pa == out || pb == out { s.counters.add(.midiOutConnections) }
         }, arg)
         jack_on_info_shutdown(c, { _, reason, arg in
             // As a signal handler would: copy the reason, set the flag, post the semaphore.

@@ -86,6 +86,9 @@ enum JACKCounter: Int, CaseIterable {
     case midiOutConnections
     /// JACK events `midi_in` received.
     case midiInEvents
+    /// Connections to `midi_in` now, and the callbacks that changed them (the port-connect
+    /// callback); the stream frame of the next period when the last one changed.
+    case midiInConnections, midiInConnectionChanges, midiInChangedAt
     /// JACK events written to `midi_out`; written after their frame; left for the
     /// next period because the port's buffer was full.
     case midiOutEvents, midiOutLate, midiOutDeferred

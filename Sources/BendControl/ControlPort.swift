@@ -179,6 +179,22 @@ public final class ControlPort: @unchecked Sendable {
         lock.withLock { _ in releaseAllLocked() }
     }
 
+    /// The panic's part in this port: `releaseAll` when a touch is down or held by the
+    /// sustain control (a silent port is left alone: a second release would restart the
+    /// release of voices already fading). Returns how many touches ended.
+    /// - Thread: any (serialised with the source's calls by the port's lock: the source
+    ///   goes on sending; its touches that ended here are no longer down, so their moves
+    ///   and ups are dropped, and its next down plays).
+    @discardableResult
+    public func panic() -> Int {
+        lock.withLock { _ in
+            guard gate.touchCount > 0 || gate.sustained else { return 0 }
+            let n = gate.touchCount
+            releaseAllLocked()
+            return n
+        }
+    }
+
     private func releaseAllLocked() {
         rounded.removeAll()
         var frame = gate.lastFrame

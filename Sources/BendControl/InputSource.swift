@@ -53,6 +53,13 @@ public struct InputContext: @unchecked Sendable {
     /// Input events that came after their period was rendered, so played late (JACK
     /// MIDI in), for a pad's status line; nil: no source counts them.
     public var lateEvents: (@Sendable () -> Int)?
+    /// The instrument's panic (`InstrumentCore.panic`): ends every touch of every source,
+    /// sustain included; a source calls it for its panic key, button or message, naming
+    /// it (`from`: "Escape on the terminal pad", "MIDI CC 123"). Nil: no instrument to ask.
+    /// - Thread: any control thread (never the render thread, never inside a port call).
+    public var panic: (@Sendable (_ from: String) -> Void)?
+    /// The line a pad shows after a panic (for a few seconds), nil otherwise.
+    public var panicNotice: (@Sendable () -> String?)?
 
     public init(meters: InstrumentMeters, output: any OutputStatus, pitchMap: PitchMap, rate: Double, tuning: Tuning? = nil) {
         self.meters = meters

@@ -56,6 +56,11 @@ public protocol MIDIPortStatus: Sendable {
     var outputConnections: Int { get }
     /// Events the input port received.
     var eventsReceived: Int { get }
+    /// Connections to the input port now, and the changes to them so far (a sender
+    /// connected or gone); the stream frame of the next period at the last change.
+    var inputConnections: Int { get }
+    var inputConnectionChanges: Int { get }
+    var inputChangedAt: UInt64 { get }
     /// Events written to the output port, and those written after their frame.
     var eventsSent: Int { get }
     var eventsSentLate: Int { get }

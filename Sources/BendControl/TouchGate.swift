@@ -123,6 +123,8 @@ public struct TouchGate: @unchecked Sendable {
     public var takesTimbre: Bool { @_noLocks get { state.pointee.timbre } }
     /// True when a pad touch's y is its timbre (`--y-map cutoff`).
     public var padYIsTimbre: Bool { @_noLocks get { state.pointee.padYIsTimbre } }
+    /// Touches down or held by the sustain control (with any state kept), 0 when none.
+    public var touchCount: Int { @_noLocks get { touches.count } }
     /// True when port id `id` is down.
     @_noLocks
     public func isDown(_ id: UInt32) -> Bool { (touches[id] ?? 0) & TouchGate.down != 0 }

@@ -247,7 +247,12 @@ public struct TouchScript: Sendable, Equatable {
     /// One script line for `event` at `time` seconds (no newline).
     public static func line(time: Double, event: ControlEvent) -> String {
         let t = String(format: "%.6f", time)
-        func f(_ v: Double) -> String { String(format: "%.6f", v) }
+        // The shortest text that reads back to the same Double (Swift's description: up to
+        // 17 significant digits, 0.25 stays "0.25"): a take's x, y, ratio and gain give the
+        // engine the same pitch and gain again, so it renders to the same frames. (6 decimals
+        // drifted by −46.8 dB; 9 significant digits still by −90 dB, a Float ratio's last bit.)
+        // The time's microseconds name one frame up to 500 kHz.
+        func f(_ v: Double) -> String { v.isFinite ? "\(v)" : "0" }
         switch event {
         case let .touch(id, .up, _, _), let .pitched(id, .up, _, _, _):
             return "{\"t\": \(t), \"type\": \"up\", \"id\": \(id)}"

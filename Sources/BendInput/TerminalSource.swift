@@ -39,6 +39,8 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
         let meters = context.meters, output = context.output, deviceLine = self.deviceLine, notice = self.notice
         let board = context.touchBoard, own = port.source, map = context.pitchMap, late = context.lateEvents
+        let panicNotice = context.panicNotice
+        let filter = Self.panicKey(after: self.filter, panic: context.panic)
         let input = TerminalInput(inputFD: STDIN_FILENO, pitchMap: context.pitchMap, tuning: context.tuning,
                                   toneNote: context.toneNote, status: { s in
             let m = meters.snapshot
@@ -48,7 +50,7 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
             s.xruns = output.xruns
             s.lateEvents = late?() ?? 0
             s.device = deviceLine?() ?? output.failureDescription.map { "stopped: \($0)" } ?? output.description
-            s.notice = notice?()
+            s.notice = notice?() ?? panicNotice?()
             // The pad's own touches show the pitch that sounds: the port's rounding
             // (`--round`) moves it from under the finger; the board saw it.
             if let sounding = board?.touches(of: own) {
@@ -68,6 +70,18 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
         }
         self.input = input
         shown?(true)
+    }
+
+    /// `filter`, then Escape (pressed, not consumed by it) asks the instrument's panic: every
+    /// source's touches end, not only the pad's own (which the pad ends itself).
+    static func panicKey(after filter: (@Sendable (TerminalEvent) -> Bool)?,
+                         panic: (@Sendable (String) -> Void)?) -> (@Sendable (TerminalEvent) -> Bool)? {
+        guard let panic else { return filter }
+        return { event in
+            if let filter, filter(event) { return true }
+            if case .key(let k) = event, k.key == .escape, k.kind == .press { panic("Escape on the terminal pad") }
+            return false
+        }
     }
 
     public func stop() {

@@ -31,9 +31,16 @@ public struct HostRender: @unchecked Sendable {
     /// The block length the stream clock was last told (its stamping latency), frames.
     /// Owner: render.
     let clockBlock: UnsafeMutablePointer<Int>
+    /// The host's MIDI's engine ring (the gate's), for the panic's release of every voice.
+    let ring: SPSCRing<EngineEvent>
+    /// The panic's counts: asked by a control thread (`requestPanic`), done by the render
+    /// thread, and MIDI's CC 120/123 seen by it (`HostPanic`).
+    let panics: AtomicCounters<HostPanic>
 
     /// - Thread: setup (the core makes it once).
     init(driver: RenderDriver, bound: Int, source: (index: UInt32, ring: SPSCRing<EngineEvent>)) {
+        ring = source.ring
+        panics = AtomicCounters()
         self.driver = driver
         self.bound = bound
         latencyFrames = driver.mixer.latencyFrames
@@ -55,6 +62,7 @@ public struct HostRender: @unchecked Sendable {
         gate.deallocate()
         outgoing.deallocate()
         clockBlock.deallocate()
+        panics.deallocate()
     }
 
     // MARK: - The mix
@@ -84,11 +92,35 @@ public struct HostRender: @unchecked Sendable {
     @_noLocks
     public func midi(_ bytes: UnsafeRawBufferPointer, atFrame frame: UInt64) -> Bool {
         let gate = self.gate
-        let before = interpreter.pointee.strayBytes
+        let before = interpreter.pointee.strayBytes, panicsBefore = interpreter.pointee.panics
         interpreter.pointee.interpretInRealTime(bytes: bytes) { touch in
             gate.apply(touch, atFrame: frame, prepare: TouchGate.pitched) { _, _ in }
         }
+        if interpreter.pointee.panics != panicsBefore {
+            // CC 120/123: the panic, here on the render thread: this source's notes ended
+            // above; every other voice (the phone pad's) is released at the same frame.
+            gate.releaseAll(atFrame: frame) { _, _ in }
+            _ = ring.push(EngineEvent(frame: gate.lastFrame, kind: .releaseAll))
+            panics.add(at: HostPanic.fromMIDI.rawValue)
+        }
         return interpreter.pointee.strayBytes == before
+    }
+
+    /// The panic asked by a control thread (`InstrumentCore.panic`): the host's notes end
+    /// at the next block's first frame. - Thread: any.
+    @_noLocks
+    public func requestPanic() { panics.add(at: HostPanic.asked.rawValue) }
+
+    /// CC 120/123 the host's MIDI carried (each a panic done here). - Thread: any.
+    public var midiPanics: Int { @_noLocks get { panics.get(at: HostPanic.fromMIDI.rawValue) } }
+
+    /// A panic asked since the last block: the host's notes end now. - Thread: render.
+    @_noLocks
+    func takePanic() {
+        let asked = panics.get(at: HostPanic.asked.rawValue)
+        guard asked != panics.get(at: HostPanic.done.rawValue) else { return }
+        panics.set(at: HostPanic.done.rawValue, asked)
+        releaseAll()
     }
 
     /// The bend range of channels outside an MPE zone, semitones; held notes bend anew at `frame`.
@@ -139,10 +171,19 @@ public struct HostRender: @unchecked Sendable {
     /// block ahead); each step publishes the time its first frame is due.
     @_noLocks
     public func render(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        takePanic()
         if let clock = driver.clock, frames != clockBlock.pointee, frames > 0 {
             clockBlock.pointee = frames
             clock.setPeriodFrames(frames)
         }
         driver.block(frames: frames, left: left, right: right, scratch: scratch, step: bound)
     }
+}
+
+/// `HostRender.panics`' slots.
+enum HostPanic: Int, CaseIterable {
+    /// Panics asked by control threads, and those the render thread has done.
+    case asked, done
+    /// CC 120/123 in the host's MIDI.
+    case fromMIDI
 }

@@ -72,6 +72,8 @@ public final class InstrumentCore: @unchecked Sendable {
         context = InputContext(meters: InstrumentMeters(mixer: instrument.mixer), output: output, pitchMap: sound.pitchMap, rate: rate,
                                tuning: sound.tuning)
         context.toneNote = sound.toneNote
+        context.panic = { [weak self] in _ = self?.panic(from: $0) }
+        context.panicNotice = { [weak self] in self?.panicNotice }
     }
 
     /// Loads the tone `sound` names (its levels made on a thread of their own) and makes
@@ -185,6 +187,44 @@ public final class InstrumentCore: @unchecked Sendable {
         for i in slots.withLock({ $0.indices }) { stop(SlotID(index: i)) }
         ticker?.stop()
         ticker = nil
+    }
+
+    // MARK: - The panic
+
+    /// How long a pad shows the panic's line, ns.
+    static let panicShownFor: UInt64 = 5_000_000_000
+    /// The last panic's line and when it was said (monotonic ns).
+    private let panicSaid = Mutex<(line: String, at: UInt64)?>(nil)
+
+    /// The panic, the one for every front end: every touch of every source ends, the
+    /// sustain control let go and the touches it held too (each port's `panic`), and a
+    /// plugin host's MIDI notes at its next block (`HostRender.requestPanic`). The
+    /// sources go on playing: their next touch sounds. `from` names what asked (the
+    /// terminal pad's Escape, the phone pad's button, MIDI CC 120/123, OSC
+    /// `/bendsynth/panic`, SIGUSR1); the line saying so goes to the pad (`panicNotice`)
+    /// and, while no terminal pad is drawn, to the log. Returns how many touches ended.
+    /// - Thread: any control thread (a source's, the signal waiter's), never inside a
+    ///   port call.
+    @discardableResult
+    public func panic(from: String) -> Int {
+        let (ports, padDrawn) = slots.withLock { s in (s.map(\.port), s.contains { $0.source?.ownsTerminal == true }) }
+        var touches = 0, sources = 0
+        for port in ports {
+            let n = port.panic()
+            touches += n
+            if n > 0 { sources += 1 }
+        }
+        host?.requestPanic()
+        let line = "panic (\(from)): every touch ended (\(touches) touch\(touches == 1 ? "" : "es")"
+            + (sources > 1 ? " of \(sources) sources)" : ")")
+        panicSaid.withLock { $0 = (line, MonotonicClock.nanos()) }
+        if !padDrawn { log(line) }
+        return touches
+    }
+
+    /// The last panic's line while it is fresh (`panicShownFor`), for a pad to show.
+    public var panicNotice: String? {
+        panicSaid.withLock { s in s.flatMap { MonotonicClock.nanos() &- $0.at < Self.panicShownFor ? $0.line : nil } }
     }
 
     /// The sources started, in slot order.

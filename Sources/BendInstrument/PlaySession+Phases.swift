@@ -52,6 +52,7 @@ extension PlaySession {
         // SIGHUP stops play like SIGTERM (StopSignals); with a terminal, its reader sees
         // the hang-up too (POLLHUP/EIO). Never SIG_IGN it here: that would discard it.
         StopSignals.wait { _ in finished.signal() }
+        PanicSignal.onSignal { [weak core] in _ = core?.panic(from: "SIGUSR1") }
         for (source, slot) in zip(play.sources, play.slots) where !(play.padWaitsForEnter && source.ownsTerminal) {
             let endsPlay = source.endsPlay
             try core.start(source, in: slot) {
@@ -107,6 +108,7 @@ extension PlaySession {
     /// - Throws: `InstrumentError(.runtime)` for the output's, a recording's or a source's failure.
     func finish(_ play: PlayParts) throws {
         ServiceNotifier.stopping()
+        PanicSignal.onSignal(nil)
         let core = play.core!, output = play.output
         core.fadeOut(rendering: { output.failureDescription == nil })
         play.midiOut?.finish(position: core.position, running: { output.failureDescription == nil })

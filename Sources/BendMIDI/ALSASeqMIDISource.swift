@@ -23,6 +23,7 @@ public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
     private var loop: EventLoop?
     /// The port's address, e.g. "128:0".
     public private(set) var address = ""
+    private var portNumber = 0
 
     /// Opens the sequencer client and its port.
     /// - Throws: `InstrumentError(.runtime)` when /dev/snd/seq is missing or the client
@@ -50,6 +51,7 @@ public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         decoder = d
         snd_midi_event_no_status(d, 1)  // every message with its status byte: the parser needs no running status
         address = "\(snd_seq_client_id(s)):\(port)"
+        portNumber = Int(port)
     }
 
     deinit {
@@ -70,7 +72,14 @@ public final class ALSASeqMIDISource: InputSource, @unchecked Sendable {
         do { loop = try EventLoop(name: "bendsynth seq") } catch {
             throw InstrumentError(.runtime, "--midi-in: cannot start its event loop: \(error)")
         }
-        let reader = SeqReader(seq: seq, decoder: decoder, feed: MIDIInputFeed(port: port, keys: keys))
+        let feed = MIDIInputFeed(port: port, keys: keys)
+        feed.panic = context.panic
+        // The system announce port says who subscribes, unsubscribes or exits: when the
+        // last sender goes, its notes end (`MIDISenderWatch`).
+        let announced = snd_seq_connect_from(seq, Int32(portNumber), Int32(SND_SEQ_CLIENT_SYSTEM), SND_SEQ_PORT_SYSTEM_ANNOUNCE)
+        if announced < 0 { log("note: --midi-in: no announcements (\(Self.describe(announced))): notes of a sender that goes are not ended") }
+        let reader = SeqReader(seq: seq, decoder: decoder, feed: feed, ours: MIDISenderWatch.Sender(client: Int(snd_seq_client_id(seq)), port: portNumber),
+                               log: log)
         for fd in fds.prefix(Int(n)) {
             _ = loop.add(fd: fd.fd) { _ in reader.drain() }
         }
@@ -90,11 +99,30 @@ private final class SeqReader: @unchecked Sendable {
     let seq: OpaquePointer
     let decoder: OpaquePointer
     let feed: MIDIInputFeed
+    let ours: MIDISenderWatch.Sender
+    let log: @Sendable (String) -> Void
 
-    init(seq: OpaquePointer, decoder: OpaquePointer, feed: MIDIInputFeed) {
+    init(seq: OpaquePointer, decoder: OpaquePointer, feed: MIDIInputFeed, ours: MIDISenderWatch.Sender, log: @escaping @Sendable (String) -> Void) {
         self.seq = seq
         self.decoder = decoder
         self.feed = feed
+        self.ours = ours
+        self.log = log
+    }
+
+    /// A sequencer event that announces a subscription or a client or port gone, as
+    /// `MIDISenderWatch` reads it; nil for any other event.
+    static func announcement(_ e: snd_seq_event_t) -> MIDISenderWatch.Announcement? {
+        func sender(_ a: snd_seq_addr_t) -> MIDISenderWatch.Sender { MIDISenderWatch.Sender(client: Int(a.client), port: Int(a.port)) }
+        switch UInt32(e.type) {
+        case UInt32(SND_SEQ_EVENT_PORT_SUBSCRIBED.rawValue):
+            return .portSubscribed(sender: sender(e.data.connect.sender), dest: sender(e.data.connect.dest))
+        case UInt32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue):
+            return .portUnsubscribed(sender: sender(e.data.connect.sender), dest: sender(e.data.connect.dest))
+        case UInt32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue): return .clientExit(sender(e.data.addr))
+        case UInt32(SND_SEQ_EVENT_PORT_EXIT.rawValue): return .portExit(sender(e.data.addr))
+        default: return nil
+        }
     }
 
     /// Reads every pending event (non-blocking) and plays its bytes.
@@ -104,6 +132,12 @@ private final class SeqReader: @unchecked Sendable {
         // an event larger than the buffer, and the interpreter skips longer SysEx anyway).
         var bytes = [UInt8](repeating: 0, count: 4096)
         while snd_seq_event_input(seq, &event) >= 0, let e = event {
+            if let a = Self.announcement(e.pointee) {
+                if let what = MIDISenderWatch.event(of: a, ours: ours), let n = feed.senders(what) {
+                    log("note: ALSA sequencer midi_in: its last sender went; \(n) note\(n == 1 ? "" : "s") ended")
+                }
+                continue
+            }
             let n = bytes.withUnsafeMutableBufferPointer { snd_midi_event_decode(decoder, $0.baseAddress, $0.count, e) }
             guard n > 0 else { continue }
             feed.receive(bytes.prefix(Int(n)))

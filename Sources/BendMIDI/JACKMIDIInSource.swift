@@ -64,6 +64,19 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
             throw InstrumentError(.runtime, "--midi-in: cannot start its event loop: \(error)")
         }
         let feed = MIDIInputFeed(port: control, keys: keys)
+        feed.panic = context.panic
+        let log = self.log
+        let changes = Atomic<Int>(0)
+        /// The last connection to midi_in gone (the sender quit or was killed): its notes
+        /// end at the period after the change (the first not rendered yet, if that one was).
+        @Sendable func watchConnections() {
+            let seen = status.inputConnectionChanges
+            guard changes.exchange(seen, ordering: .relaxed) != seen else { return }
+            let at = status.inputChangedAt
+            if let n = feed.senders(.connections(status.inputConnections), atFrame: at) {
+                log("note: JACK midi_in: its last connection went (stream frame \(at)); \(n) note\(n == 1 ? "" : "s") ended")
+            }
+        }
         // Each round drains the queue and comes again half a period later (the period is
         // the JACK server's and may change), on its own schedule: a late round is not
         // made up by bunching the next ones.
@@ -76,6 +89,7 @@ public final class JACKMIDIInSource: InputSource, @unchecked Sendable {
                 if at < meters.position { self.late.add(1, ordering: .relaxed) }
                 feed.receive(bytes, atFrame: at)
             }) == 256 {}
+            watchConnections()
             self.strays.store(feed.strayBytes, ordering: .relaxed)
             let half = UInt64(Double(period) / rate * 5e8)
             let next = max(due &+ half, MonotonicClock.nanos() &- half)

@@ -10,6 +10,9 @@ import BendControl
 public final class MIDIInputFeed: @unchecked Sendable {
     private var interpreter: MIDIInterpreter
     private let port: ControlPort
+    private var watch = MIDISenderWatch()
+    /// The instrument's panic (`InputContext.panic`), asked by CC 120/123 on any channel.
+    public var panic: (@Sendable (String) -> Void)?
 
     public init(port: ControlPort, toneNote: Double = 69) {
         self.port = port
@@ -25,16 +28,31 @@ public final class MIDIInputFeed: @unchecked Sendable {
     /// Interprets `bytes` (whole messages or any part of a stream) and sends the touches
     /// they make at stream frame `frame`.
     public func receive<C: Collection>(_ bytes: C, atFrame frame: UInt64) where C.Element == UInt8 {
-        let port = self.port
+        let port = self.port, panics = interpreter.panics
         interpreter.receive(bytes, frame: frame) { event, f in port.send(event, atFrame: f) }
+        if interpreter.panics != panics { panic?("MIDI CC 120/123") }
     }
 
     /// Interprets `bytes` that carry no frame (ALSA sequencer events): the touches they
     /// make are stamped by the port's stream clock as they are sent, like every other
     /// live source's.
     public func receive<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        let port = self.port
+        let port = self.port, panics = interpreter.panics
         interpreter.receive(bytes, frame: 0) { event, _ in port.send(event) }
+        if interpreter.panics != panics { panic?("MIDI CC 120/123") }
+    }
+
+    /// A change in who sends to the port (`MIDISenderWatch`): when the last sender went,
+    /// every note they started ends, the pedal let go. - Returns: the notes ended then
+    /// (nil: someone is still connected, or none was).
+    /// - Parameter frame: the stream frame they end at (JACK: the period after the change;
+    ///   nil: now, by the port's clock).
+    @discardableResult
+    public func senders(_ event: MIDISenderWatch.Event, atFrame frame: UInt64? = nil) -> Int? {
+        guard watch.apply(event) else { return nil }
+        let n = interpreter.heldNotes, port = self.port
+        if let frame { interpreter.releaseAll { port.send($0, atFrame: frame) } } else { releaseAll() }
+        return n
     }
 
     /// Ends every note (the port went away, play stops).

@@ -43,8 +43,9 @@ import Glibc
 ///   released notes, so the recorded touch script and MIDI out see the pedal as every
 ///   other source's sustain. (Before: each channel's pedal held its own notes and a zone
 ///   master's its zone's; now any pedal holds every note of the source.)
-///   All-sound-off (CC 120) and all-notes-off (CC 123) end every note of the channel
-///   (of the whole zone on a zone master); reset-all-controllers (CC 121) recentres the
+///   All-sound-off (CC 120) and all-notes-off (CC 123), on any channel, are the panic:
+///   every note of every channel ends, the pedals let go, and `panics` counts one (the
+///   caller ends every other source's touches: `InstrumentCore.panic`); reset-all-controllers (CC 121) recentres the
 ///   channel's bend, pressure, CC 74 and sustain; system reset (0xFF) ends every note and
 ///   forgets all state.
 /// - CC 10 (pan), on any channel → the tilt, value/127·2 − 1 (every voice pans).
@@ -90,6 +91,8 @@ public struct MIDIInterpreter: Sendable {
     var wrapped = false
     /// Bytes of real-time input that made no message.
     var strayRealTime = 0
+    /// CC 120 and CC 123 received (on any channel), since the start: each asks for the panic.
+    public private(set) var panics = 0
 
     /// Bytes of the stream that made no message (see `MIDIStreamParser`).
     public var strayBytes: Int { @_noLocks get { parser.strayBytes + strayRealTime } }
@@ -318,11 +321,11 @@ public struct MIDIInterpreter: Sendable {
                 i += 1
             }
         case 120, 123:
-            let isMaster = zones.master(of: ch) == ch
-            var i = 0
-            while i < heldCount {
-                if held[i].channel == ch || (isMaster && zones.master(of: held[i].channel) == ch) { end(i, emit) } else { i += 1 }
-            }
+            // The panic: every note of every channel ends and the pedals let go; the
+            // caller asks the instrument to end every other source's touches too
+            // (`panics` counts them: `InstrumentCore.panic`, `HostRender.midi`).
+            releaseEverything(emit)
+            panics &+= 1
         case 121:
             let before = sustained
             channels[ch] = channels[ch].afterResetAllControllers  // the pedal is up now

@@ -26,6 +26,12 @@ extension OSCInterpreter {
                 wrongType(m.address, expected: ",f (tilt −1…1)", got: m.types, from: sender); return nil
             }
             if allowed(sender) { emit(.tilt(min(max(t, -1), 1))) }
+        case "/bendsynth/panic":
+            // Any arguments: every touch of every source ends (the instrument's panic),
+            // then this interpreter forgets its own, so the senders' next touches start anew.
+            guard allowed(sender) else { return nil }
+            panic("OSC /bendsynth/panic from \(sender)")
+            endAll()
         case "/bendsynth/voices":
             return OSCEncoder.encode("/bendsynth/voices", [
                 .int32(Int32(clamping: voices())), .int32(Int32(activeTouches)), .int32(Int32(activeTouches(of: sender))),

@@ -43,6 +43,9 @@ public final class OSCInterpreter {
     public static let maxSenders = 64
 
     let emit: (ControlEvent) -> Void
+    /// The instrument's panic (`InputContext.panic`), asked by `/bendsynth/panic` once
+    /// this interpreter's own touches have ended. - Thread: the interpreter's.
+    public var panic: (String) -> Void = { _ in }
     let log: (String) -> Void
     /// Lines a sender can repeat: at most one a second per sender and kind.
     let limited: RateLimitedLog

@@ -66,15 +66,17 @@ public final class OSCReceiver: @unchecked Sendable {
     ///   - idleTimeout: silence that closes a TCP connection holding no touch, seconds; 0: never.
     ///   - emit: the control port's `send` (called on the receive thread).
     ///   - voices: voices sounding, for `/bendsynth/voices` replies (any thread).
+    ///   - panic: the instrument's panic, for `/bendsynth/panic` (the receive thread).
     public init(address: OSCListenAddress, tcp: Bool, timeout: Double, restTimeout: Double = OSCInterpreter.defaultRestTimeout,
                 idleTimeout: Double = OSCReceiver.defaultIdleTimeout,
                 emit: @escaping @Sendable (ControlEvent) -> Void, log: @escaping @Sendable (String) -> Void,
-                voices: @escaping @Sendable () -> Int) throws {
+                voices: @escaping @Sendable () -> Int, panic: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.address = address
         self.tcp = tcp
         self.log = log
         self.idleTimeout = idleTimeout
         interpreter = OSCInterpreter(timeout: timeout, restTimeout: restTimeout, emit: emit, log: log, voices: voices)
+        interpreter.panic = panic
         let s = try Socket.open(address.address.family, tcp ? .stream : .datagram)
         do {
             if tcp { try s.setOption(SOL_SOCKET, SO_REUSEADDR, Int32(1)) }

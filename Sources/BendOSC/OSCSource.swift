@@ -33,7 +33,7 @@ public final class OSCSource: InputSource, @unchecked Sendable {
         let receiver: OSCReceiver
         do {
             receiver = try OSCReceiver(address: address, tcp: tcp, timeout: timeout, restTimeout: restTimeout, emit: { port.send($0) },
-                                       log: log, voices: { meters.voices })
+                                       log: log, voices: { meters.voices }, panic: { context.panic?($0) })
         } catch {
             throw InputSourceError(.runtime, "cannot receive OSC on '\(address.text)': \(error)")
         }

@@ -181,9 +181,19 @@ struct SFZScanner {
         guard !raw.isEmpty else {
             throw SFZError(file: file, line: line, "opcode '\(name)' has no value; expected \(name)=value")
         }
+        // A bare name after a blank at the value's end is an opcode without '=' (`key=60 key`),
+        // not part of the value — except in a text value (a sample's file name may hold blanks).
+        if !Self.textOpcodes.contains(name), !name.hasPrefix("label_cc"), let last = raw.split(whereSeparator: { SFZScanner.isBlank($0.asciiValue ?? 0) }).dropFirst().last,
+           last.utf8.allSatisfy(SFZScanner.isName) {
+            throw SFZError(file: file, line: line, "opcode '\(last)' has no '='; expected \(last)=value")
+        }
         items.append(.opcode(name, try expand(raw, at: here), here))
         return end
     }
+
+    /// Opcodes whose value is text that may hold blanks (file names, labels).
+    static let textOpcodes: Set<String> = ["sample", "default_path", "label", "region_label", "group_label", "master_label", "global_label",
+                                           "image", "ui_label", "label_cc", "sw_label"]
 
     func startsWith(_ b: [UInt8], _ i: Int, _ word: String) -> Bool {
         let w = Array(word.utf8)

@@ -51,7 +51,7 @@ public enum OptionParser {
                     if optopt != 0 && optopt < 1000 {
                         throw UsageError("unknown option '-\(Character(Unicode.Scalar(UInt8(optopt))))'")
                     }
-                    throw UsageError("unknown option '\(offending)'")
+                    throw UsageError("unknown option '\(offending)'" + suggestion(offending, specs: specs, negations: negations.map(\.name)))
                 case Int32(UInt8(ascii: ":")):
                     if optopt >= 1000, let spec = specs[safe: Int(optopt) - 1000] {
                         throw UsageError("option '--\(spec.long)' needs a value (\(spec.value ?? "VALUE"))")
@@ -75,6 +75,14 @@ public enum OptionParser {
         // After parsing, glibc has permuted the operands to the end of argv.
         let operands = (Int(cgetopt_optind())..<argv.count).map { String(cString: cArgv[$0]!) }
         return (found, operands)
+    }
+
+    /// "; did you mean '--X'?" for a mistyped long option (its name before any `=`): the
+    /// nearest of the command's options and their negations (`Suggestion`), or "".
+    static func suggestion(_ offending: String, specs: [OptionSpec], negations: [String]) -> String {
+        guard offending.hasPrefix("--") else { return "" }
+        let name = String(offending.prefix { $0 != "=" })
+        return Suggestion.didYouMean(name, in: (specs.map(\.long) + negations).map { "--" + $0 })
     }
 
     /// getopt binds an optional value only when it is written with `=`: `--listen` alone

@@ -23,11 +23,13 @@ public enum StopSignals {
         return set
     }
 
-    /// Masks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every thread it
-    /// starts afterwards), and ignores SIGPIPE. - Thread: the main thread, before starting threads.
+    /// Masks SIGINT, SIGTERM and SIGHUP — and SIGUSR1, the panic (`PanicSignal`) — in the
+    /// calling thread (and so in every thread it starts afterwards), and ignores SIGPIPE.
+    /// - Thread: the main thread, before starting threads.
     public static func block() {
         signal(SIGPIPE, SIG_IGN)
         var set = stoppingSet
+        sigaddset(&set, PanicSignal.number)
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 

@@ -20,6 +20,8 @@ public enum WebMessage: Sendable, Equatable {
     /// browser measures it, else its contact size), after its `d` or `m`: the voice's
     /// timbre (`ControlEvent.timbre`).
     case force(id: UInt32, value: Double)
+    /// `x`: the page's panic button: every touch of every source ends, sustain included.
+    case panic
 }
 
 /// Why a message was refused: the connection is closed with this as the reason.
@@ -103,8 +105,11 @@ public enum WebMessageDecoder {
                 throw WebMessageError("\(at): sustain: expected 1 or 0, got '\(fields[1].prefix(24))'")
             }
             return .sustain(fields[1] == "1")
+        case "x":
+            try count(1, "x")
+            return .panic
         default:
-            throw WebMessageError("\(at): unknown type '\(fields[0].prefix(16))' (expected h, d, m, u, f, t, p or s)")
+            throw WebMessageError("\(at): unknown type '\(fields[0].prefix(16))' (expected h, d, m, u, f, t, p, s or x)")
         }
     }
 

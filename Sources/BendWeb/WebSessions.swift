@@ -101,6 +101,9 @@ public final class WebSessions: Sendable {
     private let status: @Sendable () -> (xruns: Int, voices: Int)
     private let sounding: @Sendable () -> [UInt32: Double]
     private let log: @Sendable (String) -> Void
+    /// The instrument's panic (`InputContext.panic`), for the page's panic button; called
+    /// under this object's lock, after every phone's touches ended.
+    private let panic: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - emit: the source's port (`port.send`); called under this object's lock.
@@ -114,7 +117,8 @@ public final class WebSessions: Sendable {
                 emit: @escaping @Sendable (ControlEvent) -> Void,
                 status: @escaping @Sendable () -> (xruns: Int, voices: Int) = { (0, 0) },
                 sounding: @escaping @Sendable () -> [UInt32: Double] = { [:] },
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+                log: @escaping @Sendable (String) -> Void = { _ in }, panic: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.panic = panic
         self.token = token
         self.limits = limits
         self.pitchMap = pitchMap
@@ -234,6 +238,15 @@ public final class WebSessions: Sendable {
                     session.sustain = on
                     s.sessions[connection] = session
                     if s.sustained != before { emit(.sustain(on)) }
+                case .panic:
+                    // Every source's touches end (the instrument's panic), then every
+                    // phone's are forgotten here, so their next touch starts anew.
+                    panic("the phone pad's panic button (phone \(session.number))")
+                    for id in s.touches.endAll(where: { _ in true }) { emit(.touch(id: id, phase: .up, x: 0, y: 0)) }
+                    let before = s.sustained
+                    for c in s.sessions.keys { s.sessions[c]?.sustain = false }
+                    session.sustain = false
+                    if before { emit(.sustain(false)) }
                 case let .ping(t):
                     let (xruns, voices) = status()
                     replies.append(WebReply.pong(clientTime: t, xruns: xruns, voices: voices, touches: soundingTouches(connection, session, s)))

@@ -87,7 +87,8 @@ public final class WebSource: InputSource, @unchecked Sendable {
         let sessions = WebSessions(token: token, pitchMap: context.pitchMap,
                                    guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], toneNote: context.toneNote,
                                    timbre: port.takesTimbre, emit: { port.send($0) }, status: { (output.xruns, meters.voices) },
-                                   sounding: { board?.touches(of: source).mapValues(\.x) ?? [:] }, log: log)
+                                   sounding: { board?.touches(of: source).mapValues(\.x) ?? [:] }, log: log,
+                                   panic: { context.panic?($0) })
         do {
             server = try WebServer(address: settings.address, certificate: certificate, assets: assets, sessions: sessions,
                                    log: log)

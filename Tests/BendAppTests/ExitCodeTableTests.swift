@@ -36,6 +36,10 @@ final class ExitCodeTableTests: XCTestCase {
             (["devices", "--bogus"], 2, "unknown option '--bogus'"),
             (["bench", "--voices", "1"], 2, "unknown command 'bench': the benches are their own executable, bendsynth-bench"),
             (["--bogus"], 2, "unknown option '--bogus'"),
+            // A near miss: the nearest option or command.
+            (["play", "--scael", "major"], 2, "unknown option '--scael'; did you mean '--scale'?"),
+            (["play", "--ovrwrite"], 2, "unknown option '--ovrwrite'; did you mean '--overwrite'?"),
+            (["rendr", "x.jsonl"], 2, "unknown command 'rendr'; did you mean 'render'?"),
             // Bad values and missing operands.
             (["render", script, "-o", path("x.wav"), "--rate", "5"], 2, "option '--rate': expected an integer in 8000…192000"),
             (["replay", evemu, "-o", path("x.wav"), "--rate", "5"], 2, "option '--rate': expected an integer in 8000…192000"),

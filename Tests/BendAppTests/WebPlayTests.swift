@@ -155,7 +155,7 @@ final class WebPlayTests: XCTestCase {
         let closed = Dictionary(uniqueKeysWithValues: out.filter { $0.first == "closed" }.map { ($0[1], $0[2...].joined(separator: " ")) })
         XCTAssertEqual(closed["nan"], "4002 line 1: x: expected a decimal number in 0.0…1.0, got 'nan'")
         XCTAssertEqual(closed["range"], "4002 line 1: x: expected a decimal number in 0.0…1.0, got '1.5'")
-        XCTAssertEqual(closed["unknown"], "4002 line 1: unknown type 'z' (expected h, d, m, u, f, t, p or s)")
+        XCTAssertEqual(closed["unknown"], "4002 line 1: unknown type 'z' (expected h, d, m, u, f, t, p, s or x)")
         XCTAssertEqual(closed["fields"], "4002 line 1: 'd' takes 4 fields (d ID X Y T), got 2")
         XCTAssertEqual(closed["oversized"], "4002 message over 1024 bytes")
         XCTAssertEqual(closed["binary"], "4002 binary messages are not used")

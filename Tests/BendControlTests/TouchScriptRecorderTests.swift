@@ -30,8 +30,8 @@ final class TouchScriptRecorderTests: XCTestCase {
         r.close()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines, [
-            #"{"t": 0.500000, "type": "down", "id": 1, "x": 0.500000, "y": 1.000000}"#,
-            #"{"t": 0.630333, "type": "down", "id": 2, "x": 0.750000, "y": 0.500000}"#,
+            #"{"t": 0.500000, "type": "down", "id": 1, "x": 0.5, "y": 1.0}"#,
+            #"{"t": 0.630333, "type": "down", "id": 2, "x": 0.75, "y": 0.5}"#,
             #"{"t": 0.833333, "type": "up", "id": 2}"#,
             #"{"t": 1.250000, "type": "up", "id": 1}"#,
             #"{"t": 1.500000, "type": "end"}"#,  // the take's length: the stream position at close
@@ -62,6 +62,6 @@ final class TouchScriptRecorderTests: XCTestCase {
         replaced.close()
         XCTAssertEqual(replaced.linesWritten, 1)
         XCTAssertEqual(try String(contentsOfFile: old, encoding: .utf8).split(separator: "\n").first,
-                       #"{"t": 0.000000, "type": "down", "id": 1, "x": 0.500000, "y": 1.000000}"#)
+                       #"{"t": 0.000000, "type": "down", "id": 1, "x": 0.5, "y": 1.0}"#)
     }
 }

@@ -185,10 +185,15 @@ final class MIDIInterpreterTests: XCTestCase {
         m.feed([0x90, 60, 100, 62, 100, 0x80, 60, 0, 0x90, 62, 0])
         XCTAssertEqual(m.phases, [.down, .down, .up, .up])
         XCTAssertEqual(m.interpreter.heldNotes, 0)
-        m.feed([0x90, 60, 100, 0x91, 60, 100, 0xB0, 123, 0])  // all notes off: channel 1 only
-        XCTAssertEqual(m.interpreter.heldNotes, 1)
-        m.feed([0xB1, 120, 0])                                 // all sound off
-        XCTAssertEqual(m.interpreter.heldNotes, 0)
+        // All notes off (CC 123) and all sound off (CC 120), on any channel, are the panic:
+        // every channel's notes end and the pedal lets go; `panics` counts each.
+        m.feed([0xB3, 64, 127, 0x90, 60, 100, 0x91, 60, 100, 0xB0, 123, 0])
+        XCTAssertEqual(m.interpreter.heldNotes, 0, "CC 123 on channel 1 ends channel 2's note too")
+        XCTAssertEqual(m.sustains.last, false, "and lets the pedal go")
+        XCTAssertEqual(m.interpreter.panics, 1)
+        m.feed([0x92, 61, 100, 0xBF, 120, 0])
+        XCTAssertEqual(m.interpreter.heldNotes, 0, "CC 120 on channel 16")
+        XCTAssertEqual(m.interpreter.panics, 2)
         m.feed([0x90, 60, 100, 0x92, 61, 100, 0xFF])          // system reset: everything
         XCTAssertEqual(m.interpreter.heldNotes, 0)
         XCTAssertEqual(m.phases.filter { $0 == .up }.count, m.phases.filter { $0 == .down }.count)

@@ -104,6 +104,8 @@ final class SFZInstrumentTests: XCTestCase {
             ("<region> sample=a.wav\n  lokey=\n", "/i/root.sfz:2: opcode 'lokey' has no value; expected lokey=value"),
             ("<region> sample=a.wav lokey= hikey=5", "/i/root.sfz:1: opcode 'lokey' has no value; expected lokey=value"),
             ("<region> sample=a.wav\nlokey 60", "/i/root.sfz:2: opcode 'lokey' has no '='; expected lokey=value"),
+            ("<region> sample=a.wav\n\nkey=60 key", "/i/root.sfz:3: opcode 'key' has no '='; expected key=value"),
+            ("<region> sample=a.wav key=60 hikey", "/i/root.sfz:1: opcode 'hikey' has no '='; expected hikey=value"),
             ("<region> lokey=60", "/i/root.sfz:1: <region> has no sample; expected sample=FILE in it or in a header above it"),
             ("<region> sample=a.wav lokey=x9", "/i/root.sfz:1: lokey=x9: expected a key 0…127 or a note name such as c#4"),
             ("<region> sample=a.wav loop_mode=forever", "/i/root.sfz:1: loop_mode=forever: expected no_loop, one_shot, loop_continuous or loop_sustain"),

@@ -42,7 +42,8 @@ final class WebMessageDecoderTests: XCTestCase {
         XCTAssertEqual(refusal("t 1.5"), "line 1: tilt: expected a decimal number in -1.0…1.0, got '1.5'")
         XCTAssertEqual(refusal("s 2"), "line 1: sustain: expected 1 or 0, got '2'")
         XCTAssertEqual(refusal("s 1 0"), "line 1: 's' takes 1 field (s 1|0), got 2")
-        XCTAssertEqual(refusal("x 1"), "line 1: unknown type 'x' (expected h, d, m, u, f, t, p or s)")
+        XCTAssertEqual(refusal("q 1"), "line 1: unknown type 'q' (expected h, d, m, u, f, t, p, s or x)")
+        XCTAssertEqual(refusal("x 1"), "line 1: 'x' takes 0 fields (x), got 1")
         XCTAssertEqual(refusal("p 1\n"), "line 2: empty line")
         XCTAssertEqual(refusal("p 1\np\u{7f}"), "line 2, byte 2: 0x7f is not printable ASCII")
         XCTAssertEqual(refusal("h bad/token"), "line 1: token: expected 1…64 of A-Z a-z 0-9 - _")
@@ -90,7 +91,7 @@ final class WebMessageDecoderTests: XCTestCase {
                     case let .tilt(v): inRange = (-1...1).contains(v)
                     case let .ping(t): inRange = t.isFinite
                     case let .hello(token): inRange = (1...64).contains(token.count)
-                    case .sustain: inRange = true
+                    case .sustain, .panic: inRange = true
                     case let .force(id, v): inRange = id <= WebMessageDecoder.maxTouchID && (0...1).contains(v)
                     }
                     if !inRange { outOfRange += 1 }
