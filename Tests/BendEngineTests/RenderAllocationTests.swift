@@ -5,7 +5,8 @@ import BendTestSupport
 import CAllocCounter
 import Foundation
 
-/// Counts heap allocations on the render thread while it mixes 64 moving voices.
+/// Counts heap allocations on the render thread while it mixes 64 moving voices through
+/// every send effect.
 final class RenderAllocationTests: XCTestCase {
     func testRenderThreadMakesNoHeapAllocations() throws {
         try renderCountingAllocations(interpolation: .cubic)
@@ -21,7 +22,10 @@ final class RenderAllocationTests: XCTestCase {
         let period = 256
         let tone = Measure.harmonicTone(frames: 4800, cycles: 44)
         let levels = interpolation == .bandLimited ? try Measure.bandLimitedLevels(tone) : nil
-        let h = RenderHarness(voices: 64, period: period, tone: tone, levels: levels) { $0.interpolation = interpolation }
+        // Every send effect on, and voices taking send groups of their own as they play.
+        var fx = EffectSettings()
+        (fx.reverbSend, fx.delaySend, fx.chorusSend) = (0.3, 0.2, 0.2)
+        let h = RenderHarness(voices: 64, period: period, tone: tone, levels: levels) { $0.interpolation = interpolation; $0.effects = fx }
         defer { h.free() }
         let frames = 2 * 48_000
         let out = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
@@ -38,6 +42,7 @@ final class RenderAllocationTests: XCTestCase {
                 events.append(EngineEvent(frame: UInt64(f + v * 17), kind: .move, key: h.key(id),
                                           value: 0.25 + Float((f / period + v) % 100) / 60, gain: Float((v + f / period) % 10) / 10))
             }
+            events.append(.send(frame: UInt64(f + 5), key: h.key(UInt32((f / period) % 64)), bus: .reverb, level: Float(f / period % 10) / 10))
             if f % (period * 20) == 0 { events.append(EngineEvent(frame: UInt64(f), kind: .pan, value: Float(f % 7) / 3 - 1)) }
             f += period
         }

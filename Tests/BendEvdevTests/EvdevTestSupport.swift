@@ -72,7 +72,7 @@ struct TouchSummary {
                     if stillDown.remove(id) == nil { inconsistencies += 1 }
                     ups += 1
                     upTimes[id] = Double(f.micros) / 1e6
-                case .pitched, .sustain, .timbre:
+                case .pitched, .sustain, .timbre, .send:
                     inconsistencies += 1  // evdev gives pad positions, no sustain (no pressure unless asked)
                 case let .tilt(v):
                     tilts.append(v)

@@ -32,6 +32,8 @@ final class EventLog {
             faults.append("sustain: OSC has no sustain message")
         case .timbre:
             faults.append("a timbre: OSC gives none")
+        case .send:
+            faults.append("a send: OSC gives none")
         case let .tilt(t):
             if !(-1...1).contains(t) { faults.append("tilt \(t)") }
             tilt = t
