@@ -77,13 +77,18 @@ public final class Instrument: @unchecked Sendable {
         RenderDriver(mixer: mixer, clock: clock, record: record)
     }
 
+    /// How long play's stop fades the send effects' tail, seconds.
+    public static let tailFadeSeconds = 0.3
+
     /// Events dropped because a port's ring was full, over all ports. - Thread: any.
     public var dropped: Int { ports.reduce(0) { $0 + $1.dropped } }
 
     /// Ends play gently while a real-time sink still renders: every port's touches end
     /// (voices fade with the normal release), then this waits until no voice sounds
     /// (200 ms, or the release time and 10 % when longer, at most 10 s) and one more
-    /// period has been rendered, so the last fade is played whole. Returns early when `rendering` turns false (the sink failed).
+    /// period has been rendered, so the last fade is played whole; a send effect's tail
+    /// still sounding is then faded out over `tailFadeSeconds`. Returns early when
+    /// `rendering` turns false (the sink failed).
     /// Call it after the sources stopped (the ports' threads are done).
     /// - Thread: setup (the thread that started the sink).
     public func fadeOut(rendering: () -> Bool) {
@@ -95,6 +100,14 @@ public final class Instrument: @unchecked Sendable {
         // them once a period (nothing changes between two periods) until a deadline.
         let period = UInt64(Double(periodFrames) / rate * 1e9)
         _ = Wakeup.recheck("fade out", until: { mixer.activeVoices == 0 || !rendering() }, every: period, deadline: fadeDeadline)
+        // The send effects' tail (a reverb, echoes) still sounding: faded out over
+        // `tailFadeSeconds` by the master gain, so the stop does not cut it with a click.
+        if mixer.effectsTail > 1e-4 && rendering() {
+            mixer.fadeOutMix(seconds: Instrument.tailFadeSeconds)
+            let faded = mixer.position + UInt64(Instrument.tailFadeSeconds * rate) + UInt64(periodFrames)
+            _ = Wakeup.recheck("fade out", until: { mixer.position >= faded || !rendering() }, every: period,
+                               deadline: MonotonicClock.nanos() + UInt64((Instrument.tailFadeSeconds + 1) * 1e9))
+        }
         // One more period so the last fade is written out whole.
         let settle = mixer.position + UInt64(periodFrames)
         _ = Wakeup.recheck("fade out", until: { mixer.position >= settle || !rendering() }, every: period / 2,

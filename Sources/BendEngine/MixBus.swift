@@ -19,6 +19,22 @@ extension Mixer {
         state.pointee.gainLeft = state.pointee.gainGlideFrames
     }
 
+    /// Fades the whole mix (the voices and the effects' tails) to silence over `seconds`
+    /// from the next period, by the master gain (linear per frame): play's stop, so a
+    /// reverb's tail ends without a click. - Thread: any.
+    public func fadeOutMix(seconds: Double) {
+        meters[5].store(UInt64(max(1, (seconds * configuration.rate).rounded())), ordering: .relaxed)
+    }
+
+    /// Takes a `fadeOutMix` request: the master gain glides to 0 over its frames.
+    /// - Thread: render.
+    @_noLocks
+    func takeFadeRequest() {
+        let frames = meters[5].exchange(0, ordering: .relaxed)
+        state.pointee.gainTarget = 0
+        state.pointee.gainLeft = Int32(truncatingIfNeeded: min(frames, UInt64(Int32.max)))
+    }
+
     /// The limiter limits (true, the default) or only delays the mix by its look-ahead
     /// (false: the latency stays, and the gain it was applying recovers to 1 over its
     /// release, 100 ms, instead of jumping). Nothing without a limiter

@@ -93,7 +93,8 @@ public struct Mixer: @unchecked Sendable {
     /// Written by render, read by any thread (relaxed): [position (frames), activeVoices
     /// (count), peak (Float bits, linear amplitude), limiter gain (Float bits, linear:
     /// the smallest gain of the last period, 1 = no reduction), the effects' tail (Float
-    /// bits, linear: `effectsTail`)].
+    /// bits, linear: `effectsTail`), a fade-out asked for (frames, 0: none; written by any
+    /// thread, taken by render: `fadeOutMix`)].
     let meters: UnsafeMutablePointer<Atomic<UInt64>>
     /// Per input source (`configuration.maxSources`): the stream frame after which its
     /// queued events are dropped (`cut(source:atFrame:)`), `UInt64.max` for none. Written
@@ -260,8 +261,8 @@ public struct Mixer: @unchecked Sendable {
         busFrames = ((configuration.maxPeriodFrames + 7) & ~7) + 8
         mono = .allocate(capacity: 3 * busFrames)
         panEvents = .allocate(capacity: Mixer.panEventCapacity)
-        meters = .allocate(capacity: 5)
-        for i in 0..<5 { (meters + i).initialize(to: Atomic(0)) }
+        meters = .allocate(capacity: 6)
+        for i in 0..<6 { (meters + i).initialize(to: Atomic(0)) }
         cuts = .allocate(capacity: configuration.maxSources)
         for i in 0..<configuration.maxSources { (cuts + i).initialize(to: Atomic(UInt64.max)) }
         meters[3].store(UInt64(Float(1).bitPattern), ordering: .relaxed)
@@ -377,6 +378,7 @@ public struct Mixer: @unchecked Sendable {
         state.pointee.stereoBuses = false
 
         if let effects { beginSends(effects) }
+        if meters[5].load(ordering: .relaxed) != 0 { takeFadeRequest() }
         takeIncomingSound()
         if state.pointee.zoneChecks > 0 { crossPendingZones() }
         takeEvents(from: start, to: end, out: out)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendTestSupport
 import Foundation
 import Glibc
 import XCTest
@@ -57,6 +58,23 @@ final class TakeFilesTests: XCTestCase {
         let diff = difference(again.left, wav.left, frames: frames)
         print("fine take: re-rendered vs WAV over \(frames) frames: largest difference \(diff) (\(20 * log10(Double(diff))) dB)")
         XCTAssertLessThan(diff, 1e-6, "sample for sample")
+    }
+
+    /// With a reverb, play's stop fades its tail out over 0.3 s instead of cutting it:
+    /// the take's last 10 ms are 40 dB below the tail when the voice had ended.
+    func testPlaysStopFadesTheReverbsTail() throws {
+        let s = try script("wet.jsonl", [#"{"t": 0.1, "type": "down", "id": 1, "x": 0.5, "y": 1}"#,
+                                         #"{"t": 0.5, "type": "up", "id": 1}"#])
+        let played = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--script", s, "-d", "null",
+                                           "--reverb-send", "0.8", "--reverb-decay", "6", "--record", path("wet.wav")])
+        XCTAssertEqual(played.status, 0, played.stderr)
+        let signed = Measure.channel(try WAVReader.read(path("wet.wav")).samples, 0), left = signed.map { abs($0) }
+        let tail = left[(Int(0.55 * 48_000))..<(Int(0.6 * 48_000))].max()!, end = left[(left.count - 480)...].max()!
+        print("play's stop with a 6 s reverb: tail \(20 * log10(tail)) dBFS after the voice, the take's last 10 ms \(20 * log10(max(end, 1e-12))) dBFS (\(left.count) frames)")
+        XCTAssertGreaterThan(20 * log10(tail), -40, "the reverb rings after the voice")
+        XCTAssertLessThan(20 * log10(max(end, 1e-12)) - 20 * log10(tail), -40, "the stop faded it out")
+        XCTAssertLessThanOrEqual(Measure.maxStep(signed[(signed.count - 14_400)...]), Measure.maxStep(signed[(Int(0.55 * 48_000))..<(Int(0.6 * 48_000))]) * 1.01,
+                                 "the fade adds no step")
     }
 
     func testTouchScriptIsOnTheWAVsTimeBase() throws {
