@@ -106,7 +106,7 @@ public struct ChorusSettings: Sendable, Equatable {
     /// Sweep depth, milliseconds either side of the centre (0…8).
     public var depthMilliseconds = 2.5
 
-    public init() {}
+    @_noLocks public init() {}
 
     /// Some control differs from `other`'s.
     @_noLocks

@@ -194,7 +194,7 @@ public struct DelaySettings: Sendable, Equatable {
     /// How much of the echoes goes on into the reverb's send, linear 0…1.
     public var toReverb = 0.3
 
-    public init() {}
+    @_noLocks public init() {}
 
     /// Some control differs from `other`'s.
     @_noLocks

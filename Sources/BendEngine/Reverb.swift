@@ -341,7 +341,7 @@ public struct ReverbSettings: Sendable, Equatable {
     /// Return level, linear gain (0…2).
     public var returnLevel: Double = 1
 
-    public init() {}
+    @_noLocks public init() {}
 
     /// Some control differs from `other`'s (field by field: the synthesized `==` is not
     /// checked-safe on the render thread).

@@ -83,6 +83,22 @@ public struct HostRender: @unchecked Sendable {
     @_noLocks public func setInterpolation(_ interpolation: Interpolation) { driver.mixer.setInterpolation(interpolation) }
     /// Voices at once, 1 … the core's voices.
     @_noLocks public func setVoiceLimit(_ voices: Int) { driver.mixer.setVoiceLimit(voices) }
+    /// The default send to bus `bus` (0 reverb, 1 delay, 2 chorus) glides to `level`
+    /// (`Mixer.setDefaultSend`).
+    @_noLocks public func setDefaultSend(bus: Int, _ level: Float) {
+        driver.mixer.setDefaultSend(bus == 0 ? .reverb : bus == 1 ? .delay : .chorus, level.isNaN ? 0 : level)
+    }
+    /// A host's effect controls: the reverb's decay (s) and width, the delay's time (ms)
+    /// and feedback; NaN keeps the default. The rest stay at their defaults
+    /// (`Mixer.setEffects`: each glides or crossfades).
+    @_noLocks public func setEffectControls(reverbDecay: Double, reverbWidth: Double, delayMilliseconds: Double, delayFeedback: Double) {
+        var reverb = ReverbSettings(), delay = DelaySettings()
+        if !reverbDecay.isNaN { reverb.decaySeconds = min(max(reverbDecay, 0.2), 20) }
+        if !reverbWidth.isNaN { reverb.width = min(max(reverbWidth, 0), 1) }
+        if !delayMilliseconds.isNaN { delay.time = .milliseconds(min(max(delayMilliseconds, 1), 4000)) }
+        if !delayFeedback.isNaN { delay.feedback = min(max(delayFeedback, 0), 0.98) }
+        driver.mixer.setEffects(reverb: reverb, delay: delay, chorus: ChorusSettings(), tempo: 120)
+    }
 
     // MARK: - The host's MIDI in
 

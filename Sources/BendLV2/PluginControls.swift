@@ -17,6 +17,8 @@ struct PluginControls {
     var toneNote: Float = .nan
     var scaleRoot: Float = .nan
     var voices: Float = .nan
+    /// The send effects' ports, in `PluginPort` order from `reverbSend` (lane 7 unused).
+    var effects = SIMD8<Float>(repeating: .nan)
     /// The web pad: on (> 0.5), and the pad settings it was served with.
     var web: Float = 0
     var pad: (Float, Float, Float, Float, Float, Float) = (.nan, .nan, .nan, .nan, .nan, .nan)
@@ -68,8 +70,30 @@ extension PluginRender {
         if retune && state.pointee.scalePathCount > 0 {
             askWorker(WorkMessage.retune, path: UnsafeRawBufferPointer(start: nil, count: 0))
         }
+        applyEffects()
         applyWeb()
     }
+
+    /// The send effects' ports: the default sends glide, the reverb and delay settings
+    /// glide or crossfade (`HostRender.setEffectControls`).
+    /// - Thread: render.
+    @_noLocks
+    func applyEffects() {
+        var now = SIMD8<Float>()
+        var i = 0
+        while i < 7 { now[i] = control(PluginPort.reverbSend + i, default: PluginRender.effectDefaults[i]); i += 1 }
+        let was = state.pointee.controls.effects
+        guard any(now .!= was) else { return }
+        state.pointee.controls.effects = now
+        if now[0] != was[0] { host.setDefaultSend(bus: 0, now[0]) }
+        if now[3] != was[3] { host.setDefaultSend(bus: 1, now[3]) }
+        if now[6] != was[6] { host.setDefaultSend(bus: 2, now[6]) }
+        host.setEffectControls(reverbDecay: Double(now[1]), reverbWidth: Double(now[2]), delayMilliseconds: Double(now[4]),
+                               delayFeedback: Double(now[5]))
+    }
+
+    /// The effect ports' defaults (bendsynth.ttl's), in port order from `reverbSend`.
+    static var effectDefaults: SIMD8<Float> { @_noLocks @inline(__always) get { SIMD8(0, 2.2, 1, 0, 375, 0.35, 0, 0) } }
 }
 
 extension PluginRender {

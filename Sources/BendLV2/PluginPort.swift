@@ -40,9 +40,24 @@ enum PluginPort {
     /// Control in: polyphony, voices at once (1…`maximumVoices`, default 64): the mixer
     /// is allocated for the maximum, the port sets its voice limit.
     static var voices: Int { @_noLocks @inline(__always) get { 16 } }
+    /// The send effects (`SendEffects`).
+    /// Control in: the voices' default reverb send (0…1).
+    static var reverbSend: Int { @_noLocks @inline(__always) get { 17 } }
+    /// Control in: the reverb's RT60, seconds (0.2…20).
+    static var reverbDecay: Int { @_noLocks @inline(__always) get { 18 } }
+    /// Control in: the reverb's width (0…1).
+    static var reverbWidth: Int { @_noLocks @inline(__always) get { 19 } }
+    /// Control in: the voices' default delay send (0…1).
+    static var delaySend: Int { @_noLocks @inline(__always) get { 20 } }
+    /// Control in: the delay's time, ms (1…4000).
+    static var delayTime: Int { @_noLocks @inline(__always) get { 21 } }
+    /// Control in: the delay's feedback (0…0.98).
+    static var delayFeedback: Int { @_noLocks @inline(__always) get { 22 } }
+    /// Control in: the voices' default chorus send (0…1).
+    static var chorusSend: Int { @_noLocks @inline(__always) get { 23 } }
 
     /// Ports in all.
-    static var count: Int { @_noLocks get { 17 } }
+    static var count: Int { @_noLocks get { 24 } }
     /// The `voices` port's maximum (bendsynth.ttl's lv2:maximum): the voices allocated.
     static var maximumVoices: Int { @_noLocks get { 1024 } }
 }

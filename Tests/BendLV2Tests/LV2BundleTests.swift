@@ -26,7 +26,8 @@ final class LV2BundleTests: XCTestCase {
             return t.hasPrefix("Symbol:") ? t.dropFirst("Symbol:".count).trimmingCharacters(in: .whitespaces) : nil
         }
         XCTAssertEqual(symbols, ["events_in", "events_out", "out_l", "out_r", "latency", "gain", "limiter", "interpolation",
-                                 "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web", "voices"])
+                                 "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web", "voices",
+                                 "reverb_send", "reverb_decay", "reverb_width", "delay_send", "delay_time", "delay_feedback", "chorus_send"])
         XCTAssertTrue(info.output.contains("Class:             Instrument"), info.output)
         XCTAssertTrue(info.output.contains("Has latency:       yes, reported by port 4"), info.output)
     }
