@@ -57,3 +57,16 @@ for c in plain loops crossfade filter; do
   row="$row $(per_voice_frame 64 64 "$a" "$b") |"
 done
 echo "$row"
+
+echo
+echo "Send effects (\`--effects\`: reverb, delay and chorus, every voice sending): instructions per output frame, the difference from the same run without; 64 voices, 64-frame periods, bandlimited"
+echo
+echo "| voices alone (per frame) | with the send effects | the effects | the effects against the voices |"
+echo "|---:|---:|---:|---:|"
+a=$(total "$BIN" --voices 64 --period 64 --interp bandlimited --seconds $S1)
+b=$(total "$BIN" --voices 64 --period 64 --interp bandlimited --seconds $S2)
+c=$(total "$BIN" --voices 64 --period 64 --interp bandlimited --seconds $S1 --effects)
+d=$(total "$BIN" --voices 64 --period 64 --interp bandlimited --seconds $S2 --effects)
+awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v s1="$S1" -v s2="$S2" -v r="$RATE" 'BEGIN {
+  f = int(s2 * r / 64) * 64 - int(s1 * r / 64) * 64; v = (b - a) / f; e = (d - c) / f
+  printf "| %.0f | %.0f | %.0f | %.1f %% |\n", v, e, e - v, 100 * (e - v) / v }'

@@ -55,7 +55,7 @@ public enum MixerBench {
     /// flushed as on the render thread.
     /// - Thread: any non-real-time thread.
     public static func measure(voices: Int, period: Int, seconds: Double, rate: Double, interpolation: Interpolation,
-                               spread: Bool = false) throws -> Result {
+                               spread: Bool = false, effects: Bool = false) throws -> Result {
         let saved = FloatEnvironment.flushDenormals()  // as on the render thread
         defer { FloatEnvironment.restore(saved) }
         let samples = tone(rate: rate)
@@ -70,6 +70,11 @@ public enum MixerBench {
         var config = MixerConfiguration(rate: rate, maxPeriodFrames: period, voices: voices)
         config.eventsPerSource = max(4096, voices * 2)
         config.interpolation = interpolation
+        if effects {
+            var fx = EffectSettings()
+            (fx.reverbSend, fx.delaySend, fx.chorusSend) = (0.3, 0.2, 0.2)
+            config.effects = fx
+        }
         let instrument = Instrument(configuration: config, tone: tone, live: false)
         defer { instrument.deallocate(); tone.deallocate() }
         let mixer = instrument.mixer

@@ -4,7 +4,7 @@
 /// of a cycle apart (the right side's a sixth further on), so the sum thickens without a
 /// single sweeping comb. A triangle, as in the Roland Juno's chorus: it needs no sine
 /// (the engine has no libm), and its constant slope gives a constant small detune rather
-/// than a wobble. Reads are linearly interpolated.
+/// than a wobble. Reads are linearly interpolated, each copy's read held for 8 frames.
 ///
 /// Wet only (a send): the dry voices are already in the mix. Plain pointers allocated at
 /// setup for 192 kHz; `process` is `@_noLocks`.
@@ -27,6 +27,12 @@ public struct Chorus: @unchecked Sendable {
         var depth: Float = 0
         var depthTarget: Float = 0
         var settings = ChorusSettings()
+        /// The current 8-frame block's reads (lanes as `phase`): whole frames behind the
+        /// write, the fraction, the last frame's samples; frames left of the block.
+        var whole = SIMD8<Int32>()
+        var fraction = SIMD8<Float>()
+        var previous = SIMD8<Float>()
+        var blockLeft = 0
     }
 
     /// - Thread: setup.
@@ -64,32 +70,41 @@ public struct Chorus: @unchecked Sendable {
         while n < frames {
             ring[2 &* s.write] = input[2 &* n]
             ring[2 &* s.write &+ 1] = input[2 &* n &+ 1]
-            s.phase += s.step
-            s.phase = s.phase.replacing(with: s.phase - 1, where: s.phase .>= 1)
-            s.depth += depthStep
-            // Triangle −1…1; delay = centre + depth·tri ≥ 12 − 8 ms > 0.
-            let centred: SIMD8<Float> = 2 * s.phase - 1
-            let magnitude: SIMD8<Float> = centred.replacing(with: -centred, where: centred .< 0)
-            let tri: SIMD8<Float> = 1 - 2 * magnitude
-            let delay: SIMD8<Float> = s.centre + s.depth * tri
-            var l: Float = 0, r: Float = 0
-            var k = 0
-            while k < 3 {
-                let da: Float = delay[k], db: Float = delay[k + 4]
-                let wa = Int(da), wb = Int(db)
-                let fa: Float = da - Float(wa), fb: Float = db - Float(wb)
-                let a = (s.write &- wa) & mask, b = (s.write &- wb) & mask
-                let a0 = ring[2 &* a], a1 = ring[2 &* ((a &- 1) & mask)]
-                let b0 = ring[2 &* b &+ 1], b1 = ring[2 &* ((b &- 1) & mask) &+ 1]
-                l += a0 + (a1 - a0) * fa
-                r += b0 + (b1 - b0) * fb
-                k += 1
+            if s.blockLeft == 0 {
+                // The sweep over the next 8 frames: each copy's read (whole frames behind and
+                // the fraction), held for the block (it moves under 0.01 frame a frame).
+                s.phase += 8 * s.step
+                s.phase = s.phase.replacing(with: s.phase - 1, where: s.phase .>= 1)
+                s.depth += 8 * depthStep
+                let centred: SIMD8<Float> = 2 * s.phase - 1
+                let magnitude: SIMD8<Float> = centred.replacing(with: -centred, where: centred .< 0)
+                let delay: SIMD8<Float> = s.centre + s.depth * (1 - 2 * magnitude)
+                s.whole = SIMD8<Int32>(Int32(delay[0]), Int32(delay[1]), Int32(delay[2]), 0, Int32(delay[4]), Int32(delay[5]), Int32(delay[6]), 0)
+                s.fraction = delay - SIMD8<Float>(Float(s.whole[0]), Float(s.whole[1]), Float(s.whole[2]), 0,
+                                                  Float(s.whole[4]), Float(s.whole[5]), Float(s.whole[6]), 0)
+                s.blockLeft = 8
             }
-            l *= 0.577_350_3  // 1/√3: three uncorrelated copies at one copy's power
-            r *= 0.577_350_3
+            let start = s.blockLeft == 8
+            s.blockLeft &-= 1
+            // Lanes 0–2: the left copies' reads, 4–6 the right's; the frame one further back
+            // is last frame's read, except at a block's start.
+            let w = Int32(truncatingIfNeeded: s.write), m = Int32(mask)
+            let r = (SIMD8<Int32>(repeating: w) &- s.whole) & SIMD8<Int32>(repeating: m)
+            let y0 = SIMD8<Float>(ring[2 &* Int(r[0])], ring[2 &* Int(r[1])], ring[2 &* Int(r[2])], 0,
+                                  ring[2 &* Int(r[4]) &+ 1], ring[2 &* Int(r[5]) &+ 1], ring[2 &* Int(r[6]) &+ 1], 0)
+            var y1 = s.previous
+            if start {
+                let q = (r &- 1) & SIMD8<Int32>(repeating: m)
+                y1 = SIMD8<Float>(ring[2 &* Int(q[0])], ring[2 &* Int(q[1])], ring[2 &* Int(q[2])], 0,
+                                  ring[2 &* Int(q[4]) &+ 1], ring[2 &* Int(q[5]) &+ 1], ring[2 &* Int(q[6]) &+ 1], 0)
+            }
+            s.previous = y0
+            let y = y0 + (y1 - y0) * s.fraction
+            // 1/√3: three uncorrelated copies at one copy's power.
+            let l = (y[0] + y[1] + y[2]) * 0.577_350_3, rr = (y[4] + y[5] + y[6]) * 0.577_350_3
             out[2 &* n] += l
-            out[2 &* n &+ 1] += r
-            peak = max(peak, max(abs(l), abs(r)))
+            out[2 &* n &+ 1] += rr
+            peak = max(peak, max(abs(l), abs(rr)))
             s.write = (s.write &+ 1) & mask
             n &+= 1
         }

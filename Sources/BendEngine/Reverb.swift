@@ -75,6 +75,12 @@ public struct Reverb: @unchecked Sendable {
         var filterL = SIMD8<Float>(), filterR = SIMD8<Float>()
         /// Each line's allpass interpolator's last output.
         var allpassL = SIMD8<Float>(), allpassR = SIMD8<Float>()
+        /// The wander of the current 8-frame block (`wander`): each line's read, whole frames
+        /// behind the write, and its allpass coefficient; frames left of the block.
+        var wholeL = SIMD8<Int32>(), wholeR = SIMD8<Int32>(), aL = SIMD8<Float>(), aR = SIMD8<Float>()
+        var blockLeft = 0
+        /// Each line's last read (the next frame's sample one further back).
+        var previousL = SIMD8<Float>(), previousR = SIMD8<Float>()
         /// Output gains a (own side) and b (other side) times the level scale and return;
         /// current and target (linear).
         var own: Float = 0, cross: Float = 0, ownTarget: Float = 0, crossTarget: Float = 0
@@ -211,46 +217,61 @@ public struct Reverb: @unchecked Sendable {
         return sum
     }
 
-    /// One side's network for one frame: reads each line (wandering, linear
-    /// interpolation), filters, mixes by the Hadamard transform and writes back with the
-    /// input `x` injected; returns the sum of the lines' outputs (signed).
+    /// One side's wander over the next 8 frames: each line's read (whole frames behind the
+    /// write, `length` + depth·triangle) and its allpass coefficient, held for the block.
+    /// (The read moves by under 0.001 frame a frame: holding it 8 frames changes nothing
+    /// audible, and costs the reads a conversion per block instead of per frame.)
     @_noLocks @inline(__always)
-    func network(base: UnsafeMutablePointer<Float>, write: Int, length: SIMD8<Float>, phase: inout SIMD8<Float>, step: SIMD8<Float>,
-                 depth: Float, c: SIMD8<Float>, b: SIMD8<Float>, filter: inout SIMD8<Float>, interpolated: inout SIMD8<Float>, x: Float) -> Float {
-        // Triangle 0…1 from the phase; the read is length + depth·tri frames behind.
-        phase += step
+    static func wander(length: SIMD8<Float>, phase: inout SIMD8<Float>, step: SIMD8<Float>, depth: Float) -> (SIMD8<Int32>, SIMD8<Float>) {
+        phase += 8 * step
         phase = phase.replacing(with: phase - 1, where: phase .>= 1)
         let centred = 2 * phase - 1
         let tri = 1 - centred.replacing(with: -centred, where: centred .< 0)
         let delay = length + depth * tri
-        let mask = Reverb.lineFrames - 1
-        var y0 = SIMD8<Float>(), y1 = SIMD8<Float>(), fraction = SIMD8<Float>()
-        var i = 0
-        while i < 8 {
-            let d = delay[i]
-            let whole = Int(d)  // truncates: d > 0
-            fraction[i] = d - Float(whole)
-            let r = (write &- whole) & mask
-            let line = base + i &* Reverb.lineFrames
-            y0[i] = line[r]
-            y1[i] = line[(r &- 1) & mask]
-            i += 1
-        }
+        let whole = SIMD8<Int32>(Int32(delay[0]), Int32(delay[1]), Int32(delay[2]), Int32(delay[3]),
+                                 Int32(delay[4]), Int32(delay[5]), Int32(delay[6]), Int32(delay[7]))  // truncates: > 0
+        let fraction = delay - SIMD8<Float>(Float(whole[0]), Float(whole[1]), Float(whole[2]), Float(whole[3]),
+                                            Float(whole[4]), Float(whole[5]), Float(whole[6]), Float(whole[7]))
         // First-order allpass interpolation (flat magnitude: the wander costs no decay, as a
         // linear interpolation's high-frequency loss would): y = a·y0 + y1 − a·y₋₁,
         // a = (1 − f)/(1 + f) (Dattorro, "Effect design", JAES 1997, part 1).
-        let a = (1 - fraction) / (1 + fraction)
-        let y = a * y0 + y1 - a * interpolated
+        return (whole, (1 - fraction) / (1 + fraction))
+    }
+
+    /// The 8 lines' samples at rows `r` (one per line, `lineFrames` apart from `base`).
+    @_noLocks @inline(__always)
+    static func gather(_ base: UnsafeMutablePointer<Float>, _ r: SIMD8<Int32>) -> SIMD8<Float> {
+        let l = Reverb.lineFrames
+        return SIMD8(base[Int(r[0])], base[l &+ Int(r[1])], base[2 &* l &+ Int(r[2])], base[3 &* l &+ Int(r[3])],
+                     base[4 &* l &+ Int(r[4])], base[5 &* l &+ Int(r[5])], base[6 &* l &+ Int(r[6])], base[7 &* l &+ Int(r[7])])
+    }
+
+    /// One side's network for one frame: reads each line (`whole` frames behind, through
+    /// the allpass of coefficient `a`), filters, mixes by the Hadamard transform and writes
+    /// back with the input `x` injected; returns the sum of the lines' outputs (signed).
+    @_noLocks @inline(__always)
+    func network(base: UnsafeMutablePointer<Float>, write: Int, whole: SIMD8<Int32>, a: SIMD8<Float>, c: SIMD8<Float>, b: SIMD8<Float>,
+                 filter: inout SIMD8<Float>, interpolated: inout SIMD8<Float>, previous: inout SIMD8<Float>, blockStart: Bool, x: Float) -> Float {
+        let mask = SIMD8<Int32>(repeating: Int32(Reverb.lineFrames - 1))
+        let r = (SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: write)) &- whole) & mask
+        // The sample one frame further back is the one this frame read last frame (the
+        // read holds its distance through the block): read again only at a block's start.
+        let y0 = Reverb.gather(base, r), y1 = blockStart ? Reverb.gather(base, (r &- 1) & mask) : previous
+        previous = y0
+        let y = a * (y0 - interpolated) + y1
         interpolated = y
         filter = c * y + b * filter
         let mixed = Reverb.hadamard(filter)
         // Injection with alternating signs; the tiny offset keeps the loop out of denormals
         // on a thread without flush-to-zero.
-        let inject = SIMD8<Float>(1, -1, 1, -1, 1, -1, 1, -1) * (x * 0.353_553_39) + 1e-20
-        let next = mixed + inject
-        i = 0
-        while i < 8 { base[i &* Reverb.lineFrames &+ write] = next[i]; i += 1 }
-        return (y * SIMD8<Float>(1, 1, -1, -1, 1, -1, 1, -1)).sum()
+        let next = mixed + SIMD8<Float>(1, -1, 1, -1, 1, -1, 1, -1) * (x * 0.353_553_39) + 1e-20
+        let l = Reverb.lineFrames
+        base[write] = next[0]; base[l &+ write] = next[1]; base[2 &* l &+ write] = next[2]; base[3 &* l &+ write] = next[3]
+        base[4 &* l &+ write] = next[4]; base[5 &* l &+ write] = next[5]; base[6 &* l &+ write] = next[6]; base[7 &* l &+ write] = next[7]
+        let signed = y * SIMD8<Float>(1, 1, -1, -1, 1, -1, 1, -1)
+        let q = signed.lowHalf + signed.highHalf
+        let p = q.lowHalf + q.highHalf
+        return p[0] + p[1]
     }
 
     /// The Hadamard matrix / √8 times `v`: three butterfly stages (even/odd halves).
@@ -309,10 +330,17 @@ public struct Reverb: @unchecked Sendable {
             xl = diffuse(diffuse(xl, 0, write: dw[0], length: dl[0]), 1, write: dw[1], length: dl[1])
             xr = diffuse(diffuse(xr, 2, write: dw[2], length: dl[2]), 3, write: dw[3], length: dl[3])
             s.diffuserWrite &+= 1
-            let l = network(base: buffer, write: s.write, length: s.lengthL, phase: &s.phaseL, step: s.stepL, depth: s.depth,
-                            c: s.cL, b: s.bL, filter: &s.filterL, interpolated: &s.allpassL, x: xl)
-            let rr = network(base: buffer + 8 &* Reverb.lineFrames, write: s.write, length: s.lengthR, phase: &s.phaseR, step: s.stepR,
-                             depth: s.depth, c: s.cR, b: s.bR, filter: &s.filterR, interpolated: &s.allpassR, x: xr)
+            if s.blockLeft == 0 {
+                (s.wholeL, s.aL) = Reverb.wander(length: s.lengthL, phase: &s.phaseL, step: s.stepL, depth: s.depth)
+                (s.wholeR, s.aR) = Reverb.wander(length: s.lengthR, phase: &s.phaseR, step: s.stepR, depth: s.depth)
+                s.blockLeft = 8
+            }
+            let start = s.blockLeft == 8
+            s.blockLeft &-= 1
+            let l = network(base: buffer, write: s.write, whole: s.wholeL, a: s.aL, c: s.cL, b: s.bL,
+                            filter: &s.filterL, interpolated: &s.allpassL, previous: &s.previousL, blockStart: start, x: xl)
+            let rr = network(base: buffer + 8 &* Reverb.lineFrames, write: s.write, whole: s.wholeR, a: s.aR, c: s.cR, b: s.bR,
+                             filter: &s.filterR, interpolated: &s.allpassR, previous: &s.previousR, blockStart: start, x: xr)
             s.write = (s.write &+ 1) & mask
             let ol = s.own * l + s.cross * rr, or = s.own * rr + s.cross * l
             out[2 &* n] += ol

@@ -28,6 +28,7 @@ enum BenchTool {
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback by Chromium's touch emulation, then 600 by DevTools' Input.dispatchTouchEvent"),
         OptionSpec("sound-case", value: "CASE", help: "with --sounds: only this case, once (plain, loops, crossfade or filter): for callgrind"),
+        OptionSpec("effects", help: "with the voices: every send effect on (reverb 0.3, delay 0.2, chorus 0.2 sends): their cost is the difference from a run without"),
         OptionSpec("sounds", help: "instead: your own sounds' cost beside the plain tone in one run — a sustain loop, a zone crossfade on every touch, the low-pass filter — at the first --voices count (touches), --period, --interp, --seconds per run (ns per touch-frame, median of 3 runs, the cases in turn)"),
         OptionSpec("lv2", value: "FOLDER", help: "instead: bendsynth.lv2 (FOLDER/bendsynth.lv2, e.g. .build/lv2) through liblilv at 1024 held notes (--voices N: the first of N) beside the same instrument without LV2, then beside Debian's samplv1 and synthv1 playing the same held notes: CPU per block, voices in real time (--period, default 64; --seconds per run, default 1)"),
         OptionSpec("soak", help: "instead: the soak — the instrument on the running JACK server (Benchmarks/soak.sh starts one) under 8 peers, an OSC flood and 8 web pads for --seconds (default 60): xruns, limits, memory, touches ended"),
@@ -81,7 +82,7 @@ enum BenchTool {
         var spread = false
         var webDriver: String?
         var recording: String?
-        var soak = false, secondsGiven = false, sounds = false
+        var soak = false, secondsGiven = false, sounds = false, effects = false
         var soundCase: SoundBench.Case?
         var periodGiven = false
         var lv2Folder: String?
@@ -104,6 +105,7 @@ enum BenchTool {
             case "web": webDriver = value
             case "soak": soak = true
             case "sounds": sounds = true
+            case "effects": effects = true
             case "sound-case":
                 guard let c = SoundBench.Case(rawValue: value ?? "") else {
                     throw AppError.usage("option '--sound-case': expected plain, loops, crossfade or filter, got '\(value ?? "")'")
@@ -153,11 +155,12 @@ enum BenchTool {
         }
         var results: [MixerBench.Result] = []
         for n in counts {
-            let r = try bench { try MixerBench.measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread) }
+            let r = try bench { try MixerBench.measure(voices: n, period: period, seconds: seconds, rate: Double(rate), interpolation: interpolation, spread: spread,
+                                                     effects: effects) }
             results.append(r)
             if !json {
-                print(String(format: "%5d voices, %4d-frame periods, %@%@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
-                             r.voices, r.periodFrames, r.interpolation, spread ? ", moves spread" : "", r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
+                print(String(format: "%5d voices, %4d-frame periods, %@%@%@: %7.2f ns per voice-frame, %8.1f× real time, ≈%.0f voices per core in real time",
+                             r.voices, r.periodFrames, r.interpolation, spread ? ", moves spread" : "", effects ? ", send effects on" : "", r.nsPerVoiceFrame, r.realTimeFactor, r.voicesPerCoreRealTime))
             }
         }
         if json {
