@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendControl
 import BendEngine
 import BendSystem
 import Foundation

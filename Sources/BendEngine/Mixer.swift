@@ -22,10 +22,9 @@ import Synchronization
 /// (`EqualPowerPan`) is applied once per frame, gliding linearly over
 /// `panSmoothingSeconds` to each new value.
 ///
-/// Mix bus: after the pan stage, the master gain (`configuration.gain`, changed while
-/// rendering by `setMasterGain`, gliding) and the limiter (`Limiter`, when
-/// `configuration.limiter`; `setLimiting` turns its limiting off and on), before the
-/// output (`MixBus.swift`).
+/// Mix bus: after the pan stage and the send effects (`SendEffects.swift`), the master
+/// gain (`configuration.gain`, gliding to `setMasterGain`'s) and the limiter (`Limiter`,
+/// `configuration.limiter`; `setLimiting` turns it off and on), `MixBus.swift`.
 ///
 /// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`);
 /// every per-frame value is a closed form of the frame number (no per-sample branches or
@@ -42,9 +41,8 @@ import Synchronization
 /// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
 public struct Mixer: @unchecked Sendable {
     /// An attack this short (seconds) — bendsynth's own 4 ms, there to keep a note's start
-    /// from clicking — is finished before a release starts, so a touch of any length
-    /// sounds whole (a 1 ms tap: attack, then release); a longer attack (a swell) is
-    /// released from where it stands.
+    /// from clicking — is finished before a release starts, so a touch of any length sounds
+    /// whole (a 1 ms tap: attack, then release); a longer one (a swell) is released as it stands.
     public static var shortAttackSeconds: Double { 0.02 }
 
     /// Fractional bits of the fixed-point phase and increment.
@@ -91,10 +89,9 @@ public struct Mixer: @unchecked Sendable {
     /// The period's pan events, `state.panEventCount` of them. Owner: render.
     let panEvents: UnsafeMutablePointer<PanEvent>
     /// Written by render, read by any thread (relaxed): [position (frames), activeVoices
-    /// (count), peak (Float bits, linear amplitude), limiter gain (Float bits, linear:
-    /// the smallest gain of the last period, 1 = no reduction), the effects' tail (Float
-    /// bits, linear: `effectsTail`), a fade-out asked for (frames, 0: none; written by any
-    /// thread, taken by render: `fadeOutMix`)].
+    /// (count), peak, limiter gain (the last period's smallest, 1 = none), the effects' tail
+    /// (`effectsTail`) — the last three Float bits, linear — and a fade-out asked for
+    /// (frames, 0: none; written by any thread, taken by render: `fadeOutMix`)].
     let meters: UnsafeMutablePointer<Atomic<UInt64>>
     /// Per input source (`configuration.maxSources`): the stream frame after which its
     /// queued events are dropped (`cut(source:atFrame:)`), `UInt64.max` for none. Written
@@ -106,8 +103,7 @@ public struct Mixer: @unchecked Sendable {
     let lowPass: LowPassGrid?
     /// The mix bus limiter (`configuration.limiter`), or nil. Owner: render.
     let limiter: Limiter?
-    /// The send effects (`configuration.effects`), or nil. Owner: render.
-    let effects: SendEffects?
+    let effects: SendEffects?  // `configuration.effects`, or nil. Owner: render.
 
     /// The mixer's scalar state. Owner: the render thread (`render` and what it calls);
     /// `init` and `addSource` write it at setup, before the render thread starts. The
@@ -267,8 +263,7 @@ public struct Mixer: @unchecked Sendable {
         for i in 0..<configuration.maxSources { (cuts + i).initialize(to: Atomic(UInt64.max)) }
         meters[3].store(UInt64(Float(1).bitPattern), ordering: .relaxed)
         limiter = configuration.limiter ? Limiter(rate: rate) : nil
-        let frames = busFrames
-        effects = configuration.effects.map { SendEffects($0, rate: rate, voices: configuration.voices, busFrames: frames) }
+        let frames = busFrames; effects = configuration.effects.map { SendEffects($0, rate: rate, voices: configuration.voices, busFrames: frames) }
     }
 
     /// Fixed-point phase increment for a pitch `ratio` (clamped to 0…
@@ -392,11 +387,7 @@ public struct Mixer: @unchecked Sendable {
             a += 1
         }
         panStage(out, to: frames)
-        if let effects {
-            runEffects(effects, out, frames: frames)
-            let t = effects.state.pointee.tail
-            meters[4].store(UInt64(max(t[0], max(t[1], t[2])).bitPattern), ordering: .relaxed)
-        }
+        if let effects { runEffects(effects, out, frames: frames) }
         let (limiterGain, peak) = mixBus(out, frames: frames)
 
         state.pointee.position = end

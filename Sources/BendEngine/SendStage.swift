@@ -191,6 +191,7 @@ extension Mixer {
             tail[0] = fx.reverb.process(reverbIn, into: out, frames: frames)
         }
         s.pointee.tail = tail
+        meters[4].store(UInt64(max(tail[0], max(tail[1], tail[2])).bitPattern), ordering: .relaxed)
         var k = 0
         while k < SendEffects.groupCount &* 3 {
             let l = Int(fx.left[k])

@@ -311,15 +311,7 @@ public struct MIDIInterpreter: Sendable {
         case 64:
             setPedal(ch, value >= 64, emit)
         case 91, 93:
-            // Effect sends (GM: CC 91 reverb, CC 93 chorus): the channel's notes, and
-            // those it starts from now on (per note in MPE, each note on its channel).
-            let level = Double(value) / 127
-            if cc == 91 { channels[ch].reverbSend = level } else { channels[ch].chorusSend = level }
-            var i = 0
-            while i < heldCount {
-                if held[i].channel == ch { emit(.send(id: held[i].id, bus: cc == 91 ? .reverb : .chorus, level: level)) }
-                i += 1
-            }
+            effectSend(ch, reverb: cc == 91, value, emit)
         case 120, 123:
             // The panic: every note of every channel ends and the pedals let go; the
             // caller asks the instrument to end every other source's touches too

@@ -5,7 +5,7 @@ extension DelayTime {
     /// A delay time as a player writes it: milliseconds (`250`, `250ms`, `187.5`) or a
     /// note value of the tempo (`1/4`, `1/8.` dotted, `1/4t` triplet; 1/1 … 1/64).
     /// Nil for anything else.
-    public init?(text: String) {
+    init?(text: String) {
         var s = Substring(text)
         if s.hasPrefix("1/") {
             s = s.dropFirst(2)
@@ -21,7 +21,7 @@ extension DelayTime {
     }
 
     /// As a player writes it: `375 ms`, or `1/8.`-style for the note values `init(text:)` reads.
-    public var text: String {
+    var text: String {
         switch self {
         case .milliseconds(let ms): return "\(ms) ms"
         case .beats(let b):
