@@ -310,8 +310,11 @@ public struct MIDIInterpreter: Sendable {
             emit(.tilt(Double(value) / 127 * 2 - 1))
         case 64:
             setPedal(ch, value >= 64, emit)
-        case 91, 93:
-            effectSend(ch, reverb: cc == 91, value, emit)
+        case 91, 93:  // effect sends (GM): the channel's held notes and its later ones
+            let level = Double(value) / 127
+            if cc == 91 { channels[ch].reverbSend = level } else { channels[ch].chorusSend = level }
+            var i = 0
+            while i < heldCount { if held[i].channel == ch { emit(.send(id: held[i].id, bus: cc == 91 ? .reverb : .chorus, level: level)) }; i += 1 }
         case 120, 123:
             // The panic: every note of every channel ends and the pedals let go; the
             // caller asks the instrument to end every other source's touches too
