@@ -103,7 +103,7 @@ final class ScriptMessagesTests: XCTestCase {
         }
         XCTAssertTrue(scripts.contains("An empty file, or a script with no events, is an error (exit 2"), scripts)
         XCTAssertFalse(scripts.contains("An empty script, and"), scripts)
-        XCTAssertTrue(scripts.contains("type is down, move, up, tilt, sustain or end"), scripts)
+        XCTAssertTrue(scripts.contains("type is down, move, up, tilt, timbre, send, sustain or end"), scripts)
         XCTAssertTrue(scripts.contains(#"{"t": 2.5, "type": "end"}"#), scripts)
         XCTAssertTrue(scripts.contains("A render lasts until the script's end"), scripts)
         let script = try file("end.jsonl", """
