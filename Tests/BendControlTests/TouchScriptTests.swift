@@ -35,6 +35,25 @@ final class TouchScriptTests: XCTestCase {
         XCTAssertEqual(try TouchScript.parse(script.text), script)
     }
 
+    /// A `send` line: a touch's send to an effect bus; it round-trips, and a bus that is
+    /// no bus is named with what was expected.
+    func testSendLinesRoundTripAndABadBusIsNamed() throws {
+        let script = try TouchScript.parse("""
+        {"t": 0.1, "type": "down", "id": 3, "x": 0.5, "y": 1}
+        {"t": 0.2, "type": "send", "id": 3, "bus": "reverb", "value": 0.75}
+        {"t": 0.3, "type": "send", "id": 3, "bus": "chorus", "value": 0.25}
+        {"t": 0.4, "type": "up", "id": 3}
+        """)
+        XCTAssertEqual(script.entries[1].event, .send(id: 3, bus: .reverb, level: 0.75))
+        XCTAssertEqual(script.entries[2].event, .send(id: 3, bus: .chorus, level: 0.25))
+        XCTAssertEqual(try TouchScript.parse(script.text), script)
+        let bad = "{\"t\": 0, \"type\": \"down\", \"id\": 1, \"x\": 0.5, \"y\": 1}\n{\"t\": 0.1, \"type\": \"send\", \"id\": 1, \"bus\": \"echo\", \"value\": 1}"
+        XCTAssertThrowsError(try TouchScript.parse(bad, file: "s.jsonl")) { error in
+            XCTAssertTrue("\(error)".contains("s.jsonl:2"), "\(error)")
+            XCTAssertTrue("\(error)".contains("\"reverb\", \"delay\" or \"chorus\""), "\(error)")
+        }
+    }
+
     /// An `end` line gives the script's length past its last event (issue 28): the
     /// duration is the end's, the text round-trips it, and nothing may follow it.
     func testEndLineGivesTheLength() throws {
