@@ -125,7 +125,9 @@ public enum InstrumentLoader {
             let keycenter = region.keycenterFromSample || region.pitchKeycenter == nil
                 ? (ToneLoader.fileRoot(file)?.note ?? Double(region.pitchKeycenter ?? 60)) : Double(region.pitchKeycenter!)
             layouts.append(layout)
-            regions.append(RegionMaker.region(layout, rate: rate, pan: Float(region.pan / 100)))
+            var made = RegionMaker.region(layout, rate: rate, pan: Float(region.pan / 100))
+            made.effectSends = SIMD2(Float((region.effect1 ?? -100) / 100), Float((region.effect2 ?? -100) / 100))
+            regions.append(made)
             placed.append(ZonePlacement.Region(sfz: region, keycenter: keycenter, layout: layout))
         }
         let placements = ZonePlacement.place(placed, reference: reference, rate: rate, envelope: envelope)

@@ -86,6 +86,29 @@ extension Mixer {
         if event.value > 0 { activateSend(fx, bus) }
     }
 
+    /// A voice starting on a region with sends of its own (`SoundRegion.effectSends`):
+    /// it takes a send group at once, at those levels (no glide: it starts from silence).
+    @_noLocks
+    func startRegionSends(_ v: Int) {
+        guard let fx = effects, let region = voices.region[v] else { return }
+        let sends = region.pointee.effectSends
+        guard sends[0] >= 0 || sends[1] >= 0, fx.voiceGroup[v] == 0 else { return }
+        let s = fx.state
+        guard s.pointee.freeCount > 0 else { s.pointee.exhausted &+= 1; return }
+        s.pointee.freeCount &-= 1
+        let g = Int(fx.free[s.pointee.freeCount])
+        var b = 0
+        while b < 3 {
+            // Reverb ← effect1, chorus ← effect2, the delay at the default.
+            let own = b == 0 ? sends[0] : b == 2 ? sends[1] : -1
+            let level = own >= 0 ? min(own, 1) : fx.target[b]
+            fx.level[g &* 3 &+ b] = level; fx.target[g &* 3 &+ b] = level; fx.step[g &* 3 &+ b] = 0; fx.left[g &* 3 &+ b] = 0
+            if level > 0 { activateSend(fx, b) }
+            b &+= 1
+        }
+        join(fx, v, g)
+    }
+
     @_noLocks @inline(__always)
     func join(_ fx: SendEffects, _ v: Int, _ g: Int) {
         fx.voiceGroup[v] = UInt8(truncatingIfNeeded: g)

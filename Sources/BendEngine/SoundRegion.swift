@@ -69,6 +69,10 @@ public struct SoundRegion: @unchecked Sendable {
     /// Where the region plays in its sound: pitch and gain ranges, tuning, level,
     /// envelope, round robin, neighbours (`RegionPlacement`; `.anywhere` for a plain tone).
     public let placement: RegionPlacement
+    /// The region's own sends to the reverb and the chorus (linear 0…1; an SFZ region's
+    /// `effect1`, `effect2`), each below 0 for the instrument's default: a voice of the
+    /// region starts in a send group of its own at these levels (`SendEffects`).
+    public var effectSends = SIMD2<Float>(-1, -1)
     /// `heldEnd` and `releaseEnd` as fixed-point phases (`Int64.max`: none), and the
     /// pan's side gains (`voicePanGains`), for the render thread.
     let heldEndPhase: Int64
@@ -124,9 +128,11 @@ public struct SoundRegion: @unchecked Sendable {
 
     /// This region placed as `placement` says. - Thread: setup.
     public func placed(_ placement: RegionPlacement) -> SoundRegion {
-        SoundRegion(held: held, release: release, mode: mode, direction: direction, loopStart: loopStart, loopEnd: loopEnd,
-                    releaseOrigin: releaseOrigin, heldEnd: heldEnd, releaseEnd: releaseEnd, pan: pan, releaseFades: releaseFades,
-                    releaseHoldFrames: releaseHoldFrames, placement: placement)
+        var r = SoundRegion(held: held, release: release, mode: mode, direction: direction, loopStart: loopStart, loopEnd: loopEnd,
+                            releaseOrigin: releaseOrigin, heldEnd: heldEnd, releaseEnd: releaseEnd, pan: pan, releaseFades: releaseFades,
+                            releaseHoldFrames: releaseHoldFrames, placement: placement)
+        r.effectSends = effectSends
+        return r
     }
 
 

@@ -81,6 +81,7 @@ extension Mixer {
                      velocity: voices.pendingVelocity[v], age: voices.age[v], envelope: state.pointee.envelope, sound: sound, index: region, slot: slot,
                      filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
         enterSound(v, slot: slot)
+        if effects != nil { startRegionSends(v) }
         return true
     }
 

@@ -28,6 +28,7 @@ extension Mixer {
                          slot: slot, filtered: lowPass != nil, timbre: state.pointee.initialTimbre)
             enterSound(v, slot: slot)
             index.insert(key, voice: v)
+            if effects != nil { startRegionSends(v) }
             return
         }
         let victim = stealVictim()

@@ -33,7 +33,7 @@ public struct SFZInstrument: Sendable, Equatable {
     static let played: [String: String] = [
         "sample": "sample", "lokey": "lokey", "hikey": "hikey", "key": "key", "pitch_keycenter": "pitch_keycenter",
         "lovel": "lovel", "hivel": "hivel", "tune": "tune", "pitch": "tune", "transpose": "transpose",
-        "volume": "volume", "pan": "pan", "offset": "offset", "end": "end",
+        "volume": "volume", "pan": "pan", "offset": "offset", "end": "end", "effect1": "effect1", "effect2": "effect2",
         "loop_mode": "loop_mode", "loopmode": "loop_mode", "loop_start": "loop_start", "loopstart": "loop_start",
         "loop_end": "loop_end", "loopend": "loop_end", "ampeg_attack": "ampeg_attack", "ampeg_decay": "ampeg_decay",
         "ampeg_sustain": "ampeg_sustain", "ampeg_release": "ampeg_release", "seq_length": "seq_length",
@@ -155,6 +155,8 @@ public struct SFZInstrument: Sendable, Equatable {
             case "transpose": region.transpose = try integer(-127...127)
             case "volume": region.volume = try real(-144...6, " dB")
             case "pan": region.pan = try real(-100...100, "")
+            case "effect1": region.effect1 = try real(0...100, " %")
+            case "effect2": region.effect2 = try real(0...100, " %")
             case "offset": region.offset = try integer(0...Int(Int32.max))
             case "end": region.end = try integer(-1...Int(Int32.max))
             case "loop_mode":

@@ -34,6 +34,10 @@ public struct SFZRegion: Sendable, Equatable {
     public var volume = 0.0
     /// Pan, −100 (left)…+100 (right).
     public var pan = 0.0
+    /// Sends to effect buses 1 (the reverb) and 2 (the chorus), percent 0…100 (sfizz's
+    /// `effect1`, `effect2`); nil: the instrument's default send.
+    public var effect1: Double?
+    public var effect2: Double?
     /// The sample's first frame played (`offset`), and its last (`end`, inclusive; nil: the
     /// sample's last).
     public var offset = 0
