@@ -26,6 +26,10 @@ final class MIDIFuzzTests: XCTestCase {
                 if !(-1...1).contains(t) { faults += 1 }
                 return
             }
+            if case let .send(id, _, level) = e {  // CC 91/93: a held note's send in 0…1
+                if !down.contains(id) || !(0...1).contains(level) { faults += 1 }
+                return
+            }
             guard case let .pitched(id, phase, ratio, gain, y) = e else { faults += 1; return }
             switch phase {
             case .down: if !down.insert(id).inserted { faults += 1 }
@@ -35,7 +39,7 @@ final class MIDIFuzzTests: XCTestCase {
             if phase != .up && (!ratio.isFinite || ratio <= 0 || !(0...1).contains(gain) || !(0...1).contains(y)) { faults += 1 }
         }
         let statuses: [UInt8] = [0x80, 0x90, 0xA0, 0xB0, 0xC0, 0xD0, 0xE0, 0xF0, 0xF7, 0xF8, 0xFF, 0xF2, 0xF4]
-        let controllers: [UInt8] = [101, 100, 6, 38, 74, 64, 120, 121, 123, 99, 98]
+        let controllers: [UInt8] = [101, 100, 6, 38, 74, 64, 120, 121, 123, 99, 98, 91, 93]
         var total = 0
         for _ in 0..<100_000 {
             var bytes: [UInt8] = []
