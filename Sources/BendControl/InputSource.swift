@@ -55,9 +55,9 @@ public struct InputContext: @unchecked Sendable {
     public var lateEvents: (@Sendable () -> Int)?
     /// The instrument's panic (`InstrumentCore.panic`): ends every touch of every source,
     /// sustain included; a source calls it for its panic key, button or message, naming
-    /// it (`from`: "Escape on the terminal pad", "MIDI CC 123"). Nil: no instrument to ask.
+    /// it ("Escape on the terminal pad", "MIDI CC 123"). Nil: no instrument to ask.
     /// - Thread: any control thread (never the render thread, never inside a port call).
-    public var panic: (@Sendable (_ from: String) -> Void)?
+    public var panic: (@Sendable (_ cause: String) -> Void)?
     /// The line a pad shows after a panic (for a few seconds), nil otherwise.
     public var panicNotice: (@Sendable () -> String?)?
 
