@@ -40,6 +40,7 @@ run() {
 run mixer markdown "$HERE/bench.sh" "$BENCH" "$OAL" "${BENCH_SECONDS:-2}"
 run icount markdown "$HERE/icount.sh" "$BENCH" "$OAL"
 run sounds markdown "$BENCH" --sounds --voices 256 --period 64 --seconds "${BENCH_SECONDS:-2}"
+run effects text "$BENCH" --voices 64 --period 64 --interp bandlimited --effects --seconds "${BENCH_SECONDS:-2}"
 run realtime text "$HERE/realtime.sh" "$BIN" "${RT_SECONDS:-60}" 1024
 run evdev text "$BENCH" --evdev Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --period 64
 run peers text "$BENCH" --peers 1,8 --seconds 4
