@@ -114,9 +114,10 @@ extension PlaySession {
         output.stop()
         play.recorders?.stopSound()
         report(play)
-        let midiFailure = play.recorders?.finish(log: log)
+        let recordingFailures = play.recorders?.finish(log: log) ?? []
         if let failure { throw InstrumentError(.runtime, failure) }
-        if let midiFailure { throw InstrumentError(.runtime, midiFailure) }
+        // A recording that failed part-way (a full disk) exits 1, after play went on.
+        if !recordingFailures.isEmpty { throw InstrumentError(.runtime, recordingFailures.joined(separator: "; ")) }
         for source in play.sources {
             if let e = source.failureDescription { throw InstrumentError(.runtime, "\(source.name): \(e)") }
         }
