@@ -75,9 +75,22 @@ public enum RegionMaker {
     /// The layout of `tone` (its channels and sustain loop, at the output rate) played
     /// in `mode`; nil: a loop of the file's own is a sustain loop (`loopSustain`), a
     /// tone without one loops whole (`loopContinuous`).
-    public static func layout(_ tone: LoadedTone, mode: SoundRegion.LoopMode? = nil, crossfadeFrames: Int = 0) -> Layout {
-        layout(channels: tone.channels, loop: tone.loop.fromFile ? (tone.loop.start, tone.loop.end, direction(tone.loop.mode)) : nil,
-               mode: mode, crossfadeFrames: crossfadeFrames)
+    ///
+    /// A tone that loops whole (no loop of its own, `mode` nil) has its seam crossfaded
+    /// over `wholeCrossfadeFrames`: the loop becomes k ..< n, its last k frames fading into
+    /// the sound's first k (played once, as the attack), so the end runs into frame k as
+    /// frame k − 1 did (`crossfadeSeam`; at most a quarter of the sound).
+    public static func layout(_ tone: LoadedTone, mode: SoundRegion.LoopMode? = nil, crossfadeFrames: Int = 0,
+                              wholeCrossfadeFrames: Int = 0) -> Layout {
+        let n = tone.channels[0].count
+        if !tone.loop.fromFile && mode == nil && wholeCrossfadeFrames > 0 {
+            let k = min(wholeCrossfadeFrames, n / 4)
+            if k > 0 {
+                return layout(channels: tone.channels, loop: (k, n, .forward), mode: .loopContinuous, crossfadeFrames: k)
+            }
+        }
+        return layout(channels: tone.channels, loop: tone.loop.fromFile ? (tone.loop.start, tone.loop.end, direction(tone.loop.mode)) : nil,
+                      mode: mode, crossfadeFrames: crossfadeFrames)
     }
 
     /// `layout` from the sound's channels and its sustain loop (start, end, direction;
