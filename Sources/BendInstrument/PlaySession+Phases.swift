@@ -80,6 +80,9 @@ extension PlaySession {
         do { try play.recorders?.touches?.flushEvery(0.25) } catch {  // written as the stream passes (also before Enter)
             log("--record-touches: cannot start its writer: \(error); the take is written at the end")
         }
+        do { try play.recorders?.midi?.writeEvery(1, position: { core.position }) } catch {  // a valid file up to the last second
+            log("--record-midi: cannot start its writer: \(error); the file is written at the end")
+        }
     }
 
     /// Wait: for a reason to stop. With the web pad and the terminal pad, the terminal pad
