@@ -32,8 +32,7 @@ final class LongToneTests: XCTestCase {
     /// interpolation (220 Hz in the WAV).
     func testATooLongToneRendersAndPlaysCubicWithOneNote() throws {
         let tone = writeTone(seconds: 33), script = try writeScript()
-        // 1 584 000 frames less the 480 of the whole loop's seam crossfade (10 ms, issue 38).
-        let note = "note: tone '\(tone)': 1583520 frames at the output rate: band-limited tables are made for tones of at most 1536000 frames "
+        let note = "note: tone '\(tone)': 1584000 frames at the output rate: band-limited tables are made for tones of at most 1536000 frames "
             + "(32 s at 48 kHz; 320 bytes a frame: this one's would take 507 MB); the voices read it with cubic interpolation"
         let out = path("o.wav")
         let r = try BinaryRunner.run(["render", script, "-t", tone, "--tone-note", "57", "-o", out])
