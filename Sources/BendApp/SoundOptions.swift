@@ -46,7 +46,7 @@ struct SoundOptions {
     var sustainDB = 0.0
     var releaseSeconds = 0.008
     /// `--loop-crossfade`: a tone's sustain loop seam crossfaded over this long, seconds.
-    var loopCrossfadeSeconds = 0.0
+    var loopCrossfadeSeconds: Double?
     /// The voices' low-pass filter (`--filter`, or `--y-map cutoff`), its Q (`--resonance`)
     /// and what a pad touch's y plays (`--y-map`).
     var filter = false
@@ -74,7 +74,7 @@ struct SoundOptions {
         OptionSpec("attack", value: "MS", help: "envelope attack: fade-in time of a touch (1…10000 ms, default 4)"),
         OptionSpec("decay", value: "MS", help: "envelope decay from full level to the --sustain level (0…60000 ms, default 0)"),
         OptionSpec("sustain", value: "DB", help: "envelope sustain level while a touch is held (−100…0 dB, default 0)"),
-        OptionSpec("loop-crossfade", value: "MS", help: "crossfade a tone's sustain loop seam over MS (0…1000 ms, default 0): for a loop whose ends are not a zero crossing"),
+        OptionSpec("loop-crossfade", value: "MS", help: "crossfade a tone's loop seam over MS (0…1000 ms): for a loop whose ends are not a zero crossing; default 0 for a loop of the file's own, 10 for a tone that loops whole"),
         OptionSpec("filter", value: "on|off", help: "a low-pass filter per voice whose cutoff follows each touch's timbre: MIDI CC 74, the web pad's touch force or radius, a touchscreen's pressure, y with --y-map cutoff (default off)"),
         OptionSpec("resonance", value: "Q", help: "the filter's resonance as its Q (0.5…20, default 0.71: flat); turns the filter on"),
         OptionSpec("y-map", value: "gain|cutoff", help: "what a pad touch's y plays: its gain (default) or the filter's cutoff, 40 Hz…18 kHz (turns the filter on; the gain is then −6 dB)"),

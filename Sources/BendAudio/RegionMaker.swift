@@ -75,9 +75,46 @@ public enum RegionMaker {
     /// The layout of `tone` (its channels and sustain loop, at the output rate) played
     /// in `mode`; nil: a loop of the file's own is a sustain loop (`loopSustain`), a
     /// tone without one loops whole (`loopContinuous`).
-    public static func layout(_ tone: LoadedTone, mode: SoundRegion.LoopMode? = nil, crossfadeFrames: Int = 0) -> Layout {
-        layout(channels: tone.channels, loop: tone.loop.fromFile ? (tone.loop.start, tone.loop.end, direction(tone.loop.mode)) : nil,
-               mode: mode, crossfadeFrames: crossfadeFrames)
+    ///
+    /// A tone that loops whole (no loop of its own, `mode` nil) and steps at its seam
+    /// (`seamSteps`) has the seam crossfaded over `wholeCrossfadeFrames` (at most a
+    /// quarter of the sound): the loop is the sound
+    /// less its last k frames, which are crossfaded into its first k
+    /// (`crossfadeWholeSeam`), so the loop's end runs into its start as the sound ran
+    /// into its last k frames.
+    public static func layout(_ tone: LoadedTone, mode: SoundRegion.LoopMode? = nil, crossfadeFrames: Int = 0,
+                              wholeCrossfadeFrames: Int = 0) -> Layout {
+        let k = min(wholeCrossfadeFrames, tone.channels[0].count / 4)
+        if !tone.loop.fromFile && mode == nil && k > 0 && tone.channels.contains(where: seamSteps) {
+            return layout(channels: tone.channels.map { crossfadeWholeSeam($0, frames: k) }, loop: nil)
+        }
+        return layout(channels: tone.channels, loop: tone.loop.fromFile ? (tone.loop.start, tone.loop.end, direction(tone.loop.mode)) : nil,
+                      mode: mode, crossfadeFrames: crossfadeFrames)
+    }
+
+    /// Whether `x` looped whole steps at its seam (last frame → first) further than its
+    /// own largest step anywhere else: a seam that meets is left as the file has it.
+    static func seamSteps(_ x: [Float]) -> Bool {
+        guard x.count > 1 else { return false }
+        var own: Float = 0
+        for i in 1..<x.count { own = max(own, abs(x[i] - x[i - 1])) }
+        return abs(x[0] - x[x.count - 1]) > own
+    }
+
+    /// `x` (n frames, looped whole) as a loop of n − k frames whose first k crossfade
+    /// from the sound's last k into its first k: frame i < k becomes a·x[n − k + i] +
+    /// b·x[i], (a, b) the `CrossfadeLaw` for the two stretches' correlation at place
+    /// (i + 1) / k. The loop's last frame x[n − k − 1] runs into x[n − k] (frame 0's
+    /// most), and frame k − 1 is x[k − 1] again.
+    static func crossfadeWholeSeam(_ x: [Float], frames k: Int) -> [Float] {
+        let n = x.count
+        var y = Array(x[0..<(n - k)])
+        let law = CrossfadeLaw(correlation: CrossfadeLaw.correlation(x[(n - k)..<n], x[0..<k]))
+        for i in 0..<k {
+            let (a, b) = law.gains(Double(i + 1) / Double(k))
+            y[i] = Float(a * Double(x[n - k + i]) + b * Double(x[i]))
+        }
+        return y
     }
 
     /// `layout` from the sound's channels and its sustain loop (start, end, direction;

@@ -19,9 +19,10 @@ public struct RenderSummary: Sendable, Equatable {
 public enum RenderFile {
     /// Writes the periods `render` hands its sink (interleaved stereo float) to `path`.
     ///
-    /// Written to a temporary file in `path`'s directory (`.NAME.PID.RANDOM.tmp`), then
-    /// renamed over `path`: `path` is never left half-written, and on any error the
-    /// temporary file is removed and `path` is untouched.
+    /// Written to an unnamed file in `path`'s directory (`O_TMPFILE`; where the file
+    /// system has none, `.NAME.PID.RANDOM.tmp`: `UnnamedOutputFile`), linked in and
+    /// renamed over `path` once complete: `path` is never left half-written, on any error
+    /// `path` is untouched, and a render killed with SIGKILL leaves nothing in the folder.
     /// - Parameters:
     ///   - rate: frames per second of the output.
     ///   - format: container and encoding (default float32 WAV); `path` "-" writes it to
@@ -50,11 +51,16 @@ public enum RenderFile {
             return summary
         }
         let target = try outputTarget(path)
-        let url = URL(fileURLWithPath: target)
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
-        let writer = try FloatWAVWriter(path: temporary, displayPath: path, rate: Int(rate.rounded()), channels: 2, rf64: true, format: format)
-        temporaryPath.withLock { $0 = temporary }
+        let file = try UnnamedOutputFile(target: target, displayPath: path)
+        let writer: FloatWAVWriter
+        do {
+            writer = try FloatWAVWriter(path: target, displayPath: path, rate: Int(rate.rounded()), channels: 2, rf64: true, format: format,
+                                        descriptor: file.descriptor)
+        } catch {
+            file.discard()
+            throw error
+        }
+        temporaryPath.withLock { $0 = file.temporaryPath }
         defer { temporaryPath.withLock { $0 = nil } }
         do {
             let (frames, peak) = try render { period in
@@ -63,14 +69,11 @@ public enum RenderFile {
             }
             try writer.close()
             meter.finish()
-            if rename(temporary, target) != 0 {
-                let code = errno
-                throw WAVFileError(path: path, call: "rename", reason: String(cString: strerror(code)))
-            }
+            try file.publish(as: target, displayPath: path)
             return RenderSummary(frames: frames, seconds: Double(frames) / rate, peak: peak)
         } catch {
             try? writer.close()
-            unlink(temporary)
+            file.discard()
             throw error
         }
     }

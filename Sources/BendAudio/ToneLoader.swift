@@ -72,7 +72,7 @@ public enum ToneLoader {
         precondition(outputRate > 0 && outputRate.isFinite, "outputRate must be > 0")
         let file = try read(path: path, fail: fail)
         let frames = file.frames, rate = file.rate, count = file.channels
-        var notes: [String] = []
+        var notes: [String] = file.warnings
 
         let loop = sustainLoop(file.instrument, frames: frames, notes: &notes)
         var sources: [[Float]]
@@ -172,6 +172,8 @@ public enum ToneLoader {
         var format: Int32
         var instrument: SF_INSTRUMENT?
         var loopInfo: SF_LOOP_INFO?
+        /// What was wrong with the file though it loaded (`WAVChunkCheck`).
+        var warnings: [String] = []
     }
 
     /// Opens and reads `path` whole (the rules in the type's doc).
@@ -180,6 +182,11 @@ public enum ToneLoader {
         // (A FIFO or a device would be read without end.)
         if let what = InputFile.notARegularFile(path) {
             throw fail("\(what); expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …)")
+        }
+        if access(path, F_OK) != 0 {
+            let code = errno
+            throw fail(code == ENOENT ? "no such file; expected a sound file (WAV, AIFF, CAF, FLAC, Ogg, …): check the name and folder"
+                : "cannot be opened (\(String(cString: strerror(code))))")
         }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
@@ -200,14 +207,23 @@ public enum ToneLoader {
             }
             if got <= 0 { break }
             guard interleaved.count + got * channels <= maximumSamples else {
-                throw fail("more than \(maximumSamples) samples (frames × channels); a tone must be shorter")
+                let longest = Double(maximumSamples / channels) / Double(rate)
+                let length = info.frames > 0 ? format1(Double(info.frames) / Double(rate)) + " s" : "longer"
+                throw fail("is \(length) (\(channels) channel\(channels == 1 ? "" : "s") at \(rate) Hz); a tone may last at most "
+                    + format1(longest) + " s at that rate and channel count (\(maximumSamples) samples, frames × channels): cut it shorter")
             }
             interleaved.append(contentsOf: chunk[0..<(got * channels)])
         }
         if sf_error(file) != 0 {
             throw fail("libsndfile: " + String(cString: sf_strerror(file)))
         }
-        let frames = interleaved.count / channels
+        var frames = interleaved.count / channels
+        var warnings: [String] = []
+        if info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_WAV), let found = WAVChunkCheck.check(path: path, readFrames: frames) {
+            warnings.append("warning: " + found.warning)
+            frames = found.frames
+            interleaved.removeLast(interleaved.count - frames * channels)
+        }
         guard frames > 0 else { throw fail("holds no audio frames") }
         if let bad = interleaved.firstIndex(where: { !$0.isFinite }) {
             throw fail("sample at frame \(bad / channels), channel \(bad % channels) is \(interleaved[bad]); expected finite samples")
@@ -217,7 +233,7 @@ public enum ToneLoader {
         var loopInfo = SF_LOOP_INFO()
         let hasLoopInfo = sf_command(file, Int32(SFC_GET_LOOP_INFO), &loopInfo, Int32(MemoryLayout<SF_LOOP_INFO>.size)) == Int32(SF_TRUE)
         return FileAudio(interleaved: interleaved, channels: channels, rate: rate, frames: frames, format: info.format,
-                         instrument: hasInstrument ? instrument : nil, loopInfo: hasLoopInfo ? loopInfo : nil)
+                         instrument: hasInstrument ? instrument : nil, loopInfo: hasLoopInfo ? loopInfo : nil, warnings: warnings)
     }
 
     /// The file's first loop, in source frames, or the whole file.

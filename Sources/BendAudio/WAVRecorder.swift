@@ -127,6 +127,9 @@ public final class WAVRecorder: @unchecked Sendable {
     public let format: SoundFileFormat
     /// How long the writer sleeps when the ring is empty.
     public static let pollNanoseconds = 10_000_000
+    /// Told once, on the writer's thread, when a write fails (a full disk): the error and
+    /// the frames the closed file holds (libsndfile's count when it is opened again).
+    private let onFailure: (@Sendable (WAVFileError, Int) -> Void)?
 
     private let ring: SPSCRing<Float>
     private let writer: FloatWAVWriter
@@ -153,9 +156,13 @@ public final class WAVRecorder: @unchecked Sendable {
     ///   cannot be created; `SystemError` naming the failing call (`eventfd`,
     ///   `pthread_create`) and the file when its event loop cannot start.
     /// - Thread: setup or control.
-    public init(path: String, rate: Int, channels: Int = 2, format: SoundFileFormat = .wavFloat, ring: SPSCRing<Float>) throws {
+    ///   - onFailure: told at once (writer thread) when writing fails: the error and the
+    ///     frames kept; the file is closed, valid up to them, and nothing more is written.
+    public init(path: String, rate: Int, channels: Int = 2, format: SoundFileFormat = .wavFloat, ring: SPSCRing<Float>,
+                onFailure: (@Sendable (WAVFileError, Int) -> Void)? = nil) throws {
         precondition(rate > 0 && channels >= 1)
         self.path = path
+        self.onFailure = onFailure
         self.rate = rate
         self.channels = channels
         self.ring = ring
@@ -215,9 +222,23 @@ public final class WAVRecorder: @unchecked Sendable {
                 if carried > 0 { buffer.update(from: buffer + frames * channels, count: carried) }
             }
         } catch {
-            if let error = error as? WAVFileError { failureBox.withLock { $0 = $0 ?? error } }
+            let failed = (error as? WAVFileError) ?? WAVFileError(path: path, call: "sf_writef_float", reason: "\(error)")
+            failureBox.withLock { $0 = $0 ?? failed }
             finish()
+            // What a reader finds, not what was counted: a short write may have kept part
+            // of the last block, and the header was finished over it at the close.
+            let kept = Self.framesInFile(path) ?? written.load(ordering: .relaxed)
+            written.store(kept, ordering: .relaxed)
+            onFailure?(failed, kept)
         }
+    }
+
+    /// The frames libsndfile reads in `path`, nil when it does not open.
+    static func framesInFile(_ path: String) -> Int? {
+        var info = SF_INFO()
+        guard let h = sf_open(path, Int32(SFM_READ), &info) else { return nil }
+        sf_close(h)
+        return Int(info.frames)
     }
 
     /// Closes the file once (after the last write, or after a failed one).

@@ -11,7 +11,7 @@ public final class PadNotices: @unchecked Sendable {
     /// How long one notice stays on the pad, in seconds.
     public let shownFor: Double
     private let fallback: @Sendable (String) -> Void
-    private let state = Mutex<(padShown: Bool, text: String?, at: UInt64)>((false, nil, 0))
+    private let state = Mutex<(padShown: Bool, text: String?, at: UInt64, pinned: String?)>((false, nil, 0, nil))
 
     /// - Parameter fallback: where notices go while no pad is drawn (the instrument's log:
     ///   stderr, prefixed "bendsynth: ").
@@ -26,23 +26,32 @@ public final class PadNotices: @unchecked Sendable {
     }
 
     /// Shows `text` (one line; newlines become spaces, other controls are written out:
-    /// `UntrustedText`). - Thread: any.
-    public func post(_ text: String) {
+    /// `UntrustedText`).
+    /// - Parameter pin: keep it on the pad after `shownFor` (a failure play goes on
+    ///   after: a recording that stopped), whenever no newer notice is shown.
+    /// - Returns: whether it went on the pad (else it went to `fallback`). - Thread: any.
+    @discardableResult
+    public func post(_ text: String, pin: Bool) -> Bool {
         let line = UntrustedText.escaped(String(text.map { $0.isNewline ? " " : $0 }))
         let now = MonotonicClock.nanos()
         let onPad = state.withLock { s -> Bool in
+            if pin { s.pinned = line }
             guard s.padShown else { return false }
             s.text = line
             s.at = now
             return true
         }
         if !onPad { fallback(line) }
+        return onPad
     }
+
+    /// Shows `text` for `shownFor` seconds (see `post(_:pin:)`). - Thread: any.
+    public func post(_ text: String) { post(text, pin: false) }
 
     /// The notice to draw now, or nil once it is `shownFor` seconds old. - Thread: any.
     public func current(now: UInt64 = MonotonicClock.nanos()) -> String? {
         state.withLock { s in
-            guard let text = s.text, now < s.at || Double(now - s.at) / 1e9 < shownFor else { return nil }
+            guard let text = s.text, now < s.at || Double(now - s.at) / 1e9 < shownFor else { return s.pinned }
             return text
         }
     }

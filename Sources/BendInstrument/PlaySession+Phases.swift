@@ -81,6 +81,9 @@ extension PlaySession {
         do { try play.recorders?.touches?.flushEvery(0.25) } catch {  // written as the stream passes (also before Enter)
             log("--record-touches: cannot start its writer: \(error); the take is written at the end")
         }
+        do { try play.recorders?.midi?.writeEvery(1, position: { core.position }) } catch {  // a valid file up to the last second
+            log("--record-midi: cannot start its writer: \(error); the file is written at the end")
+        }
     }
 
     /// Wait: for a reason to stop. With the web pad and the terminal pad, the terminal pad
@@ -116,9 +119,10 @@ extension PlaySession {
         output.stop()
         play.recorders?.stopSound()
         report(play)
-        let midiFailure = play.recorders?.finish(log: log)
+        let recordingFailures = play.recorders?.finish(log: log) ?? []
         if let failure { throw InstrumentError(.runtime, failure) }
-        if let midiFailure { throw InstrumentError(.runtime, midiFailure) }
+        // A recording that failed part-way (a full disk) exits 1, after play went on.
+        if !recordingFailures.isEmpty { throw InstrumentError(.runtime, recordingFailures.joined(separator: "; ")) }
         for source in play.sources {
             if let e = source.failureDescription { throw InstrumentError(.runtime, "\(source.name): \(e)") }
         }

@@ -23,6 +23,9 @@ public final class PlaySession: @unchecked Sendable {
     private let deviceReport: () -> String
     /// Signalled once for each reason to stop; `run` waits on it.
     let finished: Wakeup
+    /// The pad's notices (the terminal pad's status area while it is drawn): the
+    /// front end's own when it gave one, else play's, shared with the pad.
+    let notices: PadNotices
 
     /// - Parameters:
     ///   - log: one line for the player (the app prefixes "bendsynth: " and writes stderr).
@@ -36,6 +39,24 @@ public final class PlaySession: @unchecked Sendable {
         self.show = show
         self.deviceReport = deviceReport
         do { finished = try Wakeup("play") } catch { throw InstrumentError(.runtime, "\(error)") }
+        notices = settings.sources.lazy.compactMap { s -> PadNotices? in
+            if case .terminal(let pad) = s { return pad.notices } else { return nil }
+        }.first ?? PadNotices(fallback: log)
+    }
+
+    /// The sources asked for, the terminal pad given play's notices.
+    private var sourcesWithNotices: [SourceSettings] {
+        settings.sources.map { s in
+            guard case .terminal(var pad) = s else { return s }
+            pad.notices = notices
+            return .terminal(pad)
+        }
+    }
+
+    /// A failure play goes on after (a recording that stopped): on the pad's status line
+    /// while it is drawn, and in the log at once. - Thread: any.
+    func warnNow(_ line: String) {
+        if notices.post(line, pin: true) { log(line) }
     }
 
     /// Asks the instrument to stop, as SIGTERM does (remote: the instrument left).
@@ -48,7 +69,7 @@ public final class PlaySession: @unchecked Sendable {
     ///   fails.
     public func run() throws {
         StopSignals.block()  // before any thread starts: SIGINT/SIGTERM go to one waiter
-        let made = try InstrumentCore.makeSources(settings.sources, sound: settings.sound, jack: settings.output.isJACK, log: log, show: show)
+        let made = try InstrumentCore.makeSources(sourcesWithNotices, sound: settings.sound, jack: settings.output.isJACK, log: log, show: show)
         var names = settings.recordings
         let files = try RecordingFiles.claim(names.requested, overwrite: names.overwrite, say: log)
         var claimed = files.paths.makeIterator()
@@ -102,7 +123,8 @@ public final class PlaySession: @unchecked Sendable {
                                       output: OutputLine(output), log: log, show: show)
             parts.core = core
             parts.reloader = ToneReloader(core, log: log)
-            parts.recorders = try LiveRecordings(names, rate: output.rate, sound: sound, position: { core.position })
+            parts.recorders = try LiveRecordings(names, rate: output.rate, sound: sound, position: { core.position },
+                                              failed: { [weak self] in self?.warnNow($0) })
         } catch {
             if parts.core == nil { tone.deallocate() }
             parts.abandon()

@@ -41,8 +41,12 @@ public struct SoundSettings: Sendable {
     public var releaseSeconds = 0.008
     /// Linear level held after the decay (1: no decay).
     public var sustainLevel = 1.0
-    /// A tone's sustain loop seam crossfaded over this long, seconds (0: none).
-    public var loopCrossfadeSeconds = 0.0
+    /// A tone's loop seam crossfaded over this long, seconds (0: none); nil (not given):
+    /// a loop of the file's own is not crossfaded, a tone that loops whole is, over
+    /// `wholeLoopCrossfadeSeconds`.
+    public var loopCrossfadeSeconds: Double?
+    /// The seam crossfade of a tone that loops whole when `--loop-crossfade` is not given.
+    public static let wholeLoopCrossfadeSeconds = 0.010
     /// The voices' low-pass filter following each touch's timbre; nil: none.
     public var filter: FilterSettings?
     /// The send effects (reverb, delay, chorus), their default sends and the tempo; nil:

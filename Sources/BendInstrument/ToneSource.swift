@@ -55,7 +55,11 @@ public enum ToneSource {
             if loaded.samples.allSatisfy({ $0 == 0 }) { note("tone '\(path)': every sample is 0; touches will be silent") }
             // A loop of the file's own: attack, sustain loop, tail (`RegionMaker`); its
             // tail plays whole after the touch ends. Without one the tone loops whole.
-            let layout = RegionMaker.layout(loaded, crossfadeFrames: Int((sound.loopCrossfadeSeconds * rate).rounded()))
+            // A tone that loops whole has its seam crossfaded (`--loop-crossfade`, default
+            // `SoundSettings.wholeLoopCrossfadeSeconds`); a loop of the file's own only when asked.
+            let whole = sound.loopCrossfadeSeconds ?? SoundSettings.wholeLoopCrossfadeSeconds
+            let layout = RegionMaker.layout(loaded, crossfadeFrames: Int(((sound.loopCrossfadeSeconds ?? 0) * rate).rounded()),
+                                            wholeCrossfadeFrames: Int((whole * rate).rounded()))
             let region = RegionMaker.region(layout, rate: rate, releaseFades: false)
             return try finish(Loaded(path: path, sound: Sound(region: region), layouts: [layout], interpolation: sound.interpolation,
                                      files: [path]),

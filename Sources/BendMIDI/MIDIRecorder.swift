@@ -11,10 +11,11 @@ import Synchronization
 /// times are stream time (each event's frame over the rate) from the first event; the
 /// zone set-up (`MPEEncoder.configuration`) comes first, at tick 0. The file is
 /// created (truncated) at once, so a bad path fails before play starts; the events are
-/// kept as they come and encoded at `close()` in the order they sound (by frame, as
-/// MIDI out's pump does: a script's events are seen long before a live touch that
-/// sounds first), note-offs for held touches last; written through a temporary file
-/// renamed over it: never half-written.
+/// kept as they come and encoded in the order they sound (by frame, as MIDI out's pump
+/// does: a script's events are seen long before a live touch that sounds first),
+/// note-offs for held touches last; written whole at `close()` and, with `writeEvery`,
+/// every second meanwhile, each time through a temporary file renamed over it: never
+/// half-written, and valid up to the last second if play is killed.
 public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
     public static let ticksPerQuarter = 960
     /// Ticks per second at the file's tempo (120 bpm).
@@ -76,10 +77,36 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
         return out
     }
 
+    /// `writeEvery`'s loop ("bendsynth midi file"). - Thread: setup (the thread that calls
+    /// `writeEvery` and `close`).
+    private var writer: EventLoop?
+
+    /// Writes the file as it is so far every `seconds` (on an `EventLoop` timer) until
+    /// `close()`: each time a complete file (note-offs for touches still held at its last
+    /// event), renamed over the last, so a `play` killed with SIGKILL leaves a file that
+    /// plays what was recorded up to `seconds` before. Only events that have sounded
+    /// (`position`, the stream frame now) are written: a script's are seen well ahead.
+    /// - Throws: `SystemError` when the loop cannot start.
+    /// - Thread: setup, the thread that will call `close()`.
+    public func writeEvery(_ seconds: Double, position: @escaping @Sendable () -> UInt64) throws {
+        writer?.stop()
+        let loop = try EventLoop(name: "bendsynth midi file")
+        let nanos = UInt64(seconds * 1e9)
+        loop.schedule(after: nanos, repeating: nanos) { [weak self] in
+            let now = position()
+            guard let self, let events = self.take.withLock({ $0.closed ? nil : $0.events.filter { $0.frame <= now } }) else { return }
+            try? self.write(events)  // a failure is said by close(), which writes again
+        }
+        try loop.start()
+        writer = loop
+    }
+
     /// Writes the file (note-offs for touches still held at the last event's time).
     /// Further events are ignored.
     /// - Throws: `SystemError` when the file cannot be written.
     public func close() throws {
+        writer?.stop()
+        writer = nil
         let events = take.withLock { t -> [(frame: UInt64, source: UInt32, event: ControlEvent)]? in
             guard !t.closed else { return nil }
             t.closed = true
@@ -87,11 +114,16 @@ public final class MIDIRecorder: ControlEventObserver, @unchecked Sendable {
             return t.events
         }
         guard let events else { return }
+        try write(events)
+    }
+
+    /// `events` as a whole file, through a temporary file renamed over `path`.
+    private func write(_ events: [(frame: UInt64, source: UInt32, event: ControlEvent)]) throws {
         let bytes = StandardMIDIFile.format0(events: messages(events), ticksPerQuarter: MIDIRecorder.ticksPerQuarter)
         let temporary = path + ".\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError(call: "open(\(temporary))") }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let code = errno
         Glibc.close(fd)
         guard written == bytes.count else {
