@@ -16,7 +16,7 @@ struct EffectOptions {
         OptionSpec("reverb-size", value: "SIZE", help: "the room's size: its echoes' spacing (0…1, default 0.5)"),
         OptionSpec("reverb-width", value: "WIDTH", help: "the reverb's stereo width: 0 mono, 1 each side its own (default 1: a hard-left voice's reverb stays left)"),
         OptionSpec("reverb-return", value: "DB", help: "the reverb's return level (−60…+6 dB, default 0)"),
-        OptionSpec("delay", value: "TIME", help: "the delay's time: milliseconds (1…4000) or a note value of --bpm: 1/4, 1/8. (dotted), 1/8t (triplet), 1/1…1/64 (default 1/8.)"),
+        OptionSpec("delay", value: "TIME", help: "the delay's time: milliseconds (1…4000) or a note value of --bpm: 1/4, 1/8. (dotted), 1/8t (triplet), 1/1…1/64, held at 4 s at most (default 1/8.)"),
         OptionSpec("delay-send", value: "LEVEL", help: "the voices' default send to the delay (0…1, default 0)"),
         OptionSpec("delay-feedback", value: "AMOUNT", help: "each echo's level against the one before (0…0.98, default 0.35)"),
         OptionSpec("delay-mode", value: "MODE", help: "the delay's echoes: 'ping-pong' (alternating sides, default), 'stereo' (each side its own) or 'mono'"),
@@ -40,8 +40,7 @@ struct EffectOptions {
         case "reverb-width": settings.reverb.width = try n(0...1)
         case "reverb-return": settings.reverb.returnLevel = pow(10, try n(-60...6) / 20)
         case "delay":
-            guard let v = value, let time = DelayTime(text: v), time.seconds(tempo: 300) <= DelaySettings.longestSeconds,
-                  case let s = time.seconds(tempo: 20), s <= DelaySettings.longestSeconds || { if case .beats = time { return true }; return false }() else {
+            guard let v = value, let time = DelayTime(text: v) else {
                 throw AppError.usage("option '--delay': expected milliseconds (1…4000) or a note value such as 1/4, 1/8. or 1/8t, got '\(value ?? "")'")
             }
             if case .milliseconds(let ms) = time, !(1...4000).contains(ms) {
