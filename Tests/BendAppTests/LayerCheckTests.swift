@@ -98,4 +98,31 @@ final class LayerCheckTests: XCTestCase {
             "Sources/BendInstrument/DefaultTone.swift:1: import Glibc is unused (no name Glibc provides appears in the file), expected the line removed",
         ])
     }
+
+    /// The core's rules, each planted once: a function of 85 lines and a type test in
+    /// BendInstrument, a plugin shell importing the engine. Each is named with its file and
+    /// line. (The licence-line rule reads `git ls-files`: the copy here is no repository.)
+    func testTheCoresRulesNameTheirPlantedOffences() throws {
+        let body = (0..<83).map { "    _ = \($0)" }.joined(separator: "\n")
+        try edit("Sources/BendInstrument/DefaultTone.swift") {
+            $0 + "\nfunc plantedLong() {\n" + body + "\n}\nfunc plantedQuestion(_ x: Any) -> Bool { x is String }\n"
+        }
+        try edit("Sources/BendLV2/LV2Log.swift") { $0 + "\nimport BendEngine\ntypealias PlantedMixer = Mixer\n" }
+        let planted = try lint()
+        XCTAssertEqual(planted.status, 1)
+        let tone = try String(contentsOf: copy.appendingPathComponent("Sources/BendInstrument/DefaultTone.swift"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let long = try XCTUnwrap(tone.firstIndex { $0.hasPrefix("func plantedLong") }) + 1
+        let question = try XCTUnwrap(tone.firstIndex { $0.hasPrefix("func plantedQuestion") }) + 1
+        let log = try String(contentsOf: copy.appendingPathComponent("Sources/BendLV2/LV2Log.swift"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let engineImport = try XCTUnwrap(log.firstIndex { $0 == "import BendEngine" }) + 1
+        for expected in [
+            "Sources/BendInstrument/DefaultTone.swift:\(long): a function of 85 lines, expected at most 80 (split it into phases)",
+            "Sources/BendInstrument/DefaultTone.swift:\(question): asks a concrete type (is String), expected a member of the protocol (InputSource, AudioOutput) that answers it",
+            "Sources/BendLV2/LV2Log.swift:\(engineImport): BendLV2 is a plugin shell and imports BendEngine, expected what it needs of the instrument through BendInstrument's core (InstrumentCore, HostRender)",
+        ] {
+            XCTAssertTrue(planted.findings.contains(expected), "\(expected)\nnot in:\n\(planted.findings.joined(separator: "\n"))")
+        }
+    }
 }
