@@ -112,9 +112,8 @@ public struct MPEEncoder: Sendable {
             burst.append(.controlChange(0, 10, MPEEncoder.nearest((v + 1) / 2 * 127)))
         case let .timbre(id, value):
             timbre(key: UInt64(source) << 32 | UInt64(id), value: value, &burst)
-        case .send:
-            // Not sent yet: a touch's send would be its channel's CC 91/93.
-            break
+        case let .send(id, bus, level):
+            send(key: UInt64(source) << 32 | UInt64(id), controller: Int(bus.index) == 0 ? 91 : Int(bus.index) == 2 ? 93 : -1, level: level, &burst)
         case .sustain:
             // Nothing: the port defers a sustained touch's up until the control is let
             // go, so its note-off already comes when the sound ends.
@@ -136,6 +135,25 @@ public struct MPEEncoder: Sendable {
                     out.append(.controlChange(slots[i].channel, 74, t))
                     slots[i].timbre = t
                 }
+                i += 1
+            }
+        }
+        burst = out
+    }
+
+    /// A touch's effect send as its channel's CC 91 (reverb) or CC 93 (chorus), as MIDI in
+    /// reads them back; the delay's send has no General MIDI controller (`controller` < 0:
+    /// nothing). Nothing for a touch with no note.
+    @_noLocks
+    private mutating func send(key: UInt64, controller: Int, level: Double, _ burst: inout MIDIBurst) {
+        guard controller >= 0 else { return }
+        let v = MPEEncoder.level(level.isNaN ? 0 : min(max(level, 0), 1))
+        let n = MPEEncoder.memberChannels
+        var out = burst
+        withSlots { slots in
+            var i = 0
+            while i < n {
+                if slots[i].active && slots[i].key == key { out.append(.controlChange(slots[i].channel, controller, v)) }
                 i += 1
             }
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
+import BendEngine
 import BendMIDI
 import BendTestSupport
 import CAllocCounter
@@ -192,5 +193,23 @@ final class MPEEncoderTests: XCTestCase {
         XCTAssertEqual(bursts.flatMap { $0.messages }, closureOut)
         XCTAssertGreaterThan(b.stolen, 100, "channels were stolen")
         XCTAssertEqual((0..<MPEEncoder.configurationCount).map(MPEEncoder.configurationMessage), configured(MPEEncoder()))
+    }
+
+    /// A touch's reverb and chorus sends go out as its channel's CC 91 and CC 93 (the delay's
+    /// has no GM controller: nothing), and MIDI in reads them back as that note's sends.
+    func testSendsGoOutAsCC91AndCC93OnTheNotesChannel() {
+        var encoder = MPEEncoder()
+        var decoder = MIDIInterpreter()
+        encoder.configuration { decoder.interpret($0) { _ in } }
+        var out: [MIDIMessage] = [], back: [ControlEvent] = []
+        for e: ControlEvent in [.touch(id: 7, phase: .down, x: 0.5, y: 1), .send(id: 7, bus: .reverb, level: 0.5),
+                                .send(id: 7, bus: .delay, level: 1), .send(id: 7, bus: .chorus, level: 1)] {
+            encoder.encode(e) { m in out.append(m); decoder.interpret(m) { back.append($0) } }
+        }
+        let ccs = out.filter { $0.kind == 0xB0 && ($0.data1 == 91 || $0.data1 == 93) }
+        let noteChannel = out.first { $0.kind == 0x90 }!.channel
+        XCTAssertEqual(ccs.map { [Int($0.channel), Int($0.data1), Int($0.data2)] }, [[noteChannel, 91, 64], [noteChannel, 93, 127]])
+        let sends = back.compactMap { e -> SendBus? in if case let .send(_, bus, _) = e { return bus }; return nil }
+        XCTAssertEqual(sends, [.reverb, .chorus], "read back as the note's sends")
     }
 }
