@@ -17,3 +17,12 @@ extension SendBus {
         self = bus
     }
 }
+
+extension ControlEvent {
+    /// A `.send` of touch `id` to the bus named `bus` ("reverb", "delay", "chorus"), its
+    /// level clamped to 0…1; nil for another name (a source that reads names off the wire).
+    public static func send(id: UInt32, busNamed bus: String, level: Double) -> ControlEvent? {
+        guard let b = SendBus(name: bus), level.isFinite else { return nil }
+        return .send(id: id, bus: b, level: min(max(level, 0), 1))
+    }
+}

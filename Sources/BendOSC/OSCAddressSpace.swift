@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
+
 /// bendsynth's own OSC addresses (docs/OSC.md), XY pads and `/accxyz`.
 extension OSCInterpreter {
     /// Largest XY pad number.
@@ -26,6 +28,13 @@ extension OSCInterpreter {
                 wrongType(m.address, expected: ",f (tilt −1…1)", got: m.types, from: sender); return nil
             }
             if allowed(sender) { emit(.tilt(min(max(t, -1), 1))) }
+        case "/bendsynth/send":
+            // A touch's send to an effect (docs/EFFECTS.md): the sender's own touch `id`.
+            guard a.count == 3, let id = touchID(a[0]), case let .string(bus) = a[1], let level = Self.real(a[2]),
+                  let event = ControlEvent.send(id: 0, busNamed: bus, level: level) else {
+                wrongType(m.address, expected: ",isf (id, \"reverb\", \"delay\" or \"chorus\", level 0…1)", got: m.types, from: sender); return nil
+            }
+            if let mapped = touches.id(of: TouchOwner(sender: sender, space: .own, id: id)) { emit(event.withTouchID(mapped)) }
         case "/bendsynth/panic":
             // Any arguments: every touch of every source ends (the instrument's panic),
             // then this interpreter forgets its own, so the senders' next touches start anew.

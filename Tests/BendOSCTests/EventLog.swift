@@ -32,8 +32,9 @@ final class EventLog {
             faults.append("sustain: OSC has no sustain message")
         case .timbre:
             faults.append("a timbre: OSC gives none")
-        case .send:
-            faults.append("a send: OSC gives none")
+        case let .send(id, _, level):
+            if down[id] == nil { faults.append("send for \(id) not down") }
+            if !(0...1).contains(level) { faults.append("send level \(level)") }
         case let .tilt(t):
             if !(-1...1).contains(t) { faults.append("tilt \(t)") }
             tilt = t

@@ -41,6 +41,25 @@ final class OSCAddressSpaceTests: XCTestCase {
         ])
     }
 
+    /// `/bendsynth/send ,isf`: the sender's own touch's send to an effect, clamped to 0…1;
+    /// a touch that is not down sends nothing; a bus that is no bus is a wrong type.
+    func testSendSetsATouchsEffectSend() {
+        let log = EventLog()
+        let osc = log.interpreter()
+        osc.feed(osc_("/bendsynth/touch", .int32(4), .float(0.25), .float(0.5)))
+        osc.feed(osc_("/bendsynth/send", .int32(4), .string("reverb"), .float(0.5)))
+        osc.feed(osc_("/bendsynth/send", .int32(4), .string("chorus"), .float(3)))
+        osc.feed(osc_("/bendsynth/send", .int32(5), .string("reverb"), .float(1)))   // not down: nothing
+        osc.feed(osc_("/bendsynth/send", .int32(4), .string("echo"), .float(1)))
+        XCTAssertEqual(log.events, [
+            .touch(id: 1, phase: .down, x: 0.25, y: 0.5), .send(id: 1, bus: .reverb, level: 0.5), .send(id: 1, bus: .chorus, level: 1),
+        ])
+        XCTAssertEqual(log.lines, [
+            "osc: /bendsynth/send from 127.0.0.1:5000: expected ,isf (id, \"reverb\", \"delay\" or \"chorus\", level 0…1), got ,isf; dropped (logged once for this address)",
+        ])
+        XCTAssertEqual(log.faults, [])
+    }
+
     func testTiltAndAccelerometer() {
         let log = EventLog()
         let osc = log.interpreter()
