@@ -7,13 +7,14 @@
 /// than a wobble. Reads are linearly interpolated, each copy's read held for 8 frames.
 ///
 /// Wet only (a send): the dry voices are already in the mix. Plain pointers allocated at
-/// setup for 192 kHz; `process` is `@_noLocks`.
+/// setup for the rate; `process` is `@_noLocks`.
 public struct Chorus: @unchecked Sendable {
     /// Centre delay, seconds; the longest depth, seconds.
     static var centreSeconds: Double { @_noLocks @inline(__always) get { 0.012 } }
     public static var longestDepthSeconds: Double { @_noLocks @inline(__always) get { 0.008 } }
-    static var ringFrames: Int { @_noLocks @inline(__always) get { 8192 } }
     public let rate: Double
+    /// Frames of the ring (a power of two past the centre and the longest depth at the rate).
+    let ringFrames: Int
     let ring: UnsafeMutablePointer<Float>
     let state: UnsafeMutablePointer<State>
 
@@ -38,8 +39,11 @@ public struct Chorus: @unchecked Sendable {
     /// - Thread: setup.
     public init(rate: Double, settings: ChorusSettings) {
         self.rate = rate
-        ring = .allocate(capacity: 2 * Chorus.ringFrames)
-        ring.initialize(repeating: 0, count: 2 * Chorus.ringFrames)
+        var frames = 1
+        while Double(frames) < (Chorus.centreSeconds + Chorus.longestDepthSeconds) * rate + 4 { frames <<= 1 }
+        ringFrames = frames
+        ring = .allocate(capacity: 2 * frames)
+        ring.initialize(repeating: 0, count: 2 * frames)
         state = .allocate(capacity: 1)
         state.initialize(to: State())
         state.pointee.centre = Float(Chorus.centreSeconds * rate)
@@ -54,8 +58,10 @@ public struct Chorus: @unchecked Sendable {
     @_noLocks
     public func set(_ settings: ChorusSettings) {
         state.pointee.settings = settings
-        state.pointee.step = Float(min(max(settings.rateHz, 0.01), 10) / rate)
-        state.pointee.depthTarget = Float(min(max(settings.depthMilliseconds, 0), Chorus.longestDepthSeconds * 1000) / 1000 * rate)
+        let hz = settings.rateHz.isNaN ? 0.6 : min(max(settings.rateHz, 0.01), 10)
+        let ms = settings.depthMilliseconds.isNaN ? 2.5 : min(max(settings.depthMilliseconds, 0), Chorus.longestDepthSeconds * 1000)
+        state.pointee.step = Float(hz / rate)
+        state.pointee.depthTarget = Float(ms / 1000 * rate)
     }
 
     /// Adds the chorus of `input` (interleaved stereo) into `out`; returns its largest sample.
@@ -63,8 +69,10 @@ public struct Chorus: @unchecked Sendable {
     @_noLocks
     public func process(_ input: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, frames: Int) -> Float {
         var s = state.pointee
-        let mask = Chorus.ringFrames - 1
-        let depthStep = (s.depthTarget - s.depth) / Float(frames)
+        let mask = ringFrames - 1
+        // The depth glides to its target, one-pole per block, time constant 50 ms: a depth
+        // change moves the reads slowly (no jump of the read point).
+        let depthGlide = Float(min(1, 8 / (0.05 * rate)))
         var peak: Float = 0
         var n = 0
         while n < frames {
@@ -75,7 +83,7 @@ public struct Chorus: @unchecked Sendable {
                 // the fraction), held for the block (it moves under 0.01 frame a frame).
                 s.phase += 8 * s.step
                 s.phase = s.phase.replacing(with: s.phase - 1, where: s.phase .>= 1)
-                s.depth += 8 * depthStep
+                s.depth += (s.depthTarget - s.depth) * depthGlide
                 let centred: SIMD8<Float> = 2 * s.phase - 1
                 let magnitude: SIMD8<Float> = centred.replacing(with: -centred, where: centred .< 0)
                 let delay: SIMD8<Float> = s.centre + s.depth * (1 - 2 * magnitude)
@@ -108,7 +116,6 @@ public struct Chorus: @unchecked Sendable {
             s.write = (s.write &+ 1) & mask
             n &+= 1
         }
-        s.depth = s.depthTarget
         state.pointee = s
         return peak
     }

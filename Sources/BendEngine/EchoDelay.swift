@@ -17,7 +17,8 @@
 /// output step is larger than the signal's own. A change that comes during a crossfade
 /// waits for it to end.
 ///
-/// Plain pointers allocated at setup for `DelaySettings.longestSeconds` at 192 kHz
+/// Plain pointers allocated at setup for `DelaySettings.longestSeconds` at the rate (at least
+/// 192 kHz's)
 /// (5.9 MB); `process` is `@_noLocks`.
 public struct EchoDelay: @unchecked Sendable {
     public static var crossfadeSeconds: Double { @_noLocks @inline(__always) get { 0.04 } }
@@ -46,12 +47,15 @@ public struct EchoDelay: @unchecked Sendable {
         /// The largest absolute sample written into the line in this window and the one
         /// before (windows of `delay` frames): what is left to echo.
         var windowPeak: Float = 0, lastWindowPeak: Float = 0, windowLeft = 0
+        /// Frames written since the delay last woke (`forget`), at most the line's: a read
+        /// further back than this is silence.
+        var written = 0
     }
 
     /// - Thread: setup.
     public init(rate: Double, settings: DelaySettings, tempo: Double) {
         self.rate = rate
-        frames = Int(DelaySettings.longestSeconds * 192_000) + 2
+        frames = Int(DelaySettings.longestSeconds * max(rate, 192_000)) + 2
         line = .allocate(capacity: 2 * frames)
         line.initialize(repeating: 0, count: 2 * frames)
         state = .allocate(capacity: 1)
@@ -66,16 +70,27 @@ public struct EchoDelay: @unchecked Sendable {
     public func deallocate() { line.deallocate(); state.deallocate() }
 
     /// The delay's time now, frames.
-    public var delayFrames: Int { state.pointee.wanted }
+    public var delayFrames: Int { @_noLocks get { state.pointee.wanted } }
+
+    /// The delay wakes after a sleep: nothing it holds from before is echoed (a later,
+    /// longer time would read it back).
+    /// - Thread: render.
+    @_noLocks
+    public func forget() {
+        state.pointee.written = 0
+        state.pointee.lowL = 0
+        state.pointee.lowR = 0
+    }
 
     /// New settings at `tempo` (BPM): the time crossfades, the feedback glides over the
     /// next period, the mode and high-cut apply at once.
     /// - Thread: render (between periods), or setup.
     @_noLocks
     public func set(_ settings: DelaySettings, tempo: Double) {
-        let seconds = min(max(settings.time.seconds(tempo: tempo), 0.001), DelaySettings.longestSeconds)
+        let asked = settings.time.seconds(tempo: tempo.isNaN ? 120 : tempo)
+        let seconds = asked.isNaN ? 0.375 : min(max(asked, 0.001), DelaySettings.longestSeconds)
         state.pointee.wanted = min(max(1, Int(seconds * rate + 0.5)), frames - 2)
-        state.pointee.feedbackTarget = Float(min(max(settings.feedback, 0), 0.98))
+        state.pointee.feedbackTarget = settings.feedback.isNaN ? 0 : Float(min(max(settings.feedback, 0), 0.98))
         state.pointee.mode = settings.mode
         let cut = settings.highCutHz
         // One-pole low-pass y = (1 − p)·x + p·y₋₁ with p = e^(−2π·fc/rate).
@@ -101,13 +116,15 @@ public struct EchoDelay: @unchecked Sendable {
             }
             var r = s.write &- s.delay
             if r < 0 { r &+= size }
-            var l = line[2 &* r], rr = line[2 &* r &+ 1]
+            let heard: Float = s.delay <= s.written ? 1 : 0
+            var l = line[2 &* r] * heard, rr = line[2 &* r &+ 1] * heard
             if s.placeStep != 0 {
                 var q = s.write &- s.next
                 if q < 0 { q &+= size }
                 s.place = min(s.place + s.placeStep, 1)
-                l += (line[2 &* q] - l) * s.place
-                rr += (line[2 &* q &+ 1] - rr) * s.place
+                let next: Float = s.next <= s.written ? 1 : 0
+                l += (line[2 &* q] * next - l) * s.place
+                rr += (line[2 &* q &+ 1] * next - rr) * s.place
                 if s.place >= 1 { s.delay = s.next; s.placeStep = 0 }
             }
             s.feedback += fbStep
@@ -136,6 +153,7 @@ public struct EchoDelay: @unchecked Sendable {
             if s.windowLeft <= 0 { s.lastWindowPeak = s.windowPeak; s.windowPeak = 0; s.windowLeft = max(s.delay, s.next) }
             s.write &+= 1
             if s.write == size { s.write = 0 }
+            if s.written < size { s.written &+= 1 }
             out[2 &* n] += l
             out[2 &* n &+ 1] += rr
             if let reverbIn {

@@ -31,7 +31,8 @@
 ///   reverb at send 1 has about the note's level whatever the decay (measured at the
 ///   default: within 1 dB): a longer room is longer, not louder.
 ///
-/// Plain pointers allocated at setup for 192 kHz and the largest size (about 2.3 MB);
+/// Plain pointers allocated at setup for the largest size at the rate, and at least at
+/// 192 kHz (about 2.3 MB);
 /// `process` is `@_noLocks` and allocates nothing. The decay, damping, width and return
 /// glide per sample (`coefficientGlide`); the size and pre-delay are set at setup.
 public struct Reverb: @unchecked Sendable {
@@ -45,8 +46,9 @@ public struct Reverb: @unchecked Sendable {
     static var diffuserGain: Float { @_noLocks @inline(__always) get { 0.6 } }
     /// The longest pre-delay, seconds.
     public static var longestPreDelay: Double { @_noLocks @inline(__always) get { 0.25 } }
-    /// Frames per line buffer (a power of two): 55 ms × 1.6 + the wander at 192 kHz fits.
-    static var lineFrames: Int { @_noLocks @inline(__always) get { 32_768 } }
+    /// Frames per line buffer: a power of two that holds the longest line (55 ms × 1.6 and
+    /// the wander) at the rate, and at least 192 kHz's.
+    let lineFrames: Int
 
     public let rate: Double
     /// The lines' samples, side by side: line i of the left network at `i·lineFrames`,
@@ -100,13 +102,16 @@ public struct Reverb: @unchecked Sendable {
     /// - Thread: setup.
     public init(rate: Double, settings: ReverbSettings) {
         self.rate = rate
-        buffer = .allocate(capacity: 16 * Reverb.lineFrames)
-        buffer.initialize(repeating: 0, count: 16 * Reverb.lineFrames)
-        preFrames = Int(Reverb.longestPreDelay * 192_000) + 1
+        var size = 1
+        while Double(size) < 0.089 * max(rate, 192_000) { size <<= 1 }
+        lineFrames = size
+        buffer = .allocate(capacity: 16 * size)
+        buffer.initialize(repeating: 0, count: 16 * size)
+        preFrames = Int(Reverb.longestPreDelay * max(rate, 192_000)) + 1
         pre = .allocate(capacity: 2 * preFrames)
         pre.initialize(repeating: 0, count: 2 * preFrames)
-        diffusers = .allocate(capacity: 4 * 2048)
-        diffusers.initialize(repeating: 0, count: 4 * 2048)
+        diffusers = .allocate(capacity: 4 * 8192)
+        diffusers.initialize(repeating: 0, count: 4 * 8192)
         state = .allocate(capacity: 1)
         var s = State()
         let scale = 0.5 + 1.1 * min(max(settings.size, 0), 1) / 1  // size 0…1 → ×0.5…1.6
@@ -120,9 +125,9 @@ public struct Reverb: @unchecked Sendable {
             s.phaseL[i] = Float(i) / 8
             s.phaseR[i] = Float(7 - i) / 8
         }
-        for i in 0..<4 { s.diffuserLength[i] = Int32(min(2047, max(1, (Reverb.diffuserMilliseconds[i] * rate / 1000).rounded()))) }
+        for i in 0..<4 { s.diffuserLength[i] = Int32(min(8191, max(1, (Reverb.diffuserMilliseconds[i] * rate / 1000).rounded()))) }
         s.depth = Float(0.00025 * rate)
-        s.preDelay = Int(min(max(settings.preDelaySeconds, 0), Reverb.longestPreDelay) * rate)
+        s.preDelay = settings.preDelaySeconds.isNaN ? 0 : Int(min(max(settings.preDelaySeconds, 0), Reverb.longestPreDelay) * rate)
         state.initialize(to: s)
         set(settings)
         state.pointee.cL = state.pointee.cLTarget; state.pointee.bL = state.pointee.bLTarget
@@ -162,8 +167,8 @@ public struct Reverb: @unchecked Sendable {
         s.settings = settings
         s.settings.size = state.pointee.settings.size
         s.settings.preDelaySeconds = Double(s.preDelay) / rate
-        let decay = min(max(settings.decaySeconds, 0.05), 60)
-        let damping = min(max(settings.damping, 0), 1)
+        let decay = settings.decaySeconds.isNaN ? 2.2 : min(max(settings.decaySeconds, 0.05), 60)
+        let damping = settings.damping.isNaN ? 0.35 : min(max(settings.damping, 0), 1)
         let meanDepth = Double(s.depth) / 2
         var meanGain = 0.0
         for side in 0..<2 {
@@ -181,8 +186,9 @@ public struct Reverb: @unchecked Sendable {
             }
             if side == 0 { s.cLTarget = c; s.bLTarget = b } else { s.cRTarget = c; s.bRTarget = b }
         }
-        let width = min(max(settings.width, 0), 1)
-        let level = Float(((1 - meanGain * meanGain) > 0 ? Reverb.squareRoot(1 - meanGain * meanGain) : 0) * max(settings.returnLevel, 0))
+        let width = settings.width.isNaN ? 1 : min(max(settings.width, 0), 1)
+        let back = settings.returnLevel.isNaN ? 1 : min(max(settings.returnLevel, 0), 4)
+        let level = Float(((1 - meanGain * meanGain) > 0 ? Reverb.squareRoot(1 - meanGain * meanGain) : 0) * back)
         // Each side's tail is the sum of 8 lines. The tap gain is measured, not derived: with
         // it a held note at send 1 has a reverb of the note's own level at the default
         // settings (`SendEffectsTests`: within 1 dB; the damping and the diffusers make the
@@ -240,8 +246,8 @@ public struct Reverb: @unchecked Sendable {
 
     /// The 8 lines' samples at rows `r` (one per line, `lineFrames` apart from `base`).
     @_noLocks @inline(__always)
-    static func gather(_ base: UnsafeMutablePointer<Float>, _ r: SIMD8<Int32>) -> SIMD8<Float> {
-        let l = Reverb.lineFrames
+    func gather(_ base: UnsafeMutablePointer<Float>, _ r: SIMD8<Int32>) -> SIMD8<Float> {
+        let l = lineFrames
         return SIMD8(base[Int(r[0])], base[l &+ Int(r[1])], base[2 &* l &+ Int(r[2])], base[3 &* l &+ Int(r[3])],
                      base[4 &* l &+ Int(r[4])], base[5 &* l &+ Int(r[5])], base[6 &* l &+ Int(r[6])], base[7 &* l &+ Int(r[7])])
     }
@@ -252,11 +258,11 @@ public struct Reverb: @unchecked Sendable {
     @_noLocks @inline(__always)
     func network(base: UnsafeMutablePointer<Float>, write: Int, whole: SIMD8<Int32>, a: SIMD8<Float>, c: SIMD8<Float>, b: SIMD8<Float>,
                  filter: inout SIMD8<Float>, interpolated: inout SIMD8<Float>, previous: inout SIMD8<Float>, blockStart: Bool, x: Float) -> Float {
-        let mask = SIMD8<Int32>(repeating: Int32(Reverb.lineFrames - 1))
+        let mask = SIMD8<Int32>(repeating: Int32(lineFrames - 1))
         let r = (SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: write)) &- whole) & mask
         // The sample one frame further back is the one this frame read last frame (the
         // read holds its distance through the block): read again only at a block's start.
-        let y0 = Reverb.gather(base, r), y1 = blockStart ? Reverb.gather(base, (r &- 1) & mask) : previous
+        let y0 = gather(base, r), y1 = blockStart ? gather(base, (r &- 1) & mask) : previous
         previous = y0
         let y = a * (y0 - interpolated) + y1
         interpolated = y
@@ -265,7 +271,7 @@ public struct Reverb: @unchecked Sendable {
         // Injection with alternating signs; the tiny offset keeps the loop out of denormals
         // on a thread without flush-to-zero.
         let next = mixed + SIMD8<Float>(1, -1, 1, -1, 1, -1, 1, -1) * (x * 0.353_553_39) + 1e-20
-        let l = Reverb.lineFrames
+        let l = lineFrames
         base[write] = next[0]; base[l &+ write] = next[1]; base[2 &* l &+ write] = next[2]; base[3 &* l &+ write] = next[3]
         base[4 &* l &+ write] = next[4]; base[5 &* l &+ write] = next[5]; base[6 &* l &+ write] = next[6]; base[7 &* l &+ write] = next[7]
         let signed = y * SIMD8<Float>(1, 1, -1, -1, 1, -1, 1, -1)
@@ -290,11 +296,11 @@ public struct Reverb: @unchecked Sendable {
     /// One allpass diffuser (index `k`) on `x`.
     @_noLocks @inline(__always)
     func diffuse(_ x: Float, _ k: Int, write: Int32, length: Int32) -> Float {
-        let ring = diffusers + k &* 2048
-        let delayed = ring[Int((write &- length) & 2047)]
+        let ring = diffusers + k &* 8192
+        let delayed = ring[Int((write &- length) & 8191)]
         let g = Reverb.diffuserGain
         let y = delayed - g * x
-        ring[Int(write & 2047)] = x + g * y
+        ring[Int(write & 8191)] = x + g * y
         return y
     }
 
@@ -306,7 +312,7 @@ public struct Reverb: @unchecked Sendable {
         var s = state.pointee
         var peak: Float = 0
         let glide = Float(5 / (Reverb.coefficientGlide * rate))
-        let mask = Reverb.lineFrames - 1
+        let mask = lineFrames - 1
         var n = 0
         while n < frames {
             if s.settling > 0 {
@@ -339,7 +345,7 @@ public struct Reverb: @unchecked Sendable {
             s.blockLeft &-= 1
             let l = network(base: buffer, write: s.write, whole: s.wholeL, a: s.aL, c: s.cL, b: s.bL,
                             filter: &s.filterL, interpolated: &s.allpassL, previous: &s.previousL, blockStart: start, x: xl)
-            let rr = network(base: buffer + 8 &* Reverb.lineFrames, write: s.write, whole: s.wholeR, a: s.aR, c: s.cR, b: s.bR,
+            let rr = network(base: buffer + 8 &* lineFrames, write: s.write, whole: s.wholeR, a: s.aR, c: s.cR, b: s.bR,
                              filter: &s.filterR, interpolated: &s.allpassR, previous: &s.previousR, blockStart: start, x: xr)
             s.write = (s.write &+ 1) & mask
             let ol = s.own * l + s.cross * rr, or = s.own * rr + s.cross * l

@@ -46,12 +46,17 @@ public struct SendEffects: @unchecked Sendable {
     let target: UnsafeMutablePointer<Float>
     let step: UnsafeMutablePointer<Float>
     let left: UnsafeMutablePointer<Int32>
+    /// Per group and bus: the frame of the current period its glide starts at (0: the
+    /// period's first; a group taken mid-period glides from the frame it was taken).
+    let start: UnsafeMutablePointer<Int32>
     /// Per group: voices in it (0: free). Group 0's count is not kept.
     let members: UnsafeMutablePointer<Int32>
     /// Per group: the period it was last zeroed for (`State.period`).
     let stamp: UnsafeMutablePointer<UInt64>
-    /// The free groups, a stack.
+    /// The free groups, a stack; and the groups freed in the current period, which may
+    /// still hold its frames (they join the free stack at the next period's start).
     let free: UnsafeMutablePointer<UInt8>
+    let retired: UnsafeMutablePointer<UInt8>
     /// Per voice: its group (0: the default).
     let voiceGroup: UnsafeMutablePointer<UInt8>
     /// The groups used in the current period, in order of first use.
@@ -65,7 +70,15 @@ public struct SendEffects: @unchecked Sendable {
     struct State {
         var period: UInt64 = 0
         var freeCount = 0
+        var retiredCount = 0
         var usedCount = 0
+        /// Per effect: frames it stays awake after its last input (its latency: the reverb's
+        /// pre-delay and lines, the delay's time, the chorus's reads), counting down; and
+        /// whether it ran in the last period.
+        var awake = SIMD4<Int32>()
+        var ran = SIMD4<UInt8>()
+        /// Frames an effect stays awake after input: the reverb's and chorus's (0.5 s).
+        var latencyFrames: Int32 = 0
         /// Per bus: computed in this period (its send and panned buffers hold it).
         var active = SIMD4<UInt8>()
         /// Per effect (reverb, delay, chorus): its last output peak, linear.
@@ -90,9 +103,11 @@ public struct SendEffects: @unchecked Sendable {
         target = .allocate(capacity: groups * 3); target.initialize(repeating: 0, count: groups * 3)
         step = .allocate(capacity: groups * 3); step.initialize(repeating: 0, count: groups * 3)
         left = .allocate(capacity: groups * 3); left.initialize(repeating: 0, count: groups * 3)
+        start = .allocate(capacity: groups * 3); start.initialize(repeating: 0, count: groups * 3)
         members = .allocate(capacity: groups); members.initialize(repeating: 0, count: groups)
         stamp = .allocate(capacity: groups); stamp.initialize(repeating: .max, count: groups)
         free = .allocate(capacity: groups)
+        retired = .allocate(capacity: groups)
         for g in 0..<(groups - 1) { free[g] = UInt8(groups - 1 - g) }
         voiceGroup = .allocate(capacity: voices); voiceGroup.initialize(repeating: 0, count: voices)
         used = .allocate(capacity: groups); used.initialize(repeating: 0, count: groups)
@@ -102,6 +117,7 @@ public struct SendEffects: @unchecked Sendable {
         var s = State()
         s.freeCount = groups - 1
         s.glideFrames = Int32(max(1, (SendEffects.sendGlideSeconds * rate).rounded()))
+        s.latencyFrames = Int32(0.5 * rate)
         s.tempo = settings.tempo
         s.delaySettings = settings.delay
         s.toReverb = Float(min(max(settings.delay.toReverb, 0), 1))
@@ -117,11 +133,13 @@ public struct SendEffects: @unchecked Sendable {
     func deallocate() {
         reverb.deallocate(); delay.deallocate(); chorus.deallocate()
         groupBuses.deallocate(); level.deallocate(); target.deallocate(); step.deallocate(); left.deallocate()
+        start.deallocate(); retired.deallocate()
         members.deallocate(); stamp.deallocate(); free.deallocate(); voiceGroup.deallocate(); used.deallocate()
         sendBuses.deallocate(); sendStereo.deallocate(); state.deallocate()
     }
 
-    /// Bus `bus`'s level in group `g` glides to `value` (0…1).
+    /// Bus `bus`'s level in group `g` glides to `value` (0…1) from where it stands at its
+    /// glide's start (`start`).
     @_noLocks
     func glide(_ g: Int, _ bus: Int, to value: Float) {
         let v = value.isNaN ? 0 : min(max(value, 0), 1)
@@ -131,6 +149,18 @@ public struct SendEffects: @unchecked Sendable {
         step[i] = (v - level[i]) / Float(frames)
         left[i] = frames
     }
+
+    /// The level of slot `i` (`g·3 + bus`) at frame `n` of the current period.
+    @_noLocks @inline(__always)
+    func level(_ i: Int, at n: Int) -> Float {
+        let s = Int(start[i]), l = Int(left[i])
+        if n < s { return level[i] }
+        return n &- s < l ? level[i] + step[i] * Float(n &- s &+ 1) : target[i]
+    }
+
+    /// The level is settled at `value`: no glide, and `value` its target.
+    @_noLocks @inline(__always)
+    func settled(_ i: Int, at value: Float) -> Bool { left[i] == 0 && target[i] == value }
 
     /// Bus `bus` has a send in some group (a level or a target above 0).
     @_noLocks @inline(__always)

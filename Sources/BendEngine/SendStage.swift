@@ -40,6 +40,12 @@ extension Mixer {
         let s = fx.state
         s.pointee.period &+= 1
         s.pointee.usedCount = 0
+        // Groups freed in the last period: no frame of this one is theirs.
+        while s.pointee.retiredCount > 0 {
+            s.pointee.retiredCount &-= 1
+            fx.free[s.pointee.freeCount] = fx.retired[s.pointee.retiredCount]
+            s.pointee.freeCount &+= 1
+        }
         var b = 0
         while b < 3 { s.pointee.active[b] = fx.sends(b) ? 1 : 0; b &+= 1 }
     }
@@ -67,20 +73,30 @@ extension Mixer {
         guard v >= 0 && !catchUp(v, to: offset) else { return }
         var g = Int(fx.voiceGroup[v])
         if g == 0 {
+            // The default's own level, settled: nothing to take a group for (the mix stays
+            // the one without sends, bit for bit).
+            let value = event.value.isNaN ? 0 : min(max(event.value, 0), 1)
+            if fx.settled(bus, at: value) { return }
             let s = fx.state
             guard s.pointee.freeCount > 0 else { s.pointee.exhausted &+= 1; return }
             s.pointee.freeCount &-= 1
             g = Int(fx.free[s.pointee.freeCount])
-            // The group starts where group 0 stands.
+            // The group starts where group 0 stands at this frame, and glides from here.
+            let o = Int(offset)
             var b = 0
             while b < 3 {
-                fx.level[g &* 3 &+ b] = fx.level[b]; fx.target[g &* 3 &+ b] = fx.target[b]
-                fx.step[g &* 3 &+ b] = fx.step[b]; fx.left[g &* 3 &+ b] = fx.left[b]
+                let k = g &* 3 &+ b
+                fx.level[k] = fx.level(b, at: o); fx.target[k] = fx.target[b]
+                let rest = Int(fx.left[b]) - max(0, o &+ 1 &- Int(fx.start[b]))
+                fx.left[k] = Int32(max(rest, 0)); fx.step[k] = rest > 0 ? fx.step[b] : 0
+                fx.start[k] = Int32(truncatingIfNeeded: o &+ 1)
                 b &+= 1
             }
             join(fx, v, g)
+            // Its other voice in a zone crossfade (not a steal victim's former partner).
             let p = Int(voices.partner[v])
-            if p >= 0 && fx.voiceGroup[p] == 0 && !catchUp(p, to: offset) { join(fx, p, g) }
+            if p >= 0 && !voices.hasPending[v] && voices.crossfadeRole[v].isIncoming && fx.voiceGroup[p] == 0
+                && !catchUp(p, to: offset) { join(fx, p, g) }
         }
         fx.glide(g, bus, to: event.value)
         if event.value > 0 { activateSend(fx, bus) }
@@ -93,6 +109,8 @@ extension Mixer {
         guard let fx = effects, let region = voices.region[v] else { return }
         let sends = region.pointee.effectSends
         guard sends[0] >= 0 || sends[1] >= 0, fx.voiceGroup[v] == 0 else { return }
+        // Sends equal to the default's settled ones: the voice stays in group 0.
+        if (sends[0] < 0 || fx.settled(0, at: min(sends[0], 1))) && (sends[1] < 0 || fx.settled(2, at: min(sends[1], 1))) { return }
         let s = fx.state
         guard s.pointee.freeCount > 0 else { s.pointee.exhausted &+= 1; return }
         s.pointee.freeCount &-= 1
@@ -103,6 +121,7 @@ extension Mixer {
             let own = b == 0 ? sends[0] : b == 2 ? sends[1] : -1
             let level = own >= 0 ? min(own, 1) : fx.target[b]
             fx.level[g &* 3 &+ b] = level; fx.target[g &* 3 &+ b] = level; fx.step[g &* 3 &+ b] = 0; fx.left[g &* 3 &+ b] = 0
+            fx.start[g &* 3 &+ b] = 0
             if level > 0 { activateSend(fx, b) }
             b &+= 1
         }
@@ -125,10 +144,12 @@ extension Mixer {
         fx.voiceGroup[v] = 0
         fx.members[g] &-= 1
         if fx.members[g] <= 0 {
+            // Retired, not freed: its buses may hold frames of this period still to be
+            // gathered; it is free from the next period.
             fx.members[g] = 0
             let s = fx.state
-            fx.free[s.pointee.freeCount] = UInt8(truncatingIfNeeded: g)
-            s.pointee.freeCount &+= 1
+            fx.retired[s.pointee.retiredCount] = UInt8(truncatingIfNeeded: g)
+            s.pointee.retiredCount &+= 1
         }
     }
 
@@ -174,11 +195,11 @@ extension Mixer {
     func scaled(into dst: UnsafeMutablePointer<Float>, from src: UnsafeMutablePointer<Float>, _ fx: SendEffects, group: Int, bus: Int,
                 from: Int, to: Int, add: Bool, stereo: Bool) {
         let k = group &* 3 &+ bus
-        let level = fx.level[k], step = fx.step[k], target = fx.target[k], left = Int(fx.left[k])
+        let level = fx.level[k], step = fx.step[k], target = fx.target[k], left = Int(fx.left[k]), first = Int(fx.start[k])
         let f = busFrames
         var i = from
         while i < to {
-            let l = i < left ? level + step * Float(i &+ 1) : target
+            let l = i < first ? level : (i &- first < left ? level + step * Float(i &- first &+ 1) : target)
             let m = l * src[i]
             let lo = stereo ? l * src[f &+ i] : 0, hi = stereo ? l * src[2 &* f &+ i] : 0
             if add {
@@ -199,30 +220,49 @@ extension Mixer {
         let quiet = SendEffects.quiet
         let reverbIn = fx.sendStereo, delayIn = fx.sendStereo + 2 &* busFrames, chorusIn = fx.sendStereo + 4 &* busFrames
         var tail = s.pointee.tail
-        if s.pointee.active[1] != 0 || tail[1] > quiet {
+        // An effect runs while it has input, while its input may still be on its way to its
+        // output (`awake`: its latency after the last input), and while its tail sounds.
+        var awake = s.pointee.awake
+        var ran = SIMD4<UInt8>()
+        let latency = s.pointee.latencyFrames
+        if s.pointee.active[1] != 0 { awake[1] = Int32(clamping: 2 &* fx.delay.delayFrames) }
+        if s.pointee.active[1] != 0 || tail[1] > quiet || awake[1] > 0 {
             if s.pointee.active[1] == 0 { delayIn.update(repeating: 0, count: 2 &* frames) }
+            // Woken: what the line held from before its sleep is not echoed.
+            if s.pointee.ran[1] == 0 { fx.delay.forget() }
             let toReverb = s.pointee.toReverb
             if toReverb > 0 { activateSend(fx, 0) }
             tail[1] = fx.delay.process(delayIn, into: out, frames: frames, reverbIn: toReverb > 0 ? reverbIn : nil, toReverb: toReverb)
+            ran[1] = 1
         }
-        if s.pointee.active[2] != 0 || tail[2] > quiet {
+        if s.pointee.active[2] != 0 { awake[2] = latency }
+        if s.pointee.active[2] != 0 || tail[2] > quiet || awake[2] > 0 {
             if s.pointee.active[2] == 0 { chorusIn.update(repeating: 0, count: 2 &* frames) }
             tail[2] = fx.chorus.process(chorusIn, into: out, frames: frames)
+            ran[2] = 1
         }
-        if s.pointee.active[0] != 0 || tail[0] > quiet {
+        if s.pointee.active[0] != 0 { awake[0] = latency }
+        if s.pointee.active[0] != 0 || tail[0] > quiet || awake[0] > 0 {
             if s.pointee.active[0] == 0 { reverbIn.update(repeating: 0, count: 2 &* frames) }
             tail[0] = fx.reverb.process(reverbIn, into: out, frames: frames)
+            ran[0] = 1
         }
+        let elapsed = Int32(clamping: frames)
+        awake = awake &- SIMD4(repeating: elapsed)
+        awake.replace(with: 0, where: awake .< 0)
+        s.pointee.awake = awake
+        s.pointee.ran = ran
         s.pointee.tail = tail
         meters[4].store(UInt64(max(tail[0], max(tail[1], tail[2])).bitPattern), ordering: .relaxed)
         var k = 0
         while k < SendEffects.groupCount &* 3 {
             let l = Int(fx.left[k])
             if l > 0 {
-                let n = min(l, frames)
+                let n = min(l, max(0, frames &- Int(fx.start[k])))
                 fx.level[k] = n == l ? fx.target[k] : fx.level[k] + fx.step[k] * Float(n)
                 fx.left[k] = Int32(l &- n)
             }
+            fx.start[k] = 0
             k &+= 1
         }
     }

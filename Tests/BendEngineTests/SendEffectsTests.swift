@@ -81,15 +81,22 @@ final class SendEffectsTests: XCTestCase {
         XCTAssertEqual(Measure.dB(Measure.rms(left) / note), 0, accuracy: 1, "a held note's reverb at send 1 has about the note's level")
     }
 
-    /// A send raised while a note holds glides: the return's envelope rises over 10 ms, no step.
+    /// A send raised while a note holds glides: the return's envelope rises over 10 ms, no
+    /// step — also when it comes late in a long period (frame 900 of 1024: the glide starts
+    /// at the event, not at the period's start).
     func testARaisedSendGlidesWithoutAStep() {
+        checkRaisedSend(period: 256, at: 10_000)
+        checkRaisedSend(period: 1024, at: 9 * 1024 + 900)
+    }
+
+    func checkRaisedSend(period: Int, at frame: UInt64) {
         func render(_ raise: Bool) -> [Float] {
             var fx = EffectSettings()
             fx.chorusSend = 0
-            let h = RenderHarness(voices: 4, period: 256, tone: Measure.sineTone(frames: 48_000, cycles: 440)) { $0.effects = fx }
+            let h = RenderHarness(voices: 4, period: period, tone: Measure.sineTone(frames: 48_000, cycles: 440)) { $0.effects = fx }
             defer { h.free() }
             var events = [EngineEvent(frame: 0, kind: .down, key: h.key(1), value: 1, gain: 0.5)]
-            if raise { events.append(.send(frame: 10_000, key: h.key(1), bus: .chorus, level: 1)) }
+            if raise { events.append(.send(frame: frame, key: h.key(1), bus: .chorus, level: 1)) }
             return h.render(frames: 24_000, events: events)
         }
         let wet = render(true), dry = render(false)
@@ -99,7 +106,7 @@ final class SendEffectsTests: XCTestCase {
         XCTAssertLessThanOrEqual(wetStep, dryStep * 2, "no click when the send rises")
         var ret = [Float](repeating: 0, count: wet.count)
         for i in 0..<wet.count { ret[i] = wet[i] - dry[i] }
-        XCTAssertLessThan(Measure.rms(ret[0..<(2 * 9_900)]), 1e-7, "nothing sent before")
+        XCTAssertLessThan(Measure.rms(ret[0..<(2 * 9_000)]), 1e-7, "nothing sent before")
         XCTAssertGreaterThan(Measure.rms(ret[(2 * 12_000)...]), 0.05, "the chorus after")
     }
 }
