@@ -19,19 +19,4 @@ extension DelayTime {
         guard let ms = Double(s), ms.isFinite, ms > 0 else { return nil }
         self = .milliseconds(ms)
     }
-
-    /// As a player writes it: `375 ms`, or `1/8.`-style for the note values `init(text:)` reads.
-    var text: String {
-        switch self {
-        case .milliseconds(let ms): return "\(ms) ms"
-        case .beats(let b):
-            for d in [1, 2, 4, 8, 16, 32, 64] {
-                let plain = 4 / Double(d)
-                if abs(b - plain) < 1e-9 { return "1/\(d)" }
-                if abs(b - plain * 1.5) < 1e-9 { return "1/\(d)." }
-                if abs(b - plain * 2 / 3) < 1e-9 { return "1/\(d)t" }
-            }
-            return "\(b) beats"
-        }
-    }
 }

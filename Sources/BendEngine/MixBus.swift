@@ -15,8 +15,15 @@ extension Mixer {
     public func setMasterGain(_ gain: Float) {
         let g = gain.isNaN ? 0 : max(gain, 0)
         guard g != state.pointee.gainTarget else { return }
-        state.pointee.gainTarget = g
-        state.pointee.gainLeft = state.pointee.gainGlideFrames
+        glideGain(to: g, frames: state.pointee.gainGlideFrames)
+    }
+
+    /// The master gain glides to `gain` over `frames` frames from the next period's first.
+    /// - Thread: render.
+    @_noLocks @inline(__always)
+    func glideGain(to gain: Float, frames: Int32) {
+        state.pointee.gainTarget = gain
+        state.pointee.gainLeft = frames
     }
 
     /// Fades the whole mix (the voices and the effects' tails) to silence over `seconds`
@@ -31,8 +38,7 @@ extension Mixer {
     @_noLocks
     func takeFadeRequest() {
         let frames = meters[5].exchange(0, ordering: .relaxed)
-        state.pointee.gainTarget = 0
-        state.pointee.gainLeft = Int32(truncatingIfNeeded: min(frames, UInt64(Int32.max)))
+        glideGain(to: 0, frames: Int32(truncatingIfNeeded: min(frames, UInt64(Int32.max))))
     }
 
     /// The limiter limits (true, the default) or only delays the mix by its look-ahead

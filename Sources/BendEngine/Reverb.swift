@@ -36,8 +36,6 @@
 /// `process` is `@_noLocks` and allocates nothing. The decay, damping, width and return
 /// glide per sample (`coefficientGlide`); the size and pre-delay are set at setup.
 public struct Reverb: @unchecked Sendable {
-    /// Lines per side.
-    static var lines: Int { @_noLocks @inline(__always) get { 8 } }
     /// Line lengths at size 0.5 (×1), milliseconds; the size scales them by 0.5…1.6.
     static let leftMilliseconds: [Double] = [19.7, 23.3, 27.1, 31.9, 36.1, 41.3, 46.9, 53.1]
     static let rightMilliseconds: [Double] = [20.9, 24.7, 28.3, 30.7, 37.9, 43.1, 44.9, 54.7]

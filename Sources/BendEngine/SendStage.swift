@@ -77,10 +77,8 @@ extension Mixer {
             // the one without sends, bit for bit).
             let value = event.value.isNaN ? 0 : min(max(event.value, 0), 1)
             if fx.settled(bus, at: value) { return }
-            let s = fx.state
-            guard s.pointee.freeCount > 0 else { s.pointee.exhausted &+= 1; return }
-            s.pointee.freeCount &-= 1
-            g = Int(fx.free[s.pointee.freeCount])
+            g = takeGroup(fx)
+            guard g > 0 else { return }
             // The group starts where group 0 stands at this frame, and glides from here.
             let o = Int(offset)
             var b = 0
@@ -111,10 +109,8 @@ extension Mixer {
         guard sends[0] >= 0 || sends[1] >= 0, fx.voiceGroup[v] == 0 else { return }
         // Sends equal to the default's settled ones: the voice stays in group 0.
         if (sends[0] < 0 || fx.settled(0, at: min(sends[0], 1))) && (sends[1] < 0 || fx.settled(2, at: min(sends[1], 1))) { return }
-        let s = fx.state
-        guard s.pointee.freeCount > 0 else { s.pointee.exhausted &+= 1; return }
-        s.pointee.freeCount &-= 1
-        let g = Int(fx.free[s.pointee.freeCount])
+        let g = takeGroup(fx)
+        guard g > 0 else { return }
         var b = 0
         while b < 3 {
             // Reverb ← effect1, chorus ← effect2, the delay at the default.
@@ -126,6 +122,16 @@ extension Mixer {
             b &+= 1
         }
         join(fx, v, g)
+    }
+
+    /// A free send group, or 0 when none is left (the touch keeps the default sends;
+    /// `exhausted` counts it).
+    @_noLocks @inline(__always)
+    func takeGroup(_ fx: SendEffects) -> Int {
+        let s = fx.state
+        guard s.pointee.freeCount > 0 else { s.pointee.exhausted &+= 1; return 0 }
+        s.pointee.freeCount &-= 1
+        return Int(fx.free[s.pointee.freeCount])
     }
 
     @_noLocks @inline(__always)
