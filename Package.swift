@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(name: "BendSFZTests", dependencies: ["BendSFZ"], path: "Tests/BendSFZTests", swiftSettings: testSettings),
         .testTarget(name: "BendControlTests", dependencies: ["BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CAllocCounter"], path: "Tests/BendControlTests", swiftSettings: testSettings),
         .testTarget(name: "BendAudioTests", dependencies: ["BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CALSA", "CSndFile"], path: "Tests/BendAudioTests", swiftSettings: testSettings),
-        .testTarget(name: "BendInstrumentTests", dependencies: ["BendInstrument", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport", "CSndFile"], path: "Tests/BendInstrumentTests", swiftSettings: testSettings),
+        .testTarget(name: "BendInstrumentTests", dependencies: ["BendInstrument", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendTestSupport"], path: "Tests/BendInstrumentTests", swiftSettings: testSettings),
         .testTarget(name: "BendInputTests", dependencies: ["BendInput", "BendControl", "BendSystem"], path: "Tests/BendInputTests", swiftSettings: testSettings),
         .testTarget(name: "BendEvdevTests", dependencies: ["BendEvdev", "BendControl", "BendEngine", "BendInstrument", "BendTestSupport", "CEvdev", "CFakeEvdev"],
                     path: "Tests/BendEvdevTests", exclude: ["Fixtures"], swiftSettings: testSettings),

@@ -35,9 +35,8 @@ final class SFZEffectSendTests: XCTestCase {
         fx.reverbSend = 0.5  // the default: the regions' own sends win
         fx.reverb.preDelaySeconds = 0
         let wet = render(fx), dry = render(nil)
-        let ret = Array(zip(Measure.channel(wet, 0), Measure.channel(dry, 0)).map { $0 - $1 }[12_000..<(12_000 + 32_768)])
-        let (m, size) = Measure.spectrum(ret)
-        let at = { (hz: Double) -> Double in let k = Int((hz * Double(size) / 48_000).rounded()); return m[(k - 3)...(k + 3)].max()! }
+        let spectrum = Measure.spectrum(Measure.effectsReturn(wet: wet, dry: dry, frames: 12_000..<(12_000 + 32_768)))
+        let at = { (hz: Double) in Measure.level(spectrum, at: hz) }
         // (`key=62` is also the region's keycenter: key 62 plays the 500 Hz sample as it is.)
         print("SFZ effect1: the 100 % region \(Measure.dB(at(500) / at(300))) dB above the 0 % one in the reverb's return")
         XCTAssertGreaterThan(Measure.dB(at(500) / at(300)), 60)

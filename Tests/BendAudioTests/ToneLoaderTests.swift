@@ -22,23 +22,6 @@ func realWorldAudio(_ name: String) throws -> String {
     return path
 }
 
-/// A fresh temporary directory for one test.
-func makeTemporaryDirectory() throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bendaudio-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
-}
-
-/// Reads a whole file with libsndfile: interleaved samples and its SF_INFO.
-func readSoundFile(_ path: String) -> (samples: [Float], info: SF_INFO)? {
-    var info = SF_INFO()
-    guard let file = sf_open(path, Int32(SFM_READ), &info) else { return nil }
-    defer { sf_close(file) }
-    var samples = [Float](repeating: 0, count: Int(info.frames) * Int(info.channels))
-    let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
-    return (Array(samples[0..<(Int(got) * Int(info.channels))]), info)
-}
-
 /// Spectrum measurements: peak frequency from BendTestSupport's FFT, and the
 /// amplitude of one component.
 enum Spectrum {

@@ -64,15 +64,9 @@ final class SendEffectsTests: XCTestCase {
         var fx = EffectSettings()
         fx.reverb.preDelaySeconds = 0
         let wet = render(fx), dry = render(nil)
-        var ret = [Float](repeating: 0, count: wet.count)
-        for i in 0..<wet.count { ret[i] = wet[i] - dry[i] }
-        let left = Array(Measure.channel(ret, 0)[8192..<(8192 + 32_768)])
-        let (spectrum, size) = Measure.spectrum(left)
-        let bin = { (hz: Double) -> Double in
-            let k = Int((hz * Double(size) / 48_000).rounded())
-            return spectrum[(k - 3)...(k + 3)].max()!
-        }
-        let sending = bin(660), silent = bin(440)
+        let left = Measure.effectsReturn(wet: wet, dry: dry, frames: 8192..<(8192 + 32_768))
+        let spectrum = Measure.spectrum(left)
+        let sending = Measure.level(spectrum, at: 660), silent = Measure.level(spectrum, at: 440)
         print("reverb return: 660 Hz (send 1) \(Measure.dB(sending / silent)) dB above 440 Hz (send 0)")
         XCTAssertGreaterThan(Measure.dB(sending / silent), 80, "the note at send 0 is not in the reverb's return")
         // The dry mix holds both notes at one level: one note's is the mix's − 3.01 dB.

@@ -21,17 +21,13 @@ final class EffectSendTests: XCTestCase {
         }
         var fx = EffectSettings()
         fx.reverb.preDelaySeconds = 0
-        let wet = render(fx), dry = render(nil)
-        var ret = [Float](repeating: 0, count: wet.count)
-        for i in 0..<wet.count { ret[i] = wet[i] - dry[i] }
-        let left = Array(Measure.channel(ret, 0)[12_000..<(12_000 + 32_768)])
+        let left = Measure.effectsReturn(wet: render(fx), dry: render(nil), frames: 12_000..<(12_000 + 32_768))
         let (m, size) = Measure.spectrum(left)
         return (m, size, Measure.rms(left))
     }
 
     func level(_ s: (magnitudes: [Double], size: Int, rms: Double), _ hz: Double) -> Double {
-        let k = Int((hz * Double(s.size) / 48_000).rounded())
-        return s.magnitudes[(k - 3)...(k + 3)].max()!
+        Measure.level((s.magnitudes, s.size), at: hz)
     }
 
     /// MPE (lower zone, 15 members): A4 on channel 2 at CC 91 = 0, E5 on channel 3 at
@@ -56,6 +52,11 @@ final class EffectSendTests: XCTestCase {
 
     /// CC 93 is the chorus's: its return holds the note; the reverb's stays silent.
     func testCC93SendsToTheChorus() {
+        var interpreter = MIDIInterpreter(toneNote: 69)
+        var events: [ControlEvent] = []
+        interpreter.receive([0xB0, 93, 127, 0x90, 69, 100, 0xB0, 91, 0], frame: 0) { e, _ in events.append(e) }
+        let sends = events.compactMap { e -> String? in if case let .send(_, bus, level) = e { return "\(bus) \(level)" }; return nil }
+        XCTAssertEqual(sends, ["chorus 1.0", "reverb 0.0"], "CC 93 is the chorus's send, CC 91 the reverb's")
         let s = returnSpectrum([0xB0, 93, 127, 0x90, 69, 100])
         XCTAssertGreaterThan(Measure.dB(s.rms), -20, "the chorus's return")
     }

@@ -135,4 +135,17 @@ public enum Measure {
     public static func sineTone(frames: Int = 48_000, cycles: Int = 440) -> [Float] {
         (0..<frames).map { Float(0.5 * sin(2 * Double.pi * Double(cycles) * Double($0) / Double(frames))) }
     }
+
+    /// What the effects added: the left channel of `wet − dry` (the same mix with and
+    /// without effects; the dry mix is bit for bit the same in both), frames `frames`.
+    public static func effectsReturn(wet: [Float], dry: [Float], frames: Range<Int>) -> [Float] {
+        let l = channel(wet, 0), d = channel(dry, 0)
+        return frames.map { l[$0] - d[$0] }
+    }
+
+    /// The largest magnitude of `spectrum` (`spectrum(_:)`'s, at `rate`) within 3 bins of `hz`.
+    public static func level(_ spectrum: (magnitudes: [Double], size: Int), at hz: Double, rate: Double = 48_000) -> Double {
+        let k = Int((hz * Double(spectrum.size) / rate).rounded())
+        return spectrum.magnitudes[max(0, k - 3)...min(spectrum.magnitudes.count - 1, k + 3)].max()!
+    }
 }
