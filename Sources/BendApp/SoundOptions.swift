@@ -14,23 +14,22 @@ struct SoundOptions {
     var rate = 48_000
     /// Polyphony.
     var voices = 64
-    var pitchMapName = "linear"
-    var pitchMapGiven = false
-    var octaves = 2.0
+    var pitchMapName = SoundDefaults.exponential ? "exp" : "linear"
+    var octaves = SoundDefaults.octaves
     var octavesGiven = false
     /// How voices read the tone (`--interp`).
     var interpolation = Interpolation.bandLimited
     /// The mix bus limiter (`--limiter`).
     var limiter = true
     /// Master gain, dB (`-g`).
-    var gainDB = 0.0
+    var gainDB = SoundDefaults.gainDB
     /// `--scale`: lays the pad out exponentially around its root and gives the guides.
     var scale: Scale?
     /// `--scale-root`: the root's pitch in Hz; nil: the tone's pitch.
     var scaleRootHz: Double?
     /// `--kbm`: a Scala keyboard mapping for MIDI notes (the scale's root and pitch too).
     var keyboardMap: KeyboardMap?
-    var roundMode = PitchRounding.Mode.off
+    var roundMode = SoundDefaults.padRounding
     /// `--round-rate`, seconds.
     var roundRate = 0.08
     var roundRateGiven = false
@@ -60,15 +59,15 @@ struct SoundOptions {
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed) or an SFZ instrument (FILE.sfz: zones, velocity layers, round robins, bent across zones); default Assets/synth_tone_mono.caf"),
         OptionSpec("rate", "r", value: "HZ", help: "output rate in frames per second (8000…192000, default 48000)"),
         OptionSpec("voices", "n", value: "N", help: "polyphony: voices at once (1…4096, default 64); a new touch steals the oldest"),
-        OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'linear' (ratio 2·x, default) or 'exp' (octaves around the tone's pitch)"),
+        OptionSpec("pitch-map", value: "MAP", help: "x → pitch: 'exp' (octaves evenly spaced around the tone's pitch, or the scale's root; default) or 'linear' (ratio 2·x, the seed's map)"),
         OptionSpec("octaves", value: "N", help: "octaves spanned by --pitch-map exp (0.1…8, default 2)"),
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.5 dBFS, 1 ms look-ahead and latency (default on)"),
-        OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
-        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
+        OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default −11: headroom for an 8-note chord), before the limiter"),
+        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding, the letter keys and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; default chromatic on the tone's pitch"),
         OptionSpec("scale-root", value: "HZ|NOTE", help: "pitch of the scale's root: Hz (1…20000) or a note with its octave (C4, A#3, Bb2; A4 = 440 Hz); default the tone's pitch"),
         OptionSpec("kbm", value: "FILE.kbm", help: "Scala keyboard mapping: which scale degree each MIDI key plays and the reference key's Hz (12-TET without --scale); without it 12 keys a period, the root on --tone-note"),
-        OptionSpec("round", value: "off|initial|hold", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
+        OptionSpec("round", value: "off|initial|hold", help: "pitch rounding of pad touches onto the scale (chromatic without --scale): hold (default: a resting touch is drawn onto its step, vibrato kept), initial (touches start on a step), off; MIDI keys are never rounded"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files, MIDI in/out and the scale (0…127, decimals for cents: 64.02); default the file's root note (smpl/INST), else the pitch found in it at load; 69 = A4 for the default tone"),
         OptionSpec("attack", value: "MS", help: "envelope attack: fade-in time of a touch (1…10000 ms, default 4)"),
@@ -93,7 +92,6 @@ struct SoundOptions {
                 throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
             }
             pitchMapName = value!
-            pitchMapGiven = true
         case "scale": scale = try Scale.load(nameOrFile: value ?? "")
         case "scale-root":
             if let v = value, let note = Tuning.midiNote(named: v) {
@@ -151,7 +149,7 @@ struct SoundOptions {
     /// Checks options that only make sense together.
     func validate() throws {
         if octavesGiven && !exponential {
-            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' (or a --scale) only")
+            throw AppError.usage("option '--octaves' applies to '--pitch-map exp' only")
         }
         if scaleRootHz != nil && scale == nil {
             throw AppError.usage("option '--scale-root' applies with '--scale' only")
@@ -164,8 +162,8 @@ struct SoundOptions {
         }
     }
 
-    /// Exponential x: asked for, or a scale without '--pitch-map linear'.
-    var exponential: Bool { pitchMapName == "exp" || (scale != nil && !pitchMapGiven) }
+    /// Exponential x: the default, unless '--pitch-map linear'.
+    var exponential: Bool { pitchMapName == "exp" }
 
     /// `toneNote` from the tone file when `--tone-note` is not given: its instrument
     /// chunk's root, else the pitch found in the sound (`ToneSource.root`). Call it before

@@ -76,7 +76,7 @@ public struct PadStatus: Sendable, Equatable {
     /// The pad's touches with ratio and gain from `pitchMap` and `gain(y:)`.
     public static func touches(_ touches: [TerminalPad.Touch], pitchMap: PitchMap) -> [Touch] {
         touches.map {
-            Touch(id: $0.id, x: $0.x, y: $0.y, ratio: pitchMap.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.label, order: $0.order)
+            Touch(id: $0.id, x: $0.x, y: $0.y, ratio: $0.ratio ?? pitchMap.ratio(x: $0.x), gain: gain(y: $0.y), label: $0.label, order: $0.order)
         }
     }
 }

@@ -113,9 +113,9 @@ public final class TerminalInput: @unchecked Sendable {
             let board = PadBoard(geometry: TerminalScreen.layout(columns: size.columns, rows: size.rows))
             let view = try TerminalPadView(session: session, pitchMap: pitchMap, tuning: tuning, toneNote: toneNote, frameInterval: frameInterval,
                                            board: board, size: size, status: status)
-            // With a scale the letter keys play its steps.
-            let keys = tuning.map { TerminalPad.keyPoints(onStepsOf: $0, pitchMap: pitchMap) } ?? TerminalPad.letterPoints
-            let reader = try TerminalReader(inputFD: inputFD, decoder: decoderTemplate, board: board, keyPoints: keys, filter: filter,
+            // The letter keys on the scale's notes (chromatic on the tone's pitch without one).
+            let keys = tuning.map { KeyLayout(tuning: $0, pitchMap: pitchMap) } ?? KeyLayout(toneNote: toneNote, pitchMap: pitchMap)
+            let reader = try TerminalReader(inputFD: inputFD, decoder: decoderTemplate, board: board, keys: keys, filter: filter,
                                             onEvent: onEvent, onFinish: onFinish)
             // On the reader's thread as it finishes: no frame after the exit modes.
             reader.beforeFinish = { view.stop(); session.restore() }

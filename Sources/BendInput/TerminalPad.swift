@@ -13,9 +13,8 @@ import BendControl
 ///   button it names; a release naming no held button (some terminals report every SGR
 ///   release as button 0, urxvt/X10 name none) ends the most recently pressed held
 ///   button. The touch ends when no button is held, so a release never leaves a voice.
-/// * letter keys `wertyuiop` / `asdfghjkl` / `zxcvbnm` (q quits): a touch each at a fixed
-///   point, see `keyPoint(_:)`, or with a scale on its steps (`keyPoints(onStepsOf:
-///   pitchMap:)`). Where the terminal reports key releases (kitty keyboard protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
+/// * letter keys `wertyuiop` / `asdfghjkl` / `zxcvbnm` (q quits): a touch each on a note
+///   of the scale, each row a register (`KeyLayout`), as a pitch ratio. Where the terminal reports key releases (kitty keyboard protocol with flag 2, learnt from the `CSI ?flags u` reply or from any release) a key
 ///   sounds while held (matched on the key code, so Shift released first still ends it;
 ///   repeats are ignored); elsewhere presses follow `KeyRepeatRuns`: a held key (its
 ///   auto-repeats) plays one note until `repeatWindow` after its last repeat, a tap
@@ -45,6 +44,8 @@ public struct TerminalPad: Sendable {
         public var y: Double
         /// What plays it: `●` for the mouse, the key's capital letter.
         public var label: Character
+        /// A key's pitch ratio (it plays no pad position); nil for the mouse.
+        public var ratio: Double? = nil
         /// When it went down, counting downs (a later touch has a higher number): the
         /// screen gives the newer touch's label its place.
         public var order: UInt64 = 0
@@ -64,9 +65,10 @@ public struct TerminalPad: Sendable {
     public var keyRuns = KeyRepeatRuns()
     /// True while sustain is on (space held, or toggled on).
     public private(set) var sustained = false
-    /// Where each letter key a…z plays (nil: it plays nothing): `keyPoint` by default;
-    /// on a scale's steps with `onSteps(of:pitchMap:)`.
-    public var keyPoints: [(x: Double, y: Double)?] = TerminalPad.letterPoints
+    /// What each letter key plays: by default the chromatic scale on A4 (the default
+    /// tone's pitch) shown on a two-octave exponential pad; the reader gives the active
+    /// scale's.
+    public var keys = KeyLayout(toneNote: 69, pitchMap: .exponential(octaves: 2))
     /// Tilt in 0.1 steps, −10…10.
     private var tiltSteps = 0
     /// Downs so far (`Touch.order`).
@@ -113,57 +115,6 @@ public struct TerminalPad: Sendable {
         tick(at: nanos) + events.flatMap { handle($0, at: nanos) }
     }
 
-    static let keyRows: [(keys: String, stagger: Double, y: Double)] = [
-        ("qwertyuiop", 0, 0.9), ("asdfghjkl", 0.25, 0.6), ("zxcvbnm", 0.75, 0.3),
-    ]
-
-    /// The pad point of letter key `letter` (lowercase), nil for keys that do not play
-    /// (`q` quits). x = (column on a US keyboard + row stagger + 0.5)/10 with staggers 0,
-    /// 0.25, 0.75 (w 0.15 … p 0.95, a 0.075 … l 0.875, z 0.125 … m 0.725); y = 0.9 (top
-    /// row, loud), 0.6, 0.3 (bottom row, quiet).
-    public static func keyPoint(_ letter: Unicode.Scalar) -> (x: Double, y: Double)? {
-        let index = Int(letter.value) &- 0x61  // "a"
-        guard index >= 0, index < 26 else { return nil }
-        return letterPoints[index]
-    }
-
-    /// The key layout on a scale: each key column plays a step of `tuning`'s scale (as
-    /// each row plays a loudness), so the keys are in tune without rounding. A key's
-    /// column is its place on a US keyboard with the row's stagger, rounded (w, s and x
-    /// share one; so do t, g and v, which play the root); columns to the left play the
-    /// steps below the root, to the right those above: w…p play steps −3…5, a…l −4…4,
-    /// z…m −3…3. A step outside the pad plays at its edge.
-    public static func keyPoints(onStepsOf tuning: Tuning, pitchMap: PitchMap) -> [(x: Double, y: Double)?] {
-        (0..<26).map { i in
-            let letter = Unicode.Scalar(UInt8(0x61 + i))
-            guard letter != "q" else { return nil }
-            for row in keyRows {
-                if let column = Array(row.keys.unicodeScalars).firstIndex(of: letter) {
-                    let step = Int((Double(column) + row.stagger).rounded()) - rootColumn
-                    let x = pitchMap.x(ratio: tuning.ratio(cents: tuning.scale.cents(ofStep: step)))
-                    return (x, row.y)
-                }
-            }
-            return nil
-        }
-    }
-
-    /// The key column that plays a scale's root (t, g, v).
-    static let rootColumn = 4
-
-    /// `keyPoint` of a…z, made once from `keyRows` (a search of the rows at every key
-    /// was most of the decoder's time under fuzzing).
-    static let letterPoints: [(x: Double, y: Double)?] = (0..<26).map { i in
-        let letter = Unicode.Scalar(UInt8(0x61 + i))
-        guard letter != "q" else { return nil }
-        for row in keyRows {
-            if let column = Array(row.keys.unicodeScalars).firstIndex(of: letter) {
-                return ((Double(column) + row.stagger + 0.5) / 10, row.y)
-            }
-        }
-        return nil
-    }
-
     /// The events for each of `events`, in order, all at time 0 (tests).
     public mutating func handle(_ events: [TerminalEvent]) -> [ControlEvent] {
         events.flatMap { handle($0, at: 0) }
@@ -198,7 +149,7 @@ public struct TerminalPad: Sendable {
     /// Ends every touch (the terminal hung up, or the player quit): an `.up` for each,
     /// by id, then sustain let go (so the touches it held end too).
     public mutating func end() -> [ControlEvent] {
-        var events = touches.map { ControlEvent.touch(id: $0.id, phase: .up, x: $0.x, y: $0.y) }
+        var events = touches.map(Self.upEvent)
         held.removeAll()
         mouseButtons.removeAll()
         keyRuns.removeAll()
@@ -266,17 +217,16 @@ public struct TerminalPad: Sendable {
                 }
                 if letter == "0" && modifiers.isEmpty { return setTilt(0) }
             }
-            let index = Int(letter.value) &- 0x61
-            guard index >= 0, index < 26, let (x, y) = keyPoints[index] else { return [] }
+            guard let key = keys.key(letter) else { return [] }
             let id = Self.touchID(forKey: letter)
             let plain = modifiers.subtracting(.shift).isEmpty
             switch event.kind {
             case .press where reportsKeyReleases:
                 guard plain, held[id] == nil else { return [] }
-                return down(id, x, y, label: Character(String(letter).uppercased()))
+                return down(id, key, label: Character(String(letter).uppercased()))
             case .press:
                 guard plain, keyRuns.press(id, at: nanos, sounding: held[id] != nil) == .toggle else { return [] }
-                return held[id] == nil ? down(id, x, y, label: Character(String(letter).uppercased())) : up(id)
+                return held[id] == nil ? down(id, key, label: Character(String(letter).uppercased())) : up(id)
             case .repeat:
                 return []
             case .release:
@@ -302,6 +252,19 @@ public struct TerminalPad: Sendable {
         return [.touch(id: id, phase: .down, x: x, y: y)]
     }
 
+    /// A key goes down at its note: a pitched touch at `KeyLayout.gain`.
+    private mutating func down(_ id: UInt32, _ key: KeyLayout.Key, label: Character) -> [ControlEvent] {
+        downs += 1
+        held[id] = Touch(id: id, x: key.x, y: KeyLayout.gain, label: label, ratio: key.ratio, order: downs)
+        return [.pitched(id: id, phase: .down, ratio: key.ratio, gain: KeyLayout.gain, y: KeyLayout.gain)]
+    }
+
+    /// The end of `touch`, as it went down (a key's pitched, the mouse's at its point).
+    static func upEvent(_ touch: Touch) -> ControlEvent {
+        if let ratio = touch.ratio { return .pitched(id: touch.id, phase: .up, ratio: ratio, gain: touch.y, y: touch.y) }
+        return .touch(id: touch.id, phase: .up, x: touch.x, y: touch.y)
+    }
+
     private mutating func move(_ id: UInt32, _ x: Double, _ y: Double) -> [ControlEvent] {
         held[id]?.x = x
         held[id]?.y = y
@@ -310,7 +273,7 @@ public struct TerminalPad: Sendable {
 
     private mutating func up(_ id: UInt32) -> [ControlEvent] {
         guard let touch = held.removeValue(forKey: id) else { return [] }
-        return [.touch(id: id, phase: .up, x: touch.x, y: touch.y)]
+        return [Self.upEvent(touch)]
     }
 
     private mutating func setTilt(_ steps: Int) -> [ControlEvent] {

@@ -32,8 +32,8 @@ final class TerminalReader: @unchecked Sendable {
     ///   - board: where the pad's touches are published for the view (and its geometry read).
     ///   - filter: sees each decoded event before the pad; true consumes it.
     ///   - onFinish: once, on the reader's thread, after the last `onEvent`.
-    ///   - keyPoints: where the letter keys play (`TerminalPad.keyPoints`).
-    init(inputFD: Int32, decoder: TerminalDecoder, board: PadBoard, keyPoints: [(x: Double, y: Double)?] = TerminalPad.letterPoints,
+    ///   - keys: what the letter keys play (`KeyLayout`).
+    init(inputFD: Int32, decoder: TerminalDecoder, board: PadBoard, keys: KeyLayout = KeyLayout(toneNote: 69, pitchMap: .exponential(octaves: 2)),
          filter: (@Sendable (TerminalEvent) -> Bool)?, onEvent: @escaping @Sendable (ControlEvent) -> Void,
          onFinish: @escaping @Sendable (TerminalInput.Finish) -> Void) throws {
         self.inputFD = inputFD
@@ -43,7 +43,7 @@ final class TerminalReader: @unchecked Sendable {
         self.onEvent = onEvent
         self.onFinish = onFinish
         pad = TerminalPad(geometry: board.withLock { $0.geometry })
-        pad.keyPoints = keyPoints
+        pad.keys = keys
         loop = try EventLoop(name: "bendsynth terminal")
     }
 

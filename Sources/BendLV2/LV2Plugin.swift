@@ -71,6 +71,8 @@ final class LV2Plugin {
         // Voices for the `voices` port's maximum: the port limits them while playing.
         var sound = SoundSettings()
         sound.voices = PluginPort.maximumVoices
+        // The gain port's default from the start: its first block does not glide to it.
+        sound.gain = Float(pow(10, SoundDefaults.gainDB / 20))
         let core: InstrumentCore
         do {
             core = try InstrumentCore.load(sound: sound, rate: rate, periodFrames: bound, output: OutputLine("LV2 plugin at \(Int(rate)) Hz"),  // what the pad may show: no xruns it could know

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
 import Glibc
 
 /// The control ports' values as the render thread last applied them, and their way into
@@ -30,7 +31,7 @@ extension PluginRender {
     /// - Thread: render.
     @_noLocks
     func applyControls(atFrame frame: UInt64) {
-        let gainDB = control(PluginPort.gain, default: 0)
+        let gainDB = control(PluginPort.gain, default: Float(SoundDefaults.gainDB))
         if gainDB != state.pointee.controls.gainDB {
             state.pointee.controls.gainDB = gainDB
             // dB → linear (pow: libm, no lock); −60 dB and below: silence.
@@ -104,7 +105,7 @@ extension PluginRender {
     func applyWeb() {
         let web = control(PluginPort.web, default: 0)
         let pad = (control(PluginPort.toneNote, default: 69), control(PluginPort.scaleRoot, default: 0), control(PluginPort.pitchMap, default: 0),
-                   control(PluginPort.octaves, default: 2), control(PluginPort.round, default: 0), control(PluginPort.roundRate, default: 80))
+                   control(PluginPort.octaves, default: 2), control(PluginPort.round, default: 2), control(PluginPort.roundRate, default: 80))
         let on = web > 0.5, wasOn = state.pointee.controls.web > 0.5
         let old = state.pointee.controls.pad
         let padChanged = pad.0 != old.0 || pad.1 != old.1 || pad.2 != old.2 || pad.3 != old.3 || pad.4 != old.4 || pad.5 != old.5

@@ -10,13 +10,13 @@ import Synchronization
 /// (`SoundSettings.choosePitch`).
 struct WebPadSettings: Equatable {
     var toneNote: Double = 69
-    /// 0 auto (linear; exponential with a scale), 1 linear, 2 exponential.
+    /// 0 auto (the default, `SoundDefaults.exponential`), 1 linear, 2 exponential.
     var pitchMap = 0
     var octaves = 2.0
     /// Hz; 0: the tone's pitch.
     var scaleRoot = 0.0
-    /// 0 off, 1 initial, 2 hold.
-    var round = 0
+    /// 0 off, 1 initial, 2 hold (the default, `SoundDefaults.padRounding`).
+    var round = 2
     /// Seconds.
     var roundRate = 0.08
 
@@ -25,7 +25,7 @@ struct WebPadSettings: Equatable {
         var s = base
         s.toneNote = toneNote
         s.choosePitch(scale: scale, scaleRootHz: scaleRoot > 0 ? scaleRoot : nil, keyboardMap: nil,
-                      exponential: pitchMap == 2 || (pitchMap == 0 && scale != nil), octaves: octaves,
+                      exponential: pitchMap == 2 || (pitchMap == 0 && SoundDefaults.exponential), octaves: octaves,
                       roundMode: round == 2 ? .hold : round == 1 ? .initial : .off, roundRate: roundRate)
         return s
     }

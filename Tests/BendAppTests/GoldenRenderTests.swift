@@ -4,7 +4,8 @@ import XCTest
 
 /// With every send at 0 (the default), `render` writes the same bytes as before the send
 /// effects existed: the demo, an SFZ instrument and a MIDI file, against SHA-256s of
-/// renders made on 35696df (the commit before the effects), in this debug build.
+/// renders made on 35696df (the commit before the effects), in this debug build — with
+/// that commit's defaults given as options (`seed`: the linear map, no rounding, 0 dB).
 final class GoldenRenderTests: XCTestCase {
     func sha256(_ path: String) throws -> String {
         let p = Process()
@@ -29,7 +30,8 @@ final class GoldenRenderTests: XCTestCase {
         ]
         for (name, args, golden) in cases {
             let out = dir.appendingPathComponent("\(name).wav").path
-            let r = try BinaryRunner.run(["render", "--no-config"] + args.enumerated().map { $0.offset == 0 || args[$0.offset - 1] == "--tone" ? root + "/" + $0.element : $0.element } + ["-o", out])
+            let seed = ["--pitch-map", "linear", "--round", "off", "-g", "0"]
+            let r = try BinaryRunner.run(["render", "--no-config"] + seed + args.enumerated().map { $0.offset == 0 || args[$0.offset - 1] == "--tone" ? root + "/" + $0.element : $0.element } + ["-o", out])
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertEqual(try sha256(out), golden, "\(name): the dry render's bytes")
         }

@@ -149,7 +149,8 @@ final class JACKMIDITests: JACKTestCase {
         let dumpLog = dir.appendingPathComponent("dump.txt").path
         let dump = try Spawn.start(["jack_midi_dump", "dump"], output: dumpLog)
         defer { kill(dump, SIGTERM); _ = Spawn.wait(dump, seconds: 5) }
-        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script])
+        // The seed's linear map, unrounded: the expected pitches below are 2·x.
+        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--pitch-map", "linear", "--round", "off"])
         try waitUntil("midi_out and the dump's port") {
             let ports = try Spawn.run(["jack_lsp"]).output
             return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")
@@ -220,7 +221,8 @@ final class JACKMIDITests: JACKTestCase {
         let dumpLog = dir.appendingPathComponent("dump.txt").path
         let dump = try Spawn.start(["jack_midi_dump", "dump"], output: dumpLog)
         defer { kill(dump, SIGTERM); _ = Spawn.wait(dump, seconds: 5) }
-        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--record-touches", take])
+        // Unrounded: one bend per move of the script (hold's glides onto a step add theirs).
+        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--record-touches", take, "--round", "off"])
         try waitUntil("midi_out and the dump's port") {
             let ports = try Spawn.run(["jack_lsp"]).output
             return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")

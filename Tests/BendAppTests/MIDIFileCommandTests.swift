@@ -89,7 +89,7 @@ final class MIDIFileCommandTests: XCTestCase {
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = Array(#"{"t": 0, "type": "down", "id": 1, "x": 0.5, "y": 1}"#.utf8) + [0x0A]
-        let nothing = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, 4, 0, 0xFF, 0x2F, 0]
+        let nothing = MIDIFileBytes.format0(track: [0, 0xFF, 0x2F, 0])
         let cases: [(String, [UInt8], String)] = [
             ("empty.mid", [], "empty file (0 bytes)"),
             ("empty.jsonl", [], "empty file (0 bytes)"),
@@ -181,8 +181,7 @@ final class MIDIFileCommandTests: XCTestCase {
         func file(controller: UInt8) -> [UInt8] {
             let track: [UInt8] = [0x00, 0xB0, controller, 0x7F, 0x00, 0x90, 0x45, 0x64, 0x30, 0x80, 0x45, 0x00,
                                   0x81, 0x10, 0xB0, controller, 0x00, 0x30, 0xFF, 0x2F, 0x00]
-            return Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8)
-                + [0, 0, 0, UInt8(track.count)] + track
+            return MIDIFileBytes.format0(track: track)
         }
         /// The level while the pedal holds the note (dB) and when the sound ends (s).
         func levels(_ controller: UInt8) throws -> (held: Double, end: Double) {

@@ -14,7 +14,8 @@ final class OSCPlayTests: XCTestCase {
         let wav = dir.appendingPathComponent("take.wav").path
         let touches = dir.appendingPathComponent("take.jsonl").path
         let play = try OSCPlayProcess(["play", "--no-terminal", "--osc", "127.0.0.1:0", "--osc-timeout", "1", "--osc-rest-timeout", "1",
-                                       "--record", wav, "--record-touches", touches, "-d", "bendsynth_no_such_pcm"], dir: dir)
+                                       "--record", wav, "--record-touches", touches, "-d", "bendsynth_no_such_pcm",
+                                       "--pitch-map", "linear", "--round", "off"], dir: dir)  // the pitches below are 2·x
         // Queries come from 127.0.0.2: another host, so they keep no other sender alive.
         let q = UDPClient(port: play.port, bindTo: "127.0.0.2")
         func voices() -> Int { q.voices()?.voices ?? -1 }

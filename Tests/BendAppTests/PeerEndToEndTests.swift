@@ -21,7 +21,9 @@ final class PeerEndToEndTests: XCTestCase {
             wav = dir.appendingPathComponent("take.wav").path
             FileManager.default.createFile(atPath: log, contents: nil)
             process.executableURL = BinaryRunner.executable
-            process.arguments = ["play", "--no-terminal", "--listen", listen(self.port), "-d", "bendsynth_no_such_pcm", "--record", wav] + extra
+            // The seed's linear map, unrounded: the peer tests' pitches are 2·x.
+            process.arguments = ["play", "--no-terminal", "--listen", listen(self.port), "-d", "bendsynth_no_such_pcm", "--record", wav,
+                                 "--pitch-map", "linear", "--round", "off"] + extra
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

@@ -47,11 +47,11 @@ final class TakeFilesTests: XCTestCase {
         let s = try script("fine.jsonl", [#"{"t": 0.1, "type": "down", "id": 1, "x": 0.123456789123, "y": 0.876543219}"#,
                                           #"{"t": 0.3, "type": "move", "id": 1, "x": 0.6234567891234, "y": 0.7111111119}"#,
                                           #"{"t": 0.6, "type": "up", "id": 1}"#])
-        let played = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--script", s, "-d", "null", "--interp", "cubic",
+        let played = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--script", s, "-d", "null", "--interp", "cubic", "--round", "off",
                                            "--record", path("fine.wav"), "--record-touches", path("fine-take.jsonl")])
         XCTAssertEqual(played.status, 0, played.stderr)
         XCTAssertTrue(try String(contentsOfFile: path("fine-take.jsonl"), encoding: .utf8).contains("\"x\": 0.123456789123,"))
-        let rendered = try BinaryRunner.run(["render", "--no-config", path("fine-take.jsonl"), "-o", path("fine-again.wav"), "--interp", "cubic"])
+        let rendered = try BinaryRunner.run(["render", "--no-config", path("fine-take.jsonl"), "-o", path("fine-again.wav"), "--interp", "cubic", "--round", "off"])
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
         let wav = try onset(path("fine.wav")), again = try onset(path("fine-again.wav"))
         let frames = min(again.left.count, wav.left.count)
@@ -81,7 +81,7 @@ final class TakeFilesTests: XCTestCase {
         let s = try script("s.jsonl", [#"{"t": 0.5, "type": "down", "id": 1, "x": 0.5, "y": 1}"#,
                                        #"{"t": 0.75, "type": "move", "id": 1, "x": 0.625, "y": 1}"#,
                                        #"{"t": 1.0, "type": "up", "id": 1}"#])
-        let played = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--script", s, "-d", "null", "--interp", "cubic",
+        let played = try BinaryRunner.run(["play", "--no-config", "--no-terminal", "--script", s, "-d", "null", "--interp", "cubic", "--round", "off",
                                            "--record", path("take.wav"), "--record-touches", path("take.jsonl")])
         XCTAssertEqual(played.status, 0, played.stderr)
         let take = try events(path("take.jsonl"))
@@ -95,7 +95,7 @@ final class TakeFilesTests: XCTestCase {
         XCTAssertEqual(first, 0.5, accuracy: 0.5 / 48_000, "the script's time base is the recording's start")
         XCTAssertEqual(wav.first, 24_000 + 48, "the WAV sounds from the touch's frame, after the limiter's 1 ms look-ahead")
 
-        let rendered = try BinaryRunner.run(["render", "--no-config", path("take.jsonl"), "-o", path("again.wav"), "--interp", "cubic"])
+        let rendered = try BinaryRunner.run(["render", "--no-config", path("take.jsonl"), "-o", path("again.wav"), "--interp", "cubic", "--round", "off"])
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
         let again = try onset(path("again.wav"))
         XCTAssertEqual(again.first, wav.first, "re-rendered onset")
@@ -119,7 +119,7 @@ final class TakeFilesTests: XCTestCase {
                                           #"{"t": 30.0, "type": "up", "id": 1}"#])
         let p = Process()
         p.executableURL = BinaryRunner.executable
-        p.arguments = ["play", "--no-config", "--no-terminal", "--script", s, "-d", "null", "--interp", "cubic",
+        p.arguments = ["play", "--no-config", "--no-terminal", "--script", s, "-d", "null", "--interp", "cubic", "--round", "off",
                        "--record", path("take.wav"), "--record-touches", path("take.jsonl")]
         FileManager.default.createFile(atPath: path("stderr.txt"), contents: nil)
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: path("stderr.txt")))
@@ -145,7 +145,7 @@ final class TakeFilesTests: XCTestCase {
         XCTAssertLessThan(quiet, wav.left.count)
         XCTAssertEqual(wav.left[min(quiet, wav.left.count)...].map(abs).max() ?? 0, 0, "silence after the stop")
         XCTAssertGreaterThan(wav.left[..<Int(stop * 48_000)].map(abs).max() ?? 0, 0.1, "the held touch sounded until the stop")
-        let rendered = try BinaryRunner.run(["render", "--no-config", path("take.jsonl"), "-o", path("again.wav"), "--interp", "cubic"])
+        let rendered = try BinaryRunner.run(["render", "--no-config", path("take.jsonl"), "-o", path("again.wav"), "--interp", "cubic", "--round", "off"])
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
         let again = try onset(path("again.wav"))
         let frames = min(again.left.count, wav.left.count)

@@ -17,7 +17,7 @@ final class TmuxOtherTouchesTests: XCTestCase {
         {"t": 0.0, "type": "down", "id": 1, "x": 0.25, "y": 0.5}
         {"t": 60.0, "type": "up", "id": 1}
         """.write(to: script, atomically: true, encoding: .utf8)
-        try tmux.start("play", columns: 100, rows: 24, "\(BinaryRunner.executable.path) play -d null --script \(script.path)", log: log)
+        try tmux.start("play", columns: 100, rows: 24, "\(BinaryRunner.executable.path) play -d null --pitch-map linear --round off --script \(script.path)", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the script's touch on the pad") { try tmux.screen("play").contains("S ×0.50 A3+0¢ g0.50") }
         try tmux(["send-keys", "-t", "play", "-l", "\u{1B}[<0;60;10M"])

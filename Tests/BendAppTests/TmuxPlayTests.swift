@@ -21,7 +21,7 @@ final class TmuxPlayTests: XCTestCase {
         let (columns, rows) = (100, 30)
         // No ALSA device here: play says so and plays, paced in real time, into the file.
         try tmux.start("play", columns: columns, rows: rows,
-                       "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --record \(wav) --record-touches \(touches)", log: log)
+                       "\(BinaryRunner.executable.path) play -d bendsynth_no_such_pcm --pitch-map linear --round off --record \(wav) --record-touches \(touches)", log: log)
         defer { try? tmux(["kill-server"]) }
         try waitUntil("the pad") { try screen().contains("voices 0") }
 

@@ -40,9 +40,7 @@ final class ToneRootCommandTests: XCTestCase {
     /// A format-0 MIDI file: `note` on channel 1 for 1 s (96 ticks a quarter at 120 bpm).
     func writeMIDI(note: UInt8) throws -> String {
         let path = dir.appendingPathComponent("note\(note).mid").path
-        let track: [UInt8] = [0, 0x90, note, 100, 0x81, 0x40, 0x80, note, 0, 0, 0xFF, 0x2F, 0]
-        let bytes = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, UInt8(track.count)] + track
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try Data(MIDIFileBytes.chord([note])).write(to: URL(fileURLWithPath: path))
         return path
     }
 

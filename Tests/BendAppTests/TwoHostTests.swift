@@ -57,7 +57,8 @@ final class TwoHostTests: XCTestCase {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         p.arguments = ["netns", "exec", nsInstrument, BinaryRunner.executable.path, "play", "--no-terminal",
-                       "--listen", "\(instrumentIP):47810", "--key-file", key, "-d", "bendsynth_no_such_pcm", "--record", wav]
+                       "--listen", "\(instrumentIP):47810", "--key-file", key, "-d", "bendsynth_no_such_pcm", "--record", wav,
+                       "--pitch-map", "linear", "--round", "off"]  // the seed's map: the expected pitch below is 2·x
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         p.standardError = FileHandle(forWritingAtPath: log)

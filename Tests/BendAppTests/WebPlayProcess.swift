@@ -20,7 +20,12 @@ final class WebPlayProcess {
         touchesPath = dir.appendingPathComponent("T.jsonl").path
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = BinaryRunner.executable
-        process.arguments = ["play", "--device", "null", "--no-terminal", "--record-touches", touchesPath] + arguments
+        // The web tests place fingers by the seed's linear map, unrounded, unless they
+        // choose a map, a scale or rounding themselves (DefaultSoundTests and the LV2 pad
+        // test measure the defaults).
+        let chooses = arguments.contains { ["--pitch-map", "--scale", "--round"].contains($0) }
+        let seed = chooses ? [] : ["--pitch-map", "linear", "--round", "off"]
+        process.arguments = ["play", "--device", "null", "--no-terminal", "--record-touches", touchesPath] + seed + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

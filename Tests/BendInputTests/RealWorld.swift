@@ -49,20 +49,27 @@ func decodeBytewise(_ bytes: [UInt8]) -> [TerminalEvent] {
     return bytes.flatMap { d.feed([$0], at: 0) }
 }
 
-/// Touch downs in `events`.
+/// Touch downs in `events` (the mouse's and the keys').
 func downs(_ events: [ControlEvent]) -> Int {
-    events.filter { if case .touch(_, .down, _, _) = $0 { true } else { false } }.count
+    events.filter { $0.touchPhase?.phase == .down }.count
 }
 
 /// Touches still down after `events`.
 func held(_ events: [ControlEvent]) -> Set<UInt32> {
     var s = Set<UInt32>()
     for e in events {
-        if case let .touch(id, phase, _, _) = e {
+        if let (id, phase) = e.touchPhase {
             if phase == .down { s.insert(id) } else if phase == .up { s.remove(id) }
         }
     }
     return s
+}
+
+/// The event of letter key `letter` going down or up on `layout` (the pad's default: the
+/// chromatic scale on A4).
+func keyEvent(_ letter: Unicode.Scalar, _ phase: TouchPhase, layout: KeyLayout = TerminalPad(geometry: pad80x24).keys) -> ControlEvent {
+    let key = layout.key(letter)!
+    return .pitched(id: TerminalPad.touchID(forKey: letter), phase: phase, ratio: key.ratio, gain: KeyLayout.gain, y: KeyLayout.gain)
 }
 
 /// An 80×24 terminal's pad.

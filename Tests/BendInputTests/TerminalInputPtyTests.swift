@@ -99,12 +99,11 @@ final class TerminalInputPtyTests: XCTestCase {
         XCTAssertNotNil(output.firstRange(of: Array(TerminalScreen.exit.utf8)), "exit modes written")
         XCTAssertEqual(c.finish, .quit)
         XCTAssertEqual(lflag(slave), before, "terminal settings restored")
-        let m = TerminalPad.keyPoint("m")!, id = TerminalPad.touchID(forKey: "m")
         let p = pad80x24.point(column: 3, row: 4)
         XCTAssertEqual(c.events, [
-            .touch(id: id, phase: .down, x: m.x, y: m.y),
+            keyEvent("m", .down),
             .touch(id: 0, phase: .down, x: p.x, y: p.y), .touch(id: 0, phase: .up, x: p.x, y: p.y),
-            .touch(id: id, phase: .up, x: m.x, y: m.y),  // ended on quit
+            keyEvent("m", .up),  // ended on quit
         ])
     }
 

@@ -81,7 +81,7 @@ final class TerminalInputThreadTests: XCTestCase {
         let junk = [UInt8](repeating: 0x20, count: 4096)
         while write(out[1], junk, junk.count) > 0 {}
         _ = fcntl(out[1], F_SETFL, 0)
-        for key in ["w", "e", "r"] { send(pty.master, key) }
+        for key in ["w", "e", "t"] { send(pty.master, key) }
         XCTAssertTrue(c.wait { $0.events.count == 3 }, "\(c.events)")
         // Unstick the view so stop can join it.
         let reader = out[0]

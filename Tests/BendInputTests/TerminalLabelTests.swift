@@ -19,59 +19,38 @@ final class TerminalLabelTests: XCTestCase {
         return s
     }
 
-    /// With a scale, each key column plays a step: t, g and v the root, the columns to
-    /// their left the steps below, to their right those above.
-    func testWithAScaleTheLetterKeysPlayItsSteps() throws {
-        let points = TerminalPad.keyPoints(onStepsOf: major, pitchMap: map)
-        func cents(_ key: Unicode.Scalar) throws -> Double {
-            let p = try XCTUnwrap(points[Int(key.value) - 0x61])
-            return major.cents(ratio: map.ratio(x: p.x))
-        }
-        for (row, steps) in [("wertyuiop", Array(-3...5)), ("asdfghjkl", Array(-4...4)), ("zxcvbnm", Array(-3...3))] {
-            for (key, step) in zip(row.unicodeScalars, steps) {
-                XCTAssertEqual(try cents(key), major.scale.cents(ofStep: step), accuracy: 1e-6, "key \(key) plays step \(step)")
-            }
-        }
-        XCTAssertEqual(try cents("a"), -700, accuracy: 1e-6)  // D4 under the root A4
-        XCTAssertNil(points[Int(("q" as Unicode.Scalar).value) - 0x61], "q quits")
-        // The pad's touch goes down there, at the row's loudness.
-        var pad = TerminalPad(geometry: pad80x24)
-        pad.keyPoints = points
-        XCTAssertEqual(pad.handle(char("a")), [.touch(id: TerminalPad.touchID(forKey: "a"), phase: .down, x: points[0]!.x, y: 0.6)])
-    }
-
-    /// Held neighbouring keys (a, s, d: a step apart) show three whole labels; the newest
-    /// on its marker's row.
+    /// Held neighbouring keys (a, s, d: a step apart on the major scale) show three whole
+    /// labels; the newest on its marker's row.
     func testLabelsOfNeighbouringKeysNeverOverlap() throws {
         var pad = TerminalPad(geometry: pad80x24)
-        pad.keyPoints = TerminalPad.keyPoints(onStepsOf: major, pitchMap: map)
+        pad.keys = KeyLayout(tuning: major, pitchMap: map)
         _ = pad.handle([char("a"), char("s"), char("d")])
         let lines = TerminalScreen.lines(status(pad, tuning: major), columns: 80, rows: 24)
         let padRows = lines[(pad80x24.top - 1)..<(pad80x24.top - 1 + pad80x24.height)]
-        for label in ["D4+0¢ g0.60", "E4+0¢ g0.60", "F#4+0¢ g0.60"] {
+        for label in ["A4+0¢ g0.80", "B4+0¢ g0.80", "C#5+0¢ g0.80"] {
             XCTAssertEqual(padRows.filter { $0.contains(label) }.count, 1, "\(label) whole, once:\n\(padRows.joined(separator: "\n"))")
         }
-        let row = pad80x24.cell(x: 0, y: 0.6).row
-        XCTAssertTrue(lines[row - 1].contains("D F#4+0¢ g0.60"), "the newest (d) beside its marker: \(lines[row - 1])")
+        let row = pad80x24.cell(x: 0, y: KeyLayout.gain).row
+        XCTAssertTrue(lines[row - 1].contains("D C#5+0¢ g0.80"), "the newest (d) beside its marker: \(lines[row - 1])")
         for key in ["A", "S", "D"] { XCTAssertTrue(lines[row - 1].contains(key), "marker \(key) shown") }
-        XCTAssertTrue(lines[21].contains("A D4+0¢ g0.60  D F#4+0¢ g0.60  S E4+0¢ g0.60"), lines[21])
+        XCTAssertTrue(lines[21].contains("A A4+0¢ g0.80  D C#5+0¢ g0.80  S B4+0¢ g0.80"), lines[21])
     }
 
     /// A whole row of keys held: every marker shows; every label shown is whole (as many
     /// "¢" and gains on the pad as whole labels), the rest are left out.
     func testAWholeRowHeldLeavesNoCutLabel() throws {
+        // The default keys: the white keys C4…D5, all inside the pad's A3…A5.
         var pad = TerminalPad(geometry: pad80x24)
-        pad.keyPoints = TerminalPad.keyPoints(onStepsOf: major, pitchMap: map)
         _ = pad.handle("asdfghjkl".unicodeScalars.map { char($0) })
         let s = status(pad, tuning: major)
         let lines = TerminalScreen.lines(s, columns: 80, rows: 24)
         let padText = lines[(pad80x24.top - 1)..<(pad80x24.top - 1 + pad80x24.height)].joined(separator: "\n")
-        let labels = s.touches.map { major.pitchText(ratio: $0.ratio) + " g0.60" }
+        let labels = s.touches.map { major.pitchText(ratio: $0.ratio) + " g0.80" }
         let whole = labels.reduce(0) { $0 + padText.components(separatedBy: $1).count - 1 }
         XCTAssertGreaterThanOrEqual(whole, 3, padText)
         XCTAssertEqual(padText.components(separatedBy: "¢").count - 1, whole, padText)
-        XCTAssertEqual(padText.components(separatedBy: "g0.60").count - 1, whole, padText)
-        let row = lines[pad80x24.cell(x: 0, y: 0.6).row - 1]
+        XCTAssertEqual(padText.components(separatedBy: "g0.80").count - 1, whole, padText)
+        let row = lines[pad80x24.cell(x: 0, y: KeyLayout.gain).row - 1]
         for key in "ASDFGHJKL" { XCTAssertTrue(row.contains(key), "marker \(key): \(row)") }
     }
 

@@ -31,25 +31,11 @@ final class TerminalPadTests: XCTestCase {
         XCTAssertEqual(g.point(column: 319, row: 3).x, 1)
     }
 
-    func testKeyLayout() {
-        XCTAssertNil(TerminalPad.keyPoint("q"), "q quits")
-        XCTAssertTrue(TerminalPad.keyPoint("w")! == (0.15, 0.9))
-        XCTAssertTrue(TerminalPad.keyPoint("p")! == (0.95, 0.9))
-        XCTAssertTrue(TerminalPad.keyPoint("a")! == (0.075, 0.6))
-        XCTAssertTrue(TerminalPad.keyPoint("l")! == (0.875, 0.6))
-        XCTAssertTrue(TerminalPad.keyPoint("z")! == (0.125, 0.3))
-        XCTAssertTrue(TerminalPad.keyPoint("m")! == (0.725, 0.3))
-        XCTAssertNil(TerminalPad.keyPoint("1"))
-        let playable = "abcdefghijklmnoprstuvwxyz".unicodeScalars.filter { TerminalPad.keyPoint($0) != nil }
-        XCTAssertEqual(playable.count, 25)
-    }
-
     func testLegacyKeysToggleAndShiftedLettersMatch() {
         var pad = TerminalPad(geometry: pad80x24)
-        let s = TerminalPad.keyPoint("s")!, id = TerminalPad.touchID(forKey: "s")
-        XCTAssertEqual(pad.handle(char("s"), at: 0), [.touch(id: id, phase: .down, x: s.x, y: s.y)])
+        XCTAssertEqual(pad.handle(char("s"), at: 0), [keyEvent("s", .down)])
         XCTAssertEqual(pad.touches.map(\.label), ["S"])
-        XCTAssertEqual(pad.handle([char("S")], at: 2 * second), [.touch(id: id, phase: .up, x: s.x, y: s.y)])
+        XCTAssertEqual(pad.handle([char("S")], at: 2 * second), [keyEvent("s", .up)])
         XCTAssertEqual(pad.handle(char("s", .ctrl)), [], "ctrl+letter plays nothing")
         XCTAssertEqual(pad.handle(char("s", .alt)), [])
         XCTAssertEqual(pad.handle(.paste("asdf")), [])
@@ -59,9 +45,8 @@ final class TerminalPadTests: XCTestCase {
     func testKittyHoldIgnoresRepeatsAndSecondPress() {
         var pad = TerminalPad(geometry: pad80x24)
         _ = pad.handle(.kittyFlags(11))
-        let z = TerminalPad.keyPoint("z")!, id = TerminalPad.touchID(forKey: "z")
         let events = pad.handle([char("z"), char("z", [], .repeat), char("z"), char("z", .capsLock, .release)])
-        XCTAssertEqual(events, [.touch(id: id, phase: .down, x: z.x, y: z.y), .touch(id: id, phase: .up, x: z.x, y: z.y)])
+        XCTAssertEqual(events, [keyEvent("z", .down), keyEvent("z", .up)])
     }
 
     func testTiltStepsClampAndRecentre() {
@@ -188,7 +173,7 @@ final class TerminalPadKeyRepeatTests: XCTestCase {
 
     func phases(_ events: [(UInt64, ControlEvent)]) -> [String] {
         events.compactMap { t, e in
-            if case let .touch(_, phase, _, _) = e { "\(phase.rawValue)@\(t)" } else { nil }
+            e.touchPhase.map { "\($0.phase.rawValue)@\(t)" }
         }
     }
 
@@ -253,10 +238,9 @@ final class TerminalPadSustainTests: XCTestCase {
         XCTAssertEqual(pad.handle(char(" ", [], .repeat), at: 0), [])
         XCTAssertEqual(pad.handle([char(" ")], at: 1 * second), [.sustain(false)])
         XCTAssertEqual(pad.handle([char(" ")], at: 2 * second), [.sustain(true)])
-        let z = TerminalPad.keyPoint("z")!, id = TerminalPad.touchID(forKey: "z")
         _ = pad.handle([char("z")], at: 2 * second)
         // Escape: the touch ends and sustain lets go, so nothing stays held.
-        XCTAssertEqual(pad.handle(key(.escape)), [.touch(id: id, phase: .up, x: z.x, y: z.y), .sustain(false)])
+        XCTAssertEqual(pad.handle(key(.escape)), [keyEvent("z", .up), .sustain(false)])
         XCTAssertFalse(pad.sustained)
     }
 

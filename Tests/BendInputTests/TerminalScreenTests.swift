@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
 import BendInput
 import XCTest
 
@@ -12,6 +13,17 @@ final class TerminalScreenTests: XCTestCase {
         s.xruns = 3
         s.device = "default · 48000 Hz · 2 ch · period 256 × 3"
         return s
+    }
+
+    /// A key whose note lies beyond the pad (major's top row over A4: p is step 15, B6)
+    /// sits at the right edge, its label to its left.
+    func testALabelAtTheRightEdgeGoesLeft() {
+        var pad = TerminalPad(geometry: pad80x24)
+        pad.keys = KeyLayout(tuning: Tuning(scale: Scale.builtIn("major")!), pitchMap: .exponential(octaves: 2))
+        _ = pad.handle([char("p")])
+        let lines = TerminalScreen.lines(status(pad.touches), columns: 80, rows: 24)
+        let p = pad80x24.cell(x: 1, y: KeyLayout.gain)
+        XCTAssertTrue(lines[p.row - 1].contains("×4.49 g0.80 P"), "text goes left at the right edge: \(lines[p.row - 1])")
     }
 
     func testMarkerAtTheTouchCell() {
@@ -28,13 +40,13 @@ final class TerminalScreenTests: XCTestCase {
         XCTAssertEqual(at(30, 7), "●")
         // Mouse at column 30: x = 28/77 → ratio 0.727…, row 7: y = 1 − 4/17 = 0.765.
         XCTAssertTrue(lines[6].contains("● ×0.73 g0.76"), lines[6])
-        let p = g.cell(x: 0.95, y: 0.9)  // key p
+        let p = g.cell(x: 0.75, y: 0.8)  // key p: D#5, 6 semitones over A4, at gain 0.8
         XCTAssertEqual(at(p.column, p.row), "P")
-        XCTAssertTrue(lines[p.row - 1].contains("×1.90 g0.90 P"), "text goes left near the right edge: \(lines[p.row - 1])")
+        XCTAssertTrue(lines[p.row - 1].contains("P ×1.41 g0.80"), "the key's label beside it: \(lines[p.row - 1])")
         XCTAssertTrue(lines[0].hasPrefix("bendsynth · default · 48000 Hz"))
         XCTAssertEqual(at(1, 2), "┌")
         XCTAssertEqual(at(80, 21), "┘")
-        XCTAssertTrue(lines[21].contains("● ×0.73 g0.76  P ×1.90 g0.90"), lines[21])
+        XCTAssertTrue(lines[21].contains("● ×0.73 g0.76  P ×1.41 g0.80"), lines[21])
         XCTAssertTrue(lines[22].contains("R -0.50"), lines[22])
         XCTAssertTrue(lines[22].contains("-12.0 dBFS"), lines[22])
         XCTAssertTrue(lines[22].contains("voices 2  xruns 3"), lines[22])

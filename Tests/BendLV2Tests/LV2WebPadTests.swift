@@ -67,11 +67,12 @@ final class LV2WebPadTests: XCTestCase {
         XCTAssertTrue(h.log().contains("web pad address: https://"), h.log())
         XCTAssertEqual(alloc_counter_count(), 0, "heap allocations in run() and work_response")
 
-        // The sound: x = 0.75 on the linear pad is ratio 1.5, 660 Hz (the tone is A4).
+        // The sound: x = 0.75 on the default pad (two octaves, exponential) is 600 cents
+        // over the tone's A4: ratio √2, 622.25 Hz (D#5, a step of the default rounding).
         let left = Measure.channel(take.audio, 0)
         let first = try XCTUnwrap(left.firstIndex { $0 != 0 }, "the phone's touch sounds")
         let hz = Measure.peakFrequency(Array(left[(first + 4800)..<min(first + 4800 + 48_000, left.count)]), rate: 48_000)
-        XCTAssertEqual(hz, 660, accuracy: 0.66, "the touched pitch")
+        XCTAssertEqual(hz, 440 * 2.0.squareRoot(), accuracy: 0.62, "the touched pitch")
         XCTAssertLessThan(Measure.rms(left[(left.count - 4800)...]), 1e-6, "silent after the finger's up")
 
         // The MPE out: the zone set-up, then the touch; decoded by the interpreter
@@ -89,8 +90,8 @@ final class LV2WebPadTests: XCTestCase {
         }
         XCTAssertEqual(downs.count, 1, "one touch: \(take.midi.map(\.bytes))")
         print(String(format: "phone pad in the plugin: %.2f Hz sounding, MPE %.3f cents from it, %d MIDI messages", hz,
-                     1200 * log2((downs.first ?? 0) / 1.5), take.midi.count))
-        XCTAssertEqual(1200 * log2((downs.first ?? 0) / 1.5), 0, accuracy: 1, "cents from ratio 1.5")
+                     1200 * log2((downs.first ?? 0) / 2.0.squareRoot()), take.midi.count))
+        XCTAssertEqual(1200 * log2((downs.first ?? 0) / 2.0.squareRoot()), 0, accuracy: 1, "cents from ratio √2")
         XCTAssertEqual(ups, 1, "its note-off")
         let noteOn = try XCTUnwrap(take.midi.first { $0.bytes[0] & 0xF0 == 0x90 })
         XCTAssertEqual(Double(noteOn.frame), Double(first), accuracy: Double(h["latency"]) + 256, "the MPE note-on at the sound's frame")

@@ -79,7 +79,7 @@ final class TuningMessageTests: XCTestCase {
             + [0x00, 0x90, 60, 100, 0x00, 0xF7, 0x08] + coarse  // an escape holding a whole SysEx
             + [0x00, 0xF7, 0x01, 0xF8, 0x10, 62, 100]  // an escape (a clock byte), then running status
             + [0x00, 0xFF, 0x2F, 0x00]
-        let bytes = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, UInt8(track.count)] + track
+        let bytes = MIDIFileBytes.format0(track: track)
         let file = try StandardMIDIFile.parse(bytes)
         XCTAssertEqual(file.timedEvents().map(\.event), [
             .sysEx(coarse), .sysEx([0xF0, 0x7F, 0x7F, 0x04, 0x03, 0x00, 0x50, 0xF7]), .message(.noteOn(0, 60, 100)),
