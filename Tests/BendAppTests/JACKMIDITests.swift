@@ -221,8 +221,9 @@ final class JACKMIDITests: JACKTestCase {
         let dumpLog = dir.appendingPathComponent("dump.txt").path
         let dump = try Spawn.start(["jack_midi_dump", "dump"], output: dumpLog)
         defer { kill(dump, SIGTERM); _ = Spawn.wait(dump, seconds: 5) }
-        // Unrounded: one bend per move of the script (hold's glides onto a step add theirs).
-        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--record-touches", take, "--round", "off"])
+        // The seed's linear map, unrounded: one bend per move of the script (hold's glides
+        // onto a step would add theirs), its pitch 2·x.
+        let play = try startPlay(["-a", "jack", "--midi-out", "--no-connect", "--no-terminal", "--script", script, "--record-touches", take, "--pitch-map", "linear", "--round", "off"])
         try waitUntil("midi_out and the dump's port") {
             let ports = try Spawn.run(["jack_lsp"]).output
             return ports.contains("bendsynth:midi_out") && ports.contains("dump:input")

@@ -117,7 +117,7 @@ final class JACKPlayTests: JACKTestCase {
         server = try JACKTestServer(rate: 44_100, period: 128)
         let script = try write(Self.script, "s.jsonl")
         let capture = try JACKCapture()
-        let play = try startPlay(["-a", "jack", "--no-connect", "--no-terminal", "--script", script])
+        let play = try startPlay(["-a", "jack", "--no-connect", "--no-terminal", "--script", script, "--pitch-map", "linear", "--round", "off"])
         XCTAssertTrue(capture.waitForPorts(["bendsynth:out_L", "bendsynth:out_R"]), text(play.log))
         XCTAssertTrue(capture.connect(left: "bendsynth:out_L", right: "bendsynth:out_R"))
         XCTAssertEqual(Spawn.wait(play.pid, seconds: 30), 0, text(play.log))
@@ -134,7 +134,7 @@ final class JACKPlayTests: JACKTestCase {
     func testXrunsComeFromJACKsXrunCallback() throws {
         let script = try write(Self.script, "s.jsonl")
         let capture = try JACKCapture()
-        let play = try startPlay(["-a", "jack", "--no-connect", "--no-terminal", "--script", script])
+        let play = try startPlay(["-a", "jack", "--no-connect", "--no-terminal", "--script", script, "--pitch-map", "linear", "--round", "off"])
         XCTAssertTrue(capture.waitForPorts(["bendsynth:out_L"]), text(play.log))
         _ = capture.finish()
         kill(server!.pid, SIGSTOP)
