@@ -30,6 +30,8 @@ struct SoundOptions {
     var scaleRootHz: Double?
     /// `--kbm`: a Scala keyboard mapping for MIDI notes (the scale's root and pitch too).
     var keyboardMap: KeyboardMap?
+    /// `--kbm-rule`: how a mapping's patterns repeat; nil: not given (the tuning library's).
+    var keyboardRule: KeyboardMap.Rule?
     var roundMode = PitchRounding.Mode.off
     /// `--round-rate`, seconds.
     var roundRate = 0.08
@@ -68,6 +70,7 @@ struct SoundOptions {
         OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
         OptionSpec("scale-root", value: "HZ|NOTE", help: "pitch of the scale's root: Hz (1…20000) or a note with its octave (C4, A#3, Bb2; A4 = 440 Hz); default the tone's pitch"),
         OptionSpec("kbm", value: "FILE.kbm", help: "Scala keyboard mapping: which scale degree each MIDI key plays and the reference key's Hz (12-TET without --scale); without it 12 keys a period, the root on --tone-note"),
+        OptionSpec("kbm-rule", value: "RULE", help: "how a --kbm's patterns repeat: 'tuning-library' (Surge XT's tuning-library, default: files sound as in the synths built on it) or 'scala' (the format read literally: each pattern the formal octave up from the middle key)"),
         OptionSpec("round", value: "off|initial|hold", help: "pitch rounding onto the scale (chromatic without --scale): off (default), initial (touches start on a step), hold (and rest on it, vibrato kept)"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files, MIDI in/out and the scale (0…127, decimals for cents: 64.02); default the file's root note (smpl/INST), else the pitch found in it at load; 69 = A4 for the default tone"),
@@ -104,6 +107,11 @@ struct SoundOptions {
                 throw AppError.usage("option '--scale-root': expected a pitch in Hz (1…20000) or a note with its octave (C4, A#3, Bb2), got '\(value ?? "")'")
             }
         case "kbm": keyboardMap = try KeyboardMap.load(path: value ?? "")
+        case "kbm-rule":
+            guard let rule = KeyboardMap.Rule(rawValue: value ?? "") else {
+                throw AppError.usage("option '--kbm-rule': expected 'tuning-library' or 'scala', got '\(value ?? "")'")
+            }
+            keyboardRule = rule
         case "round":
             guard let mode = PitchRounding.Mode(rawValue: value ?? "") else {
                 throw AppError.usage("option '--round': expected 'off', 'initial' or 'hold', got '\(value ?? "")'")
@@ -159,6 +167,9 @@ struct SoundOptions {
         if scaleRootHz != nil && keyboardMap != nil {
             throw AppError.usage("option '--scale-root' does not apply with '--kbm': the keyboard mapping gives the reference key and its frequency")
         }
+        if keyboardRule != nil && keyboardMap == nil {
+            throw AppError.usage("option '--kbm-rule' applies with '--kbm' only")
+        }
         if roundRateGiven && roundMode != .hold {
             throw AppError.usage("option '--round-rate' applies to '--round hold' only")
         }
@@ -185,6 +196,13 @@ struct SoundOptions {
     /// x → pitch (`SoundSettings.choosePitch`).
     var pitchMap: PitchMap { settings.pitchMap }
 
+    /// The keyboard mapping MIDI keys play through: `--kbm` (by `--kbm-rule`); nil: none.
+    var keys: KeyboardMap? {
+        guard var map = keyboardMap else { return nil }
+        if let keyboardRule { map.rule = keyboardRule }
+        return map
+    }
+
     /// The settings the instrument assembly builds from (`BendInstrument`).
     var settings: SoundSettings {
         var s = SoundSettings()
@@ -195,7 +213,7 @@ struct SoundOptions {
         s.limiter = limiter
         s.gain = Float(pow(10, gainDB / 20))
         s.toneNote = toneNote
-        s.choosePitch(scale: scale, scaleRootHz: scaleRootHz, keyboardMap: keyboardMap, exponential: exponential,
+        s.choosePitch(scale: scale, scaleRootHz: scaleRootHz, keyboardMap: keys, exponential: exponential,
                       octaves: octaves, roundMode: roundMode, roundRate: roundRate)
         s.attackSeconds = attackSeconds
         s.decaySeconds = decaySeconds

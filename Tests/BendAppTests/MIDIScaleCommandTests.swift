@@ -103,8 +103,24 @@ final class MIDIScaleCommandTests: XCTestCase {
         }
     }
 
-    /// A malformed mapping, a mapping given to --scale, a scale given to --kbm, and
-    /// --scale-root beside --kbm: exit 2, the file and line (or the option) named, no output.
+    /// Issue 38: Surge XT's tuning-library's rule by default — the white-keys map with
+    /// formal octave 7 over 12-TET plays key 60 at 246.94 Hz (the library's assertion; the
+    /// expected Hz of each key in TuningLibraryTests), `--kbm-rule scala` at 329.63 Hz.
+    func testTuningLibraryRule() throws {
+        let library = kbm.appendingPathComponent("tuning-library")
+        func tet(_ key: Int) -> Double { 440 * pow(2, Double(key - 69) / 12) }
+        let twelve = ["--scale", library.appendingPathComponent("12-intune.scl").path, "--kbm", library.appendingPathComponent("whitekeys-a440.kbm").path]
+        let white: [Int: Double] = [59: tet(58), 60: 246.9416506281, 62: tet(65), 64: tet(66), 67: tet(68), 69: 440, 71: tet(70), 72: tet(71)]
+        try check(twelve, bent: 440 * pow(2, 1.0 / 12)) { white[$0] }
+        var scala = white
+        scala[59] = tet(63)
+        scala[60] = tet(64)
+        try check(twelve + ["--kbm-rule", "scala"], bent: 440 * pow(2, 1.0 / 12)) { scala[$0] }
+    }
+
+    /// A malformed mapping, a mapping given to --scale, a scale given to --kbm,
+    /// --scale-root beside --kbm, a wrong --kbm-rule or one without --kbm:
+    /// exit 2, the file and line (or the option) named, no output.
     func testBadMappingsExitTwoNamingFileAndLine() throws {
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -120,6 +136,8 @@ final class MIDIScaleCommandTests: XCTestCase {
             (["--kbm", kbm.appendingPathComponent("just-12.scl").path], "option '--kbm': '\(kbm.path)/just-12.scl' is a Scala scale (.scl), not a keyboard mapping; give it with --scale"),
             (["--kbm", kbm.appendingPathComponent("whitekeys-c261.kbm").path, "--scale", "edo:7", "--scale-root", "300"], "option '--scale-root' does not apply with '--kbm'"),
             (["--kbm", dir.appendingPathComponent("none.kbm").path], "none.kbm: no such file; expected a Scala keyboard mapping (.kbm)"),
+            (["--kbm", kbm.appendingPathComponent("whitekeys-c261.kbm").path, "--kbm-rule", "literal"], "option '--kbm-rule': expected 'tuning-library' or 'scala', got 'literal'"),
+            (["--scale", "edo:7", "--kbm-rule", "scala"], "option '--kbm-rule' applies with '--kbm' only"),
         ]
         for (options, message) in cases {
             let r = try BinaryRunner.run(["render", "--no-config", mid, "-o", wav] + options)
