@@ -30,6 +30,9 @@ struct SoundOptions {
     var scaleRootHz: Double?
     /// `--kbm`: a Scala keyboard mapping for MIDI notes (the scale's root and pitch too).
     var keyboardMap: KeyboardMap?
+    /// An Ableton scale's (`--scale FILE.ascl`) own keys and reference pitch, used when
+    /// `--kbm` is not given.
+    var scaleKeyboardMap: KeyboardMap?
     /// `--kbm-rule`: how a mapping's patterns repeat; nil: not given (the tuning library's).
     var keyboardRule: KeyboardMap.Rule?
     var roundMode = PitchRounding.Mode.off
@@ -67,7 +70,7 @@ struct SoundOptions {
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.5 dBFS, 1 ms look-ahead and latency (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default 0), before the limiter"),
-        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; lays x out exponentially"),
+        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, a Scala file, or an Ableton .ascl (its keys one a step, its REFERENCE_PITCH the pitch); lays x out exponentially"),
         OptionSpec("scale-root", value: "HZ|NOTE", help: "pitch of the scale's root: Hz (1…20000) or a note with its octave (C4, A#3, Bb2; A4 = 440 Hz); default the tone's pitch"),
         OptionSpec("kbm", value: "FILE.kbm", help: "Scala keyboard mapping: which scale degree each MIDI key plays and the reference key's Hz (12-TET without --scale); without it 12 keys a period, the root on --tone-note"),
         OptionSpec("kbm-rule", value: "RULE", help: "how a --kbm's patterns repeat: 'tuning-library' (Surge XT's tuning-library, default: files sound as in the synths built on it) or 'scala' (the format read literally: each pattern the formal octave up from the middle key)"),
@@ -97,7 +100,15 @@ struct SoundOptions {
             }
             pitchMapName = value!
             pitchMapGiven = true
-        case "scale": scale = try Scale.load(nameOrFile: value ?? "")
+        case "scale":
+            if AbletonScale.names(value ?? "") {
+                let ascl = try AbletonScale.load(path: value!)
+                scale = ascl.scale
+                scaleKeyboardMap = ascl.keyboardMap
+            } else {
+                scale = try Scale.load(nameOrFile: value ?? "")
+                scaleKeyboardMap = nil
+            }
         case "scale-root":
             if let v = value, let note = Tuning.midiNote(named: v) {
                 scaleRootHz = 440 * pow(2, Double(note - 69) / 12)
@@ -167,6 +178,9 @@ struct SoundOptions {
         if scaleRootHz != nil && keyboardMap != nil {
             throw AppError.usage("option '--scale-root' does not apply with '--kbm': the keyboard mapping gives the reference key and its frequency")
         }
+        if scaleRootHz != nil && scaleKeyboardMap != nil {
+            throw AppError.usage("option '--scale-root' does not apply with an Ableton scale (.ascl): its REFERENCE_PITCH (without one, 261.63 Hz on degree 0) gives the pitch")
+        }
         if keyboardRule != nil && keyboardMap == nil {
             throw AppError.usage("option '--kbm-rule' applies with '--kbm' only")
         }
@@ -196,9 +210,10 @@ struct SoundOptions {
     /// x → pitch (`SoundSettings.choosePitch`).
     var pitchMap: PitchMap { settings.pitchMap }
 
-    /// The keyboard mapping MIDI keys play through: `--kbm` (by `--kbm-rule`); nil: none.
+    /// The keyboard mapping MIDI keys play through: `--kbm` (by `--kbm-rule`), else an
+    /// Ableton scale's own; nil: none.
     var keys: KeyboardMap? {
-        guard var map = keyboardMap else { return nil }
+        guard var map = keyboardMap else { return scaleKeyboardMap }
         if let keyboardRule { map.rule = keyboardRule }
         return map
     }

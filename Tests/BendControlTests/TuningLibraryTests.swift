@@ -6,9 +6,10 @@ import XCTest
 /// Issue 38, item 8: keys tuned as Surge XT's tuning-library (`Tunings.h`) tunes them, on
 /// files made like its tests' (Tests/BendMIDITests/Fixtures/kbm/tuning-library): a
 /// white-keys map whose formal octave (7) is neither its size (12) nor its scale's (12),
-/// maps that wrap past a 4-note scale, and a scale listed out of order. Each expected number is the library's own test assertion where it
+/// maps that wrap past a 4-note scale, a scale listed out of order, and Ableton `.ascl`
+/// reference pitches. Each expected number is the library's own test assertion where it
 /// has one (named), else its formula worked out by hand (shown); a line-by-line
-/// transcription of its `Tuning` constructor (run apart, not kept
+/// transcription of its `Tuning` constructor and `readASCLStream` (run apart, not kept
 /// here) gives every key 0…127 of every pair below within 1e-9 cents of bendsynth's.
 /// Scala's literal rule (`--kbm-rule scala`) gives the numbers the issue measured.
 final class TuningLibraryTests: XCTestCase {
@@ -18,6 +19,7 @@ final class TuningLibraryTests: XCTestCase {
     func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: Self.folder.appendingPathComponent(name))) }
     func map(_ name: String) throws -> KeyboardMap { try KeyboardMap.parse(try bytes(name), path: name) }
     func scale(_ name: String) throws -> Scale { try ScalaFile.parse(try bytes(name), path: name) }
+    func ascl(_ name: String) throws -> AbletonScale { try AbletonScale.parse(try bytes("tuning-library/" + name), path: name) }
 
     /// Asserts each key's frequency within 0.01 cent (nil: silent).
     func assertKeys(_ hz: [Double?], _ want: [Int: Double?], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -135,5 +137,71 @@ final class TuningLibraryTests: XCTestCase {
         XCTAssertEqual(wide.listed, [0, 1300, 700])
         XCTAssertEqual(KeyboardMap.linear(middleKey: 60, referenceKey: 60, referenceHz: 100).frequencies(scale: wide)[61]!,
                        100 * pow(2, 13.0 / 12), accuracy: 1e-9)
+    }
+
+    /// `! @ABL REFERENCE_PITCH octave index Hz`: the listed degree `index` sounds at Hz,
+    /// the keys one step each with the step nearest 261.63 Hz on key 60 (the library's
+    /// `readASCLStream`: its "Tuning read with ASCL" asserts the reference key at the
+    /// reference frequency). just-a440.ascl (4 9 440): A4 = 440, the root 440·3/5 = 264
+    /// Hz on key 60, key 72 528, 59 its 15/8 an octave down (247.5). Without the directive
+    /// degree 0 is at 261.6256 Hz on key 60 (A4 = 261.63·5/3 = 436.04); with 3 0 256,
+    /// 256 Hz: the reference moves the root.
+    func testAsclReferencePitchMovesTheRoot() throws {
+        let a440 = try ascl("just-a440.ascl")
+        XCTAssertEqual([a440.referenceOctave, a440.referenceIndex, a440.referenceLine], [4, 9, 20])
+        XCTAssertEqual(a440.referenceHz, 440)
+        let k = a440.keyboardMap
+        XCTAssertEqual([k.size, k.middleKey, k.referenceKey, k.formalOctave], [12, 60, 69, 12])
+        assertKeys(k.frequencies(scale: a440.scale), [59: 247.5, 60: 264, 61: 281.6, 64: 330, 67: 396, 69: 440, 72: 528], "just-a440.ascl")
+        XCTAssertEqual(k.rootHz(scale: a440.scale), 264, accuracy: 1e-9)
+
+        let none = try ascl("just-noreference.ascl")
+        XCTAssertNil(none.referenceLine)
+        XCTAssertEqual([none.keyboardMap.middleKey, none.keyboardMap.referenceKey], [60, 60])
+        assertKeys(none.keyboardMap.frequencies(scale: none.scale), [60: 261.6255653, 69: 261.6255653 * 5 / 3, 72: 2 * 261.6255653],
+                   "without REFERENCE_PITCH")
+        let c256 = try ascl("just-c256.ascl")
+        assertKeys(c256.keyboardMap.frequencies(scale: c256.scale), [60: 256, 64: 320, 69: 256 * 5 / 3, 48: 128], "just-c256.ascl")
+        XCTAssertEqual(c256.keyboardMap.rootHz(scale: c256.scale), 256, accuracy: 1e-9)
+
+        // The same file read as a plain .scl ignores its directives: the scale alone.
+        XCTAssertEqual(try scale("tuning-library/just-a440.ascl"), a440.scale)
+        // 12-TET with 4 9 440: the step nearest 261.63 Hz is the root, on key 60, A4 on 69.
+        let head = "12-TET\n12\n" + (1...11).map { "\($0 * 100).0\n" }.joined() + "2/1\n"
+        let tet = try AbletonScale.parse(Array((head + "! @ABL REFERENCE_PITCH 4 9 440.0\n").utf8), path: "t.ascl")
+        XCTAssertEqual([tet.keyboardMap.middleKey, tet.keyboardMap.referenceKey], [60, 69])
+        // A root two octaves above middle C (on key 84): the step nearest 261.63 Hz goes on key 60.
+        let high = try AbletonScale.parse(Array((head + "!@ABL REFERENCE_PITCH 5 0 1046.5\n").utf8), path: "t.ascl")
+        XCTAssertEqual([high.keyboardMap.middleKey, high.keyboardMap.referenceKey], [84, 84])
+        XCTAssertEqual(high.keyboardMap.frequencies(scale: high.scale)[60]!, 1046.5 / 4, accuracy: 1e-9)
+    }
+
+    /// A REFERENCE_PITCH that is not three values in range, a second one, or an .ascl with
+    /// directives that is not UTF-8: the file, its line, the field and what belonged there.
+    func testAsclErrorsNameTheLineAndField() {
+        let head = "12-TET\n12\n" + (1...11).map { "\($0 * 100).0\n" }.joined() + "2/1\n"
+        let cases: [(String, Int, String)] = [
+            ("! @ABL REFERENCE_PITCH 9 0 440.0\n", 15, "REFERENCE_PITCH's octave (a whole number −2…8)"),
+            ("! @ABL REFERENCE_PITCH 4 12 440.0\n", 15, "REFERENCE_PITCH's note index (the degree whose frequency follows: a whole number 0…11, 0 the root)"),
+            ("! @ABL REFERENCE_PITCH 4 9\n", 15, "REFERENCE_PITCH's frequency in Hz (a number above 0, e.g. 440.0)"),
+            ("! @ABL REFERENCE_PITCH 4 9 A440\n", 15, "REFERENCE_PITCH's frequency in Hz (a number above 0, e.g. 440.0)"),
+            ("! @ABL REFERENCE_PITCH 4 9 440.0 Hz\n", 15, "the end of the line after REFERENCE_PITCH's frequency"),
+            ("! @ABL REFERENCE_PITCH 4 9 440.0\n!\n! @ABL REFERENCE_PITCH -1 0 100.0\n", 17, "one REFERENCE_PITCH (the first is on line 15)"),
+        ]
+        for (tail, line, expected) in cases {
+            XCTAssertThrowsError(try AbletonScale.parse(Array((head + tail).utf8), path: "bad.ascl"), tail) { error in
+                guard let e = error as? ScalaFileError else { return XCTFail("\(error)") }
+                XCTAssertEqual(e.line, line, "\(e)")
+                XCTAssertEqual(e.expected, expected)
+                XCTAssertTrue(e.description.hasPrefix("bad.ascl:\(line): expected "), e.description)
+            }
+        }
+        XCTAssertEqual(try AbletonScale.parse(Array((head + "! @ABL REFERENCE_PITCH -2 3 100.5\n").utf8), path: "t.ascl").referenceOctave, -2)
+        let latin1 = Array(("! caf" as String).utf8) + [0xE9, 0x0A] + Array((head + "! @ABL REFERENCE_PITCH 4 9 440.0\n").utf8)
+        XCTAssertThrowsError(try AbletonScale.parse(latin1, path: "l.ascl")) { error in
+            XCTAssertEqual("\(error)", "l.ascl:1: expected UTF-8 text (a file with @ABL directives must be UTF-8, as Ableton's ASCL specification requires), got bytes that are not UTF-8")
+        }
+        XCTAssertNoThrow(try AbletonScale.parse(Array(("! caf" as String).utf8) + [0xE9, 0x0A] + Array(head.utf8), path: "l.ascl"),
+                         "no directives: read as Scala reads it")
     }
 }
