@@ -49,7 +49,7 @@ enum CommandTable {
         specs.map { spec in
             var s = spec
             if s.long == "scale" {
-                s.kind = .files(extensions: ["scl"], words: Scale.builtIns.map(\.name) + ["edo:12", "edo:19", "edo:24", "edo:31"])
+                s.kind = .files(extensions: ["scl", "ascl"], words: Scale.builtIns.map(\.name) + ["edo:12", "edo:19", "edo:24", "edo:31"])
             } else if s.long == "tone" {
                 s.kind = .files(extensions: toneExtensions, words: [])
             } else if s.value == "PCM" {

@@ -29,6 +29,11 @@ struct SoundOptions {
     var scaleRootHz: Double?
     /// `--kbm`: a Scala keyboard mapping for MIDI notes (the scale's root and pitch too).
     var keyboardMap: KeyboardMap?
+    /// An Ableton scale's (`--scale FILE.ascl`) own keys and reference pitch, used when
+    /// `--kbm` is not given.
+    var scaleKeyboardMap: KeyboardMap?
+    /// `--kbm-rule`: how a mapping's patterns repeat; nil: not given (the tuning library's).
+    var keyboardRule: KeyboardMap.Rule?
     var roundMode = SoundDefaults.padRounding
     /// `--round-rate`, seconds.
     var roundRate = 0.08
@@ -64,9 +69,10 @@ struct SoundOptions {
         OptionSpec("interp", value: "MODE", help: "how voices read the tone: 'bandlimited' (alias-free band-limited tables, default), 'cubic' (4-point Hermite) or 'linear'"),
         OptionSpec("limiter", value: "on|off", help: "the mix bus limiter: peaks at most −0.5 dBFS, 1 ms look-ahead and latency (default on)"),
         OptionSpec("gain", "g", value: "DB", help: "master gain in dB (−60…+24, default −11: headroom for an 8-note chord), before the limiter"),
-        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding, the letter keys and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, or a Scala file; default chromatic on the tone's pitch"),
+        OptionSpec("scale", value: "NAME|FILE.scl", help: "scale for guides, rounding, the letter keys and MIDI notes (12 keys a period, see --kbm): chromatic, major, minor, harmonic-minor, pentatonic, minor-pentatonic, whole-tone, edo:N, a Scala file, an Ableton .ascl (its keys one a step, its REFERENCE_PITCH the pitch); default chromatic on the tone's pitch"),
         OptionSpec("scale-root", value: "HZ|NOTE", help: "pitch of the scale's root: Hz (1…20000) or a note with its octave (C4, A#3, Bb2; A4 = 440 Hz); default the tone's pitch"),
         OptionSpec("kbm", value: "FILE.kbm", help: "Scala keyboard mapping: which scale degree each MIDI key plays and the reference key's Hz (12-TET without --scale); without it 12 keys a period, the root on --tone-note"),
+        OptionSpec("kbm-rule", value: "RULE", help: "how a --kbm's patterns repeat: 'tuning-library' (Surge XT's tuning-library, default: files sound as in the synths built on it) or 'scala' (the format read literally: each pattern the formal octave up from the middle key)"),
         OptionSpec("round", value: "off|initial|hold", help: "pitch rounding of pad touches onto the scale (chromatic without --scale): hold (default: a resting touch is drawn onto its step, vibrato kept), initial (touches start on a step), off; MIDI keys are never rounded"),
         OptionSpec("round-rate", value: "MS", help: "how long --round hold takes to draw a resting touch onto its step (1…2000 ms, default 80)"),
         OptionSpec("tone-note", value: "N", help: "MIDI note the tone sounds at as recorded, for MIDI files, MIDI in/out and the scale (0…127, decimals for cents: 64.02); default the file's root note (smpl/INST), else the pitch found in it at load; 69 = A4 for the default tone"),
@@ -92,7 +98,15 @@ struct SoundOptions {
                 throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
             }
             pitchMapName = value!
-        case "scale": scale = try Scale.load(nameOrFile: value ?? "")
+        case "scale":
+            if AbletonScale.names(value ?? "") {
+                let ascl = try AbletonScale.load(path: value!)
+                scale = ascl.scale
+                scaleKeyboardMap = ascl.keyboardMap
+            } else {
+                scale = try Scale.load(nameOrFile: value ?? "")
+                scaleKeyboardMap = nil
+            }
         case "scale-root":
             if let v = value, let note = Tuning.midiNote(named: v) {
                 scaleRootHz = 440 * pow(2, Double(note - 69) / 12)
@@ -102,6 +116,11 @@ struct SoundOptions {
                 throw AppError.usage("option '--scale-root': expected a pitch in Hz (1…20000) or a note with its octave (C4, A#3, Bb2), got '\(value ?? "")'")
             }
         case "kbm": keyboardMap = try KeyboardMap.load(path: value ?? "")
+        case "kbm-rule":
+            guard let rule = KeyboardMap.Rule(rawValue: value ?? "") else {
+                throw AppError.usage("option '--kbm-rule': expected 'tuning-library' or 'scala', got '\(value ?? "")'")
+            }
+            keyboardRule = rule
         case "round":
             guard let mode = PitchRounding.Mode(rawValue: value ?? "") else {
                 throw AppError.usage("option '--round': expected 'off', 'initial' or 'hold', got '\(value ?? "")'")
@@ -157,6 +176,12 @@ struct SoundOptions {
         if scaleRootHz != nil && keyboardMap != nil {
             throw AppError.usage("option '--scale-root' does not apply with '--kbm': the keyboard mapping gives the reference key and its frequency")
         }
+        if scaleRootHz != nil && scaleKeyboardMap != nil {
+            throw AppError.usage("option '--scale-root' does not apply with an Ableton scale (.ascl): its REFERENCE_PITCH (without one, 261.63 Hz on degree 0) gives the pitch")
+        }
+        if keyboardRule != nil && keyboardMap == nil {
+            throw AppError.usage("option '--kbm-rule' applies with '--kbm' only")
+        }
         if roundRateGiven && roundMode != .hold {
             throw AppError.usage("option '--round-rate' applies to '--round hold' only")
         }
@@ -183,6 +208,14 @@ struct SoundOptions {
     /// x → pitch (`SoundSettings.choosePitch`).
     var pitchMap: PitchMap { settings.pitchMap }
 
+    /// The keyboard mapping MIDI keys play through: `--kbm` (by `--kbm-rule`), else an
+    /// Ableton scale's own; nil: none.
+    var keys: KeyboardMap? {
+        guard var map = keyboardMap else { return scaleKeyboardMap }
+        if let keyboardRule { map.rule = keyboardRule }
+        return map
+    }
+
     /// The settings the instrument assembly builds from (`BendInstrument`).
     var settings: SoundSettings {
         var s = SoundSettings()
@@ -193,7 +226,7 @@ struct SoundOptions {
         s.limiter = limiter
         s.gain = Float(pow(10, gainDB / 20))
         s.toneNote = toneNote
-        s.choosePitch(scale: scale, scaleRootHz: scaleRootHz, keyboardMap: keyboardMap, exponential: exponential,
+        s.choosePitch(scale: scale, scaleRootHz: scaleRootHz, keyboardMap: keys, exponential: exponential,
                       octaves: octaves, roundMode: roundMode, roundRate: roundRate)
         s.attackSeconds = attackSeconds
         s.decaySeconds = decaySeconds

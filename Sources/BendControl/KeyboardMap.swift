@@ -9,23 +9,45 @@ import Glibc
 /// entry are ignored):
 ///
 ///     ! white keys: a 7-note scale on C D E F G A B      ← '!' lines are comments
-///     7          ← map size: the pattern repeats every so many keys (0: linear, no entries)
+///     12         ← map size: the pattern repeats every so many keys (0: linear, no entries)
 ///     0          ← first MIDI key retuned     (keys outside first…last play nothing)
 ///     127        ← last MIDI key retuned
 ///     60         ← middle key: the first entry is for it (scale degree 0 when mapped so)
-///     69         ← reference key, whose frequency follows
-///     440.0      ← the reference key's frequency, Hz
-///     7          ← formal octave: the scale degree one pattern spans (0: the scale's size)
+///     60         ← reference key, whose frequency follows
+///     261.625565 ← the reference key's frequency, Hz
+///     7          ← formal octave: the scale degree one pattern spans
 ///     0          ← the entries: the scale degree of the middle key, of the next key up, …
 ///     x          ← 'x': the key is not mapped (plays nothing)
 ///     ...
 ///
-/// Key k plays step `mapping[(k − middle) mod size] + ⌊(k − middle)/size⌋ · octave` of the
-/// scale (`Scale.cents(ofStep:)`: degrees past the scale's size reach into the next
-/// periods), or step k − middle for a linear map; the reference key sounds at the
-/// reference frequency and every other key at its step's interval from it. A pure
-/// function of the bytes, fuzzed in the tests.
+/// Entries name degrees as the scale file lists them (`Scale.listed`, in file order).
+/// How the patterns repeat is the map's `rule`: Surge XT's tuning-library's by default
+/// (what it computes and its tests assert, so a file sounds as in the synthesizers built
+/// on it), or Scala's literal one (`Rule`). The reference key sounds at the reference
+/// frequency and every other key at its step's interval from the reference's step
+/// (`referenceStep`). A pure function of the bytes, fuzzed in the tests.
 public struct KeyboardMap: Sendable, Equatable {
+    /// How the patterns of a map repeat: they differ only for a map whose formal octave
+    /// is neither its size nor its scale's size (or 0), or whose entries reach past the
+    /// scale's period, or (unequal scales only) whose reference key is not in the middle
+    /// key's pattern.
+    public enum Rule: String, Sendable, CaseIterable {
+        /// Surge XT's tuning-library (`Tunings::Tuning`): the pattern holding the
+        /// reference key is pattern 0 (the middle key moved by whole patterns to it).
+        /// Entries past the scale's size make the scale w = ⌈largest entry / n⌉ periods
+        /// long and the formal octave F w times as many degrees (0: w·n). Then a formal
+        /// octave of 0 or of the map's size s: key k plays step `entry + p·s` (p the
+        /// pattern); any other F: each pattern rises by w periods, step
+        /// `entry + p·w·n`, and an entry 0 stands for degree F a pattern down (step
+        /// `F − w·n + p·w·n`). The reference's frequency belongs to its entry's degree
+        /// in pattern 0, as written (0: the root).
+        case tuningLibrary = "tuning-library"
+        /// The Scala format read literally: key k plays step `entry + p·F` (F 0: the
+        /// scale's size), patterns counted from the middle key; the reference's frequency
+        /// belongs to the step its key plays.
+        case scala
+    }
+
     /// Keys in one pattern; 0: linear (each key the next step).
     public let size: Int
     /// MIDI keys retuned, 0…127: `firstKey…lastKey`.
@@ -37,10 +59,13 @@ public struct KeyboardMap: Sendable, Equatable {
     public let referenceKey: Int
     /// The reference key's frequency, Hz, > 0.
     public let referenceHz: Double
-    /// The scale degree one pattern spans; 0: the scale's own size (one period).
+    /// The scale degree one pattern spans, as the file gives it (0 included; `Rule`
+    /// says how each rule reads it).
     public let formalOctave: Int
     /// The scale degree of each key of the pattern (`size` entries); nil: not mapped.
     public let mapping: [Int?]
+    /// How the patterns repeat (`--kbm-rule`); the tuning library's by default.
+    public var rule: Rule
 
     /// A linear map over every key: `middleKey` plays the scale's root, `referenceKey`
     /// sounds at `referenceHz`.
@@ -51,7 +76,7 @@ public struct KeyboardMap: Sendable, Equatable {
 
     /// A map from its fields (as a `.kbm` lists them); `mapping` has `size` entries.
     public init(size: Int, firstKey: Int, lastKey: Int, middleKey: Int, referenceKey: Int, referenceHz: Double,
-                formalOctave: Int, mapping: [Int?]) {
+                formalOctave: Int, mapping: [Int?], rule: Rule = .tuningLibrary) {
         precondition(mapping.count == size && firstKey <= lastKey && referenceHz > 0)
         self.size = size
         self.firstKey = firstKey
@@ -61,126 +86,80 @@ public struct KeyboardMap: Sendable, Equatable {
         self.referenceHz = referenceHz
         self.formalOctave = formalOctave
         self.mapping = mapping
+        self.rule = rule
     }
 
-    /// The step of `scale` that `key` plays, or nil when it plays nothing (outside
-    /// first…last, or an `x` entry). `inRange` false: the pattern's step even outside
-    /// first…last (for the reference key).
-    public func step(ofKey key: Int, scaleSize: Int, inRange: Bool = true) -> Int? {
+    /// The key the patterns are counted from: the middle key, or (tuning-library rule)
+    /// the key a whole number of patterns from it whose pattern holds the reference key.
+    var patternOrigin: Int {
+        guard rule == .tuningLibrary, size > 0 else { return middleKey }
+        return middleKey + size * Self.floorDivide(referenceKey - middleKey, size)
+    }
+
+    /// `key`'s pattern (0: the origin's) and entry (0…size−1).
+    func place(ofKey key: Int) -> (pattern: Int, entry: Int) {
+        let offset = key - patternOrigin
+        let pattern = Self.floorDivide(offset, size)
+        return (pattern, offset - pattern * size)
+    }
+
+    /// The step of a scale of `scaleSize` listed degrees (`Scale.cents(ofListedStep:)`)
+    /// that `key` plays, or nil when it plays nothing (outside first…last, or an `x`
+    /// entry). `inRange` false: the pattern's step even outside first…last.
+    public func step(ofKey key: Int, scaleSize n: Int, inRange: Bool = true) -> Int? {
         guard !inRange || (firstKey...lastKey).contains(key) else { return nil }
-        let offset = key - middleKey
-        guard size > 0 else { return offset }
-        let pattern = offset >= 0 ? offset / size : -((-offset + size - 1) / size)
-        guard let degree = mapping[offset - pattern * size] else { return nil }
-        return degree + pattern * (formalOctave == 0 ? scaleSize : formalOctave)
+        guard size > 0 else { return key - middleKey }
+        let (pattern, entry) = place(ofKey: key)
+        guard let degree = mapping[entry] else { return nil }
+        switch rule {
+        case .scala:
+            return degree + pattern * (formalOctave == 0 ? n : formalOctave)
+        case .tuningLibrary:
+            let (periods, octave) = unwrapped(scaleSize: n)
+            if octave == 0 || octave == size { return degree + pattern * size }
+            return (degree == 0 ? octave - periods * n : degree) + pattern * periods * n
+        }
+    }
+
+    /// The tuning library's reading of the scale's length and the formal octave: the
+    /// periods w the entries reach (⌈largest entry / n⌉, at least 1) and the formal
+    /// octave in degrees of those w periods (F·w; 0 stays 0 when w is 1, else w·n).
+    func unwrapped(scaleSize n: Int) -> (periods: Int, octave: Int) {
+        let largest = mapping.reduce(0) { max($0, $1 ?? 0) }
+        let periods = max(1, (largest + n - 1) / n)
+        guard periods > 1 else { return (1, formalOctave) }
+        return (periods, formalOctave == 0 ? periods * n : formalOctave * periods)
+    }
+
+    /// The step whose pitch the reference frequency is (nil only for an unmapped
+    /// reference, which parsing refuses): the step the reference key plays (Scala), or
+    /// its entry's degree as written (tuning library).
+    public func referenceStep(scaleSize n: Int) -> Int? {
+        guard rule == .tuningLibrary, size > 0 else { return step(ofKey: referenceKey, scaleSize: n, inRange: false) }
+        return mapping[place(ofKey: referenceKey).entry]
     }
 
     /// The frequency of `scale`'s root (step 0), Hz: the reference frequency moved down
-    /// by the reference key's step.
+    /// by the reference's step.
     public func rootHz(scale: Scale) -> Double {
-        let reference = step(ofKey: referenceKey, scaleSize: scale.degrees.count, inRange: false) ?? 0
-        return referenceHz * pow(2, -scale.cents(ofStep: reference) / 1200)
+        let reference = referenceStep(scaleSize: scale.listed.count) ?? 0
+        return referenceHz * pow(2, -scale.cents(ofListedStep: reference) / 1200)
     }
 
     /// The frequency of every MIDI key 0…127 through `scale`, Hz; nil for a key that
-    /// plays nothing. Each is the reference frequency moved by the key's interval from
-    /// the reference key (finite cents: never NaN; a step far beyond hearing gives 0 or
-    /// infinity, which the port clamps).
+    /// plays nothing. The reference key sounds at the reference frequency, each other
+    /// key at its step's interval from the reference's step (finite cents: never NaN; a
+    /// step far beyond hearing gives 0 or infinity, which the port clamps).
     public func frequencies(scale: Scale) -> [Double?] {
-        let n = scale.degrees.count
-        let reference = scale.cents(ofStep: step(ofKey: referenceKey, scaleSize: n, inRange: false) ?? 0)
+        let n = scale.listed.count
+        let reference = scale.cents(ofListedStep: referenceStep(scaleSize: n) ?? 0)
         return (0...127).map { key in
-            step(ofKey: key, scaleSize: n).map { referenceHz * pow(2, (scale.cents(ofStep: $0) - reference) / 1200) }
+            guard let step = step(ofKey: key, scaleSize: n) else { return nil }
+            guard key != referenceKey else { return referenceHz }
+            return referenceHz * pow(2, (scale.cents(ofListedStep: step) - reference) / 1200)
         }
     }
-}
 
-extension KeyboardMap {
-    /// Most keys a pattern may hold.
-    public static let maximumSize = 2048
-
-    /// The keyboard mapping in `bytes`; `path` names the file in errors.
-    /// - Throws: `ScalaFileError` naming the line and what was expected there: a blank
-    ///   or garbled line where a number belongs, a value out of range, fewer entries than
-    ///   the map's size, an unmapped reference key.
-    public static func parse(_ bytes: [UInt8], path: String) throws(ScalaFileError) -> KeyboardMap {
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line -> ArraySlice<UInt8> in
-            line.last == UInt8(ascii: "\r") ? line.dropLast() : line
-        }
-        if bytes.isEmpty || bytes.last == UInt8(ascii: "\n") { lines.removeLast() }
-        let fields = ["the map size (keys in the pattern, 0…\(maximumSize); 0: linear)",
-                      "the first MIDI key to retune (0…127)", "the last MIDI key to retune (0…127)",
-                      "the middle key, where the first entry is mapped (0…127)",
-                      "the reference key, whose frequency follows (0…127)",
-                      "the reference frequency in Hz (a number above 0, e.g. 440.0)",
-                      "the formal octave (the scale degree a pattern spans, 0…\(ScalaFile.maximumPitches); 0: the scale's size)"]
-        var values: [Double] = []
-        var mapping: [Int?] = []
-        var referenceEntryLine = 0
-        var number = 0
-        func fail(_ expected: String, _ line: ArraySlice<UInt8>) -> ScalaFileError {
-            ScalaFileError(path: path, line: number, expected: expected, found: ScalaFile.firstToken(line).isEmpty ? "a blank line" : ScalaFile.shown(line))
-        }
-        for line in lines {
-            number += 1
-            if line.first == UInt8(ascii: "!") { continue }
-            let token = ScalaFile.firstToken(line)
-            if values.count < fields.count {
-                let what = fields[values.count]
-                let value: Double?
-                if values.count == 5 {
-                    value = decimal(token).flatMap { $0 > 0 && $0 <= 1_000_000 ? $0 : nil }
-                } else {
-                    let limit = values.count == 0 ? Double(maximumSize) : values.count == 6 ? Double(ScalaFile.maximumPitches) : 127
-                    value = ScalaFile.wholeNumber(token).flatMap { $0 <= limit ? $0 : nil }
-                }
-                guard let value else { throw fail(what, line) }
-                if values.count == 2 && value < values[1] {
-                    throw fail("the last MIDI key to retune, at or above the first (\(Int(values[1])))", line)
-                }
-                values.append(value)
-                continue
-            }
-            let size = Int(values[0])
-            guard mapping.count < size else { break }  // lines after the last entry: ignored
-            let what = "entry \(mapping.count + 1) of \(size) (a scale degree 0…\(ScalaFile.maximumPitches), or x for a key not mapped)"
-            if token.elementsEqual("x".utf8) || token.elementsEqual("X".utf8) {
-                mapping.append(nil)
-            } else if let degree = ScalaFile.wholeNumber(token), degree <= Double(ScalaFile.maximumPitches) {
-                mapping.append(Int(degree))
-            } else {
-                throw fail(what, line)
-            }
-            let referenceIndex = ((Int(values[4]) - Int(values[3])) % size + size) % size
-            if mapping.count == referenceIndex + 1 { referenceEntryLine = number }
-        }
-        guard values.count == fields.count else {
-            number += 1
-            throw ScalaFileError(path: path, line: number, expected: fields[values.count], found: "end of file")
-        }
-        let size = Int(values[0])
-        guard mapping.count == size else {
-            number += 1
-            throw ScalaFileError(path: path, line: number,
-                                 expected: "entry \(mapping.count + 1) of \(size) (the map size asks for \(size); write x for a key not mapped)",
-                                 found: "end of file")
-        }
-        let map = KeyboardMap(size: size, firstKey: Int(values[1]), lastKey: Int(values[2]), middleKey: Int(values[3]),
-                              referenceKey: Int(values[4]), referenceHz: values[5], formalOctave: Int(values[6]), mapping: mapping)
-        if map.step(ofKey: map.referenceKey, scaleSize: 1, inRange: false) == nil {
-            throw ScalaFileError(path: path, line: referenceEntryLine,
-                                 expected: "a scale degree for the reference key \(map.referenceKey), whose frequency the map gives",
-                                 found: "'x' (not mapped)")
-        }
-        return map
-    }
-
-    /// A decimal number: digits with at most one '.', at least one digit (no sign, no
-    /// exponent: a frequency as Scala writes it).
-    static func decimal(_ token: ArraySlice<UInt8>) -> Double? {
-        let dots = token.filter { $0 == UInt8(ascii: ".") }.count
-        guard dots <= 1, token.contains(where: ScalaFile.isDigit),
-              token.allSatisfy({ ScalaFile.isDigit($0) || $0 == UInt8(ascii: ".") }) else { return nil }
-        return Double(String(decoding: token, as: UTF8.self))
-    }
+    /// ⌊a / b⌋ for b > 0.
+    static func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
 }

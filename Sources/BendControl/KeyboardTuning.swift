@@ -57,22 +57,24 @@ public struct KeyboardTuning: Sendable, Equatable {
     /// `scale` on every key, 12 keys a period (the default without a `.kbm`): the root at
     /// `rootHz` on the key nearest it in 12-TET (the tone's note, rounded, when the root
     /// is the tone's pitch); the key j semitones above it (j = 0…11) plays the step
-    /// nearest j/12 of the period — step j itself in a 12-note scale — and 12 keys up is
-    /// the next period. A scale of more than 12 steps reaches 12 of them a period so (a
-    /// linear `.kbm`, map size 0, gives one key a step); a scale of fewer repeats a step
-    /// on the keys between (a black key plays its lower neighbour at a tie).
+    /// nearest j/12 of the period — degree j as the file lists it in a 12-note scale —
+    /// and 12 keys up is the next period. A scale of more than 12 steps reaches 12 of
+    /// them a period so (a linear `.kbm`, map size 0, gives one key a step); a scale of
+    /// fewer repeats a step on the keys between (a black key plays its lower neighbour
+    /// at a tie).
     public init(toneNote: Double, scale: Scale, rootHz: Double) {
         let key = min(max(Int((69 + 12 * log2(rootHz / 440)).rounded()), 0), 127)
         self.init(toneNote: toneNote, scale: scale, keyboard: KeyboardTuning.twelveKeys(scale: scale, rootKey: key, rootHz: rootHz))
     }
 
     /// The default map: 12 keys a period from `rootKey` (at `rootHz`), each the step
-    /// nearest its 12-TET place in the period.
+    /// nearest its 12-TET place in the period (read by Scala's rule: each pattern one
+    /// period up, whatever step is nearest).
     public static func twelveKeys(scale: Scale, rootKey: Int, rootHz: Double) -> KeyboardMap {
-        let n = scale.degrees.count
-        let mapping: [Int?] = (0..<12).map { j in n == 12 ? j : scale.nearestStep(cents: Double(j) * scale.periodCents / 12) }
+        let n = scale.listed.count
+        let mapping: [Int?] = (0..<12).map { j in n == 12 ? j : scale.nearestListedStep(cents: Double(j) * scale.periodCents / 12) }
         return KeyboardMap(size: 12, firstKey: 0, lastKey: 127, middleKey: rootKey, referenceKey: rootKey,
-                           referenceHz: rootHz, formalOctave: n, mapping: mapping)
+                           referenceHz: rootHz, formalOctave: n, mapping: mapping, rule: .scala)
     }
 
     /// The ratio of `key` (0…127) to the tone's pitch; nil when the key plays nothing.

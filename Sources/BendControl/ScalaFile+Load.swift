@@ -33,6 +33,21 @@ extension ScalaFile {
     }
 }
 
+extension AbletonScale {
+    /// Reads and parses the Ableton scale file at `path` (`--scale FILE.ascl`).
+    /// - Throws: `InstrumentError(.input)` naming the file, line and what was expected
+    ///   for a file that does not parse or read.
+    /// - Thread: any but a render thread (it reads the file).
+    public static func load(path: String) throws -> AbletonScale {
+        do { return try parse(Array(try ScalaFile.contents(path, expected: "an Ableton scale file (.ascl)")), path: path) } catch {
+            throw InstrumentError(.input, "\(error)")
+        }
+    }
+
+    /// True for a name that ends in `.ascl` (any case): an Ableton scale file.
+    public static func names(_ value: String) -> Bool { value.lowercased().hasSuffix(".ascl") }
+}
+
 extension Scale {
     /// The scale `value` names (`--scale NAME|FILE.scl`): a Scala file when it ends in
     /// `.scl`, holds a '/' or names an existing file; otherwise a built-in name.
@@ -43,7 +58,7 @@ extension Scale {
         if value.lowercased().hasSuffix(".kbm") {
             throw UsageError("option '--scale': '\(value)' is a Scala keyboard mapping (.kbm), not a scale; give it with --kbm")
         }
-        let isFile = value.hasSuffix(".scl") || value.contains("/") || FileManager.default.fileExists(atPath: value)
+        let isFile = value.hasSuffix(".scl") || AbletonScale.names(value) || value.contains("/") || FileManager.default.fileExists(atPath: value)
         guard isFile else {
             guard let scale = Scale.builtIn(value) else {
                 let names = Scale.builtIns.map(\.name).joined(separator: ", ")
@@ -57,11 +72,14 @@ extension Scale {
 
 extension KeyboardMap {
     /// The Scala keyboard mapping at `path` (`--kbm FILE.kbm`).
-    /// - Throws: `UsageError` for a scale (.scl) given as one; `InstrumentError(.input)`
+    /// - Throws: `UsageError` for a scale (.scl, .ascl) given as one; `InstrumentError(.input)`
     ///   naming the file, line and what was expected for a file that does not parse or read.
     public static func load(path: String) throws -> KeyboardMap {
         if path.lowercased().hasSuffix(".scl") {
             throw UsageError("option '--kbm': '\(path)' is a Scala scale (.scl), not a keyboard mapping; give it with --scale")
+        }
+        if AbletonScale.names(path) {
+            throw UsageError("option '--kbm': '\(path)' is an Ableton scale (.ascl), not a keyboard mapping; give it with --scale")
         }
         do { return try parse(Array(try ScalaFile.contents(path, expected: "a Scala keyboard mapping (.kbm)")), path: path) } catch {
             throw InstrumentError(.input, "\(error)")

@@ -109,6 +109,17 @@ public enum ScalaFile {
         return line[start..<end]
     }
 
+    /// Every run of non-blank bytes, in order.
+    static func tokens(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var rest = line, words: [ArraySlice<UInt8>] = []
+        while true {
+            let word = firstToken(rest)
+            guard !word.isEmpty else { return words }
+            words.append(word)
+            rest = rest[word.endIndex...]
+        }
+    }
+
     static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
     /// A run of decimal digits as a number (large values lose precision, never wrap).

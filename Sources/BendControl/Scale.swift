@@ -3,20 +3,34 @@ import Glibc
 
 /// A scale: the pitches of one period, in cents above the root, and the period that
 /// repeats them (an octave, 1200 cents, for most; Bohlen–Pierce repeats at 3/1,
-/// 1901.955 cents). Steps are numbered from the root (step 0) up and down across
-/// periods: step k is degree k mod n of period ⌊k/n⌋ (n = `degrees.count`).
+/// 1901.955 cents). It is numbered two ways:
+///
+/// - as the file lists it (`listed`, `cents(ofListedStep:)`): degree d is the d-th pitch
+///   of the file, in its order, as Scala numbers them and a keyboard mapping names them
+///   (so MIDI keys play them), a pitch outside the first period or out of order kept
+///   where it is;
+/// - sorted (`degrees`, `cents(ofStep:)`): the set of pitches in one period, ascending,
+///   for the pad's guides, rounding and labels.
+///
+/// Either way steps run from the root (step 0) up and down across periods: step k is
+/// degree k mod n of period ⌊k/n⌋ (n the count of that numbering).
 public struct Scale: Sendable, Equatable {
     /// For messages and the pad: a built-in's name or the Scala file's description.
     public var name: String
     /// Cents above the root of each degree in one period: ascending, the first 0, all
     /// below `periodCents`.
     public let degrees: [Double]
+    /// Cents above the root of each degree in the file's order: 0 (the root, which a
+    /// Scala file leaves out), then every pitch it lists before the period, unfolded and
+    /// duplicates kept (Scala's and Surge's tuning-library numbering).
+    public let listed: [Double]
     /// Cents of the period, > 0.
     public let periodCents: Double
 
     /// A scale from pitches as a Scala file lists them: cents above the root, the root
-    /// itself left out, the last one the period (> 0 cents). Pitches outside the first
-    /// period are folded into it; duplicates count once.
+    /// itself left out, the last one the period (> 0 cents). `listed` keeps them as they
+    /// come; in `degrees` pitches outside the first period are folded into it and
+    /// duplicates count once.
     public init?(name: String, pitches: [Double]) {
         guard let period = pitches.last, period > 0, period.isFinite, pitches.allSatisfy(\.isFinite) else { return nil }
         var folded = [0.0]
@@ -31,6 +45,7 @@ public struct Scale: Sendable, Equatable {
         for d in folded where unique.last.map({ d - $0 > 1e-9 }) ?? true { unique.append(d) }
         self.name = name
         self.degrees = unique
+        self.listed = [0] + pitches.dropLast()
         self.periodCents = period
     }
 
@@ -70,6 +85,35 @@ public struct Scale: Sendable, Equatable {
         let n = degrees.count
         let period = k >= 0 ? k / n : -((-k + n - 1) / n)
         return Double(period) * periodCents + degrees[k - period * n]
+    }
+
+    /// Cents above the root of step `k` in the file's numbering (`listed`): degree
+    /// k mod n of period ⌊k/n⌋, n = `listed.count` (negative below the root).
+    public func cents(ofListedStep k: Int) -> Double {
+        let n = listed.count
+        let period = k >= 0 ? k / n : -((-k + n - 1) / n)
+        return Double(period) * periodCents + listed[k - period * n]
+    }
+
+    /// The step in the file's numbering nearest to `cents` above the root: the lower
+    /// pitch at a tie, the first listed of equal pitches.
+    public func nearestListedStep(cents: Double) -> Int {
+        guard cents.isFinite else { return 0 }
+        let n = listed.count
+        var best = 0, bestDistance = Double.infinity, bestCents = Double.infinity
+        for (d, c) in listed.enumerated() {
+            let p = ((cents - c) / periodCents).rounded()
+            guard abs(p) < Double(Int32.max) else { continue }
+            for q in [p - 1, p, p + 1] {
+                let at = c + q * periodCents, distance = abs(at - cents)
+                if distance < bestDistance - 1e-9 || (abs(distance - bestDistance) <= 1e-9 && at < bestCents - 1e-9) {
+                    best = Int(q) * n + d
+                    bestDistance = distance
+                    bestCents = at
+                }
+            }
+        }
+        return best
     }
 
     /// The degree (0…n−1) of step `k`.

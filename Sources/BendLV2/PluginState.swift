@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import BendControl
 import CLV2
 import Glibc
 
@@ -160,6 +159,7 @@ extension LV2Plugin {
             files.withLock {
                 $0.scalePath = nil
                 $0.scale = nil
+                $0.scaleKeys = nil
             }
             render.resetKeys()
             return
@@ -168,12 +168,13 @@ extension LV2Plugin {
         let toneNote = saved(LV2URI.scaleToneNote, port: PluginPort.toneNote, default: 69)
         let scaleRoot = saved(LV2URI.scaleRootHz, port: PluginPort.scaleRoot, default: 0)
         do {
-            let scale = try ScalaFile.load(path: path)
+            let (scale, scaleKeys) = try PluginFiles.readScale(path)
             files.withLock {
                 $0.scalePath = path
                 $0.scale = scale
+                $0.scaleKeys = scaleKeys
             }
-            render.workResponse(keys(scale, toneNote: Double(toneNote), scaleRoot: Double(scaleRoot), path: path))
+            render.workResponse(keys(scale, keyboard: scaleKeys, toneNote: Double(toneNote), scaleRoot: Double(scaleRoot), path: path))
             // What the keys are made for: the next block retunes only when the ports differ.
             render.state.pointee.controls.toneNote = toneNote
             render.state.pointee.controls.scaleRoot = scaleRoot

@@ -30,7 +30,8 @@ enum PluginWorker {
 
 /// The files the instance uses (the setup side's copy, for state:save and the worker):
 /// the tone chosen last (nil: the bundle's default) and the tone note it was loaded at,
-/// the scale loaded last and its path. - Thread: any, under its lock.
+/// the scale loaded last, its path and (an Ableton `.ascl`) its own keys. - Thread: any,
+/// under its lock.
 struct PluginFiles: Sendable {
     var tonePath: String?
     /// A tone a restored state named that did not load (a drive not mounted, a link
@@ -40,6 +41,18 @@ struct PluginFiles: Sendable {
     var toneNote = 69.0
     var scalePath: String?
     var scale: Scale?
+    /// An `.ascl`'s keys and reference pitch (`AbletonScale.keyboardMap`), played while the
+    /// scale root port is 0; nil for a `.scl`.
+    var scaleKeys: KeyboardMap?
+
+    /// The scale file at `path`: a Scala `.scl`, or an Ableton `.ascl` with its keys.
+    /// - Throws: what `ScalaFile.load` and `AbletonScale.load` throw (the file, line and
+    ///   what was expected).
+    static func readScale(_ path: String) throws -> (scale: Scale, keys: KeyboardMap?) {
+        guard AbletonScale.names(path) else { return (try ScalaFile.load(path: path), nil) }
+        let ascl = try AbletonScale.load(path: path)
+        return (ascl.scale, ascl.keyboardMap)
+    }
 }
 
 extension LV2Plugin {
@@ -62,22 +75,24 @@ extension LV2Plugin {
             respond(collectedResponse())
         case WorkMessage.loadScale:
             do {
-                let scale = try ScalaFile.load(path: request.path)
+                let (scale, scaleKeys) = try PluginFiles.readScale(request.path)
                 files.withLock {
                     $0.scalePath = request.path
                     $0.scale = scale
+                    $0.scaleKeys = scaleKeys
                 }
                 log.note("scale '\(request.path)': \(scale.degrees.count) steps")
-                respond(keys(scale, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: request.path))
+                respond(keys(scale, keyboard: scaleKeys, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: request.path))
             } catch {
                 log.error("\(error); the tuning in use plays on")
             }
         case WorkMessage.retune:
             let current = files.withLock { $0 }
             guard let scale = current.scale, let scalePath = current.scalePath else { return }
-            respond(keys(scale, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: scalePath))
+            respond(keys(scale, keyboard: current.scaleKeys, toneNote: pad.toneNote, scaleRoot: pad.scaleRoot, path: scalePath))
         case WorkMessage.webStart:
-            webPad.start(pad, scale: files.withLock { $0.scale })
+            let current = files.withLock { $0 }
+            webPad.start(pad, scale: current.scale, keys: current.scaleKeys)
         case WorkMessage.webStop:
             webPad.stop()
         default:
@@ -86,10 +101,14 @@ extension LV2Plugin {
     }
 
     /// The `scaleLoaded` answer: the keys of `scale` at the tone note and root (0: the
-    /// tone's pitch), and the path.
-    func keys(_ scale: Scale, toneNote: Double, scaleRoot: Double, path: String) -> UnsafeRawBufferPointer {
+    /// tone's pitch, or an `.ascl`'s own keys and reference pitch, `keyboard`), and the path.
+    func keys(_ scale: Scale, keyboard: KeyboardMap?, toneNote: Double, scaleRoot: Double, path: String) -> UnsafeRawBufferPointer {
         let rootHz = scaleRoot > 0 ? scaleRoot : KeyboardTuning.hz(ofNote: toneNote)
-        var tuning = KeyboardTuning(toneNote: toneNote, scale: scale, rootHz: rootHz)
+        var tuning = if let keyboard, scaleRoot <= 0 {
+            KeyboardTuning(toneNote: toneNote, scale: scale, keyboard: keyboard)
+        } else {
+            KeyboardTuning(toneNote: toneNote, scale: scale, rootHz: rootHz)
+        }
         let pathBytes = Array(path.utf8.prefix(WorkMessage.maximumPath))
         let count = WorkMessage.responseHeader + WorkMessage.tuningBytes + pathBytes.count
         response.storeBytes(of: WorkMessage.scaleLoaded, toByteOffset: 0, as: UInt32.self)

@@ -20,11 +20,12 @@ struct WebPadSettings: Equatable {
     /// Seconds.
     var roundRate = 0.08
 
-    /// `base` with the pad's pitch map, scale at its root, rounding and tone note.
-    func pitch(_ base: SoundSettings, scale: Scale?) -> SoundSettings {
+    /// `base` with the pad's pitch map, scale at its root (an `.ascl`'s own, `keys`, while
+    /// the root port is 0), rounding and tone note.
+    func pitch(_ base: SoundSettings, scale: Scale?, keys: KeyboardMap? = nil) -> SoundSettings {
         var s = base
         s.toneNote = toneNote
-        s.choosePitch(scale: scale, scaleRootHz: scaleRoot > 0 ? scaleRoot : nil, keyboardMap: nil,
+        s.choosePitch(scale: scale, scaleRootHz: scaleRoot > 0 ? scaleRoot : nil, keyboardMap: scaleRoot > 0 ? nil : keys,
                       exponential: pitchMap == 2 || (pitchMap == 0 && SoundDefaults.exponential), octaves: octaves,
                       roundMode: round == 2 ? .hold : round == 1 ? .initial : .off, roundRate: roundRate)
         return s
@@ -65,9 +66,9 @@ final class WebPad {
     }
 
     /// Serves the pad with `settings` (stopping a pad already served); logs why not.
-    func start(_ settings: WebPadSettings, scale: Scale?) {
+    func start(_ settings: WebPadSettings, scale: Scale?, keys: KeyboardMap? = nil) {
         stop()
-        let pitch = settings.pitch(core.sound, scale: scale)
+        let pitch = settings.pitch(core.sound, scale: scale, keys: keys)
         var web = WebSource.Settings(address: WebListenAddress(host: "0.0.0.0", port: WebListenAddress.defaultPort), assets: assets)  // the certificate: play's ($XDG_CONFIG_HOME/bendsynth)
         web.token = token
         web.showsQRCode = false

@@ -98,5 +98,13 @@ public struct KeyCents: Sendable, Equatable, ExpressibleByArrayLiteral {
         @_noLocks set { cents[i] = newValue }
     }
 
+    /// `values`' cents for the pitch classes whose bits are set in `keys` (bit 0 = C), the
+    /// others kept (a GS scale tune of some notes).
+    @_noLocks
+    mutating func set(_ values: KeyCents, keys: UInt16) {
+        var k = 0
+        while k < 12 { if keys & (1 << k) != 0 { cents[k] = values[k] }; k += 1 }
+    }
+
     public static func == (a: KeyCents, b: KeyCents) -> Bool { (0..<12).allSatisfy { a[$0] == b[$0] } }
 }

@@ -179,13 +179,13 @@ public struct MIDIInterpreter: Sendable {
             masterFineCents = cents
         case .masterCoarse(let semitones):
             masterCoarse = semitones
-        case let .scaleOctave(mask, cents, realTime):
+        case let .scaleOctave(mask, cents, realTime, keys):
             var c = 0
-            while c < 16 { if mask & (1 << c) != 0 { channels[c].keyCents = cents }; c += 1 }
+            while c < 16 { if mask & (1 << c) != 0 { channels[c].keyCents.set(cents, keys: keys) }; c += 1 }
             guard realTime else { return }
             var i = 0
             while i < heldCount {
-                if mask & (1 << held[i].channel) != 0 {
+                if mask & (1 << held[i].channel) != 0 && keys & (1 << (held[i].note % 12)) != 0 {
                     held[i].keyCents = cents[held[i].note % 12]
                     move(i, emit)
                 }

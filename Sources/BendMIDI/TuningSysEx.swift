@@ -15,11 +15,14 @@
 /// - Roland GS scale tuning: `F0 41 dev 42 12 40 1x 40 ss×12 sum F7` (DT1, model 42 = GS,
 ///   address 40 1x 40 with 12 bytes: "Scale Tune", C…B, ss − 64 cents, −64…+63; Roland's
 ///   FP-30 MIDI implementation, p. 19, gives `F0 41 10 42 12 40 11 40 3A 6D 3E 34 0D 38 6B
-///   3C 6F 40 36 0F 76 F7`, its Arabian scale on part 1). x is the part's block: 0 is part
-///   10, 1–9 parts 1–9, A–F parts 11–16, each on the MIDI channel of its number (the GS
-///   default). `sum` is Roland's checksum: address + data + sum ≡ 0 (mod 128) (SC-88 Pro
-///   owner's manual, "How to calculate the checksum"); a message that fails it is not
-///   taken.
+///   3C 6F 40 36 0F 76 F7`, its Arabian scale on part 1). Each note has its own address,
+///   40 1x 40 (C) … 40 1x 4B (B), and a DT1 writes as many bytes as it holds from its
+///   address on, so `F0 41 dev 42 12 40 1x 4k ss sum F7` tunes note k alone (and m bytes
+///   from 4k the m notes from k, k + m ≤ 12); the other notes keep their tuning. x is the
+///   part's block: 0 is part 10, 1–9 parts 1–9, A–F parts 11–16, each on the MIDI channel
+///   of its number (the GS default). `sum` is Roland's checksum: address + data + sum ≡ 0
+///   (mod 128) (SC-88 Pro owner's manual, "How to calculate the checksum"); a message
+///   that fails it is not taken.
 public enum TuningSysEx: Sendable, Equatable {
     /// Cents, −100…+99.99 (master fine tuning).
     case masterFine(cents: Double)
@@ -27,8 +30,9 @@ public enum TuningSysEx: Sendable, Equatable {
     case masterCoarse(semitones: Int)
     /// Per pitch class C…B, cents from 12-TET, for the channels whose bits are set in
     /// `channels` (bit 0 = channel 1); `realTime`: sounding notes follow at once (7F),
-    /// otherwise only notes started after it (7E).
-    case scaleOctave(channels: UInt16, cents: KeyCents, realTime: Bool)
+    /// otherwise only notes started after it (7E). `keys`: the pitch classes set (bit 0
+    /// = C; all 12 but for a GS write of fewer notes), the others' cents unused (0).
+    case scaleOctave(channels: UInt16, cents: KeyCents, realTime: Bool, keys: UInt16 = 0xFFF)
 
     /// GS part block (the x of address 40 1x 40) → MIDI channel, 0-based: 0 is part 10,
     /// 1–9 parts 1–9, A–F parts 11–16.
@@ -63,16 +67,19 @@ public enum TuningSysEx: Sendable, Equatable {
             var k = 0
             while k < 12 { cents[k] = fourteen(b[8 + 2 * k], b[9 + 2 * k]); k += 1 }
             return .scaleOctave(channels: channelMask(b[5], b[6], b[7]), cents: cents, realTime: b[1] == 0x7F)
-        case (0x41, 0x42, 0x12) where n == 22 && b[5] == 0x40 && b[6] & 0xF0 == 0x10 && b[7] == 0x40:
+        case (0x41, 0x42, 0x12) where n >= 11 && b[5] == 0x40 && b[6] & 0xF0 == 0x10 && b[7] >= 0x40 && Int(b[7]) - 0x40 + n - 10 <= 12:
             // Roland's checksum: address + data + sum ≡ 0 (mod 128).
             var sum = 0
             var k = 5
             while k < n - 1 { sum = (sum + Int(b[k])) & 0x7F; k += 1 }
             guard sum == 0 else { return nil }
+            // Notes first…first + count − 1 (C = 0), one byte each.
+            let first = Int(b[7]) - 0x40, count = n - 10
             var cents = KeyCents()
+            var keys: UInt16 = 0
             k = 0
-            while k < 12 { cents[k] = Double(b[8 + k]) - 64; k += 1 }
-            return .scaleOctave(channels: 1 << gsChannel(ofBlock: Int(b[6] & 0x0F)), cents: cents, realTime: true)
+            while k < count { cents[first + k] = Double(b[8 + k]) - 64; keys |= 1 << (first + k); k += 1 }
+            return .scaleOctave(channels: 1 << gsChannel(ofBlock: Int(b[6] & 0x0F)), cents: cents, realTime: true, keys: keys)
         default:
             return nil
         }

@@ -116,11 +116,11 @@ final class CommandTableTests: XCTestCase {
         // File options complete files.
         try Data().write(to: dir.appendingPathComponent("take.jsonl"))
         XCTAssertEqual(try complete([bin, "render", "-o", dir.path + "/ta"], script: script), [dir.path + "/take.jsonl"])
-        // --scale: Scala files (and folders) and the built-in names; --tone: sound files;
+        // --scale: Scala and Ableton files (and folders) and the built-in names; --tone: sound files;
         // --round: its modes.
-        for name in ["my.scl", "my.txt", "t.flac", "t.WAV", "t.txt"] { try Data().write(to: dir.appendingPathComponent(name)) }
+        for name in ["my.scl", "my.ascl", "my.txt", "t.flac", "t.WAV", "t.txt"] { try Data().write(to: dir.appendingPathComponent(name)) }
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("my-scales"), withIntermediateDirectories: true)
-        XCTAssertEqual(try complete([bin, "play", "--scale", dir.path + "/my"], script: script), [dir.path + "/my-scales", dir.path + "/my.scl"])
+        XCTAssertEqual(try complete([bin, "play", "--scale", dir.path + "/my"], script: script), [dir.path + "/my-scales", dir.path + "/my.ascl", dir.path + "/my.scl"])
         XCTAssertEqual(try complete([bin, "render", "--scale", "ma"], script: script), ["major"])
         XCTAssertEqual(try complete([bin, "play", "--scale", "minor"], script: script), ["minor", "minor-pentatonic"])
         XCTAssertEqual(try complete([bin, "render", "--tone", dir.path + "/t"], script: script), [dir.path + "/t.WAV", dir.path + "/t.flac"])
@@ -149,8 +149,8 @@ final class CommandTableTests: XCTestCase {
         // Every option of every --help is in its command's _arguments (valid zsh alone
         // would pass a script that lost options).
         let text = try String(contentsOf: script, encoding: .utf8)
-        // --scale: the built-in names and Scala files; --tone: sound files.
-        XCTAssertTrue(text.contains("'words:name:(chromatic major minor") && text.contains("_files -g \"*.(scl|SCL)\""), text)
+        // --scale: the built-in names, Scala and Ableton scale files; --tone: sound files.
+        XCTAssertTrue(text.contains("'words:name:(chromatic major minor") && text.contains("_files -g \"*.(scl|ascl|SCL|ASCL)\""), text)
         XCTAssertTrue(text.contains(":FILE:_bendsynth_tone_values") && text.contains("*.(wav|wave|caf|aif|aiff|aifc|flac"), text)
         // --listen and --web: an optional value ("::"), as the parser takes them.
         for option in ["--listen", "--web"] {

@@ -103,14 +103,39 @@ final class MIDIScaleCommandTests: XCTestCase {
         }
     }
 
-    /// A malformed mapping, a mapping given to --scale, a scale given to --kbm, and
-    /// --scale-root beside --kbm: exit 2, the file and line (or the option) named, no output.
+    /// Issue 38: Surge XT's tuning-library's rule by default — the white-keys map with
+    /// formal octave 7 over 12-TET plays key 60 at 246.94 Hz (the library's assertion; the
+    /// expected Hz of each key in TuningLibraryTests), `--kbm-rule scala` at 329.63 Hz;
+    /// an `.ascl`'s REFERENCE_PITCH (4 9 440.0, 5-limit just from C) puts its root, 264
+    /// Hz, on key 60.
+    func testTuningLibraryRuleAndAbletonScale() throws {
+        let library = kbm.appendingPathComponent("tuning-library")
+        func tet(_ key: Int) -> Double { 440 * pow(2, Double(key - 69) / 12) }
+        let twelve = ["--scale", library.appendingPathComponent("12-intune.scl").path, "--kbm", library.appendingPathComponent("whitekeys-a440.kbm").path]
+        let white: [Int: Double] = [59: tet(58), 60: 246.9416506281, 62: tet(65), 64: tet(66), 67: tet(68), 69: 440, 71: tet(70), 72: tet(71)]
+        try check(twelve, bent: 440 * pow(2, 1.0 / 12)) { white[$0] }
+        var scala = white
+        scala[59] = tet(63)
+        scala[60] = tet(64)
+        try check(twelve + ["--kbm-rule", "scala"], bent: 440 * pow(2, 1.0 / 12)) { scala[$0] }
+        let just: [Double] = [1, 16.0 / 15, 9.0 / 8, 6.0 / 5, 5.0 / 4, 4.0 / 3, 45.0 / 32, 3.0 / 2, 8.0 / 5, 5.0 / 3, 9.0 / 5, 15.0 / 8]
+        try check(["--scale", library.appendingPathComponent("just-a440.ascl").path], bent: 440 * pow(2, 1.0 / 12)) { key in
+            let k = key - 60
+            return 264 * pow(2, Double(k >= 0 ? k / 12 : -1)) * just[(k % 12 + 12) % 12]
+        }
+    }
+
+    /// A malformed mapping or .ascl, a mapping given to --scale, a scale given to --kbm,
+    /// --scale-root beside --kbm or an .ascl, a wrong --kbm-rule or one without --kbm:
+    /// exit 2, the file and line (or the option) named, no output.
     func testBadMappingsExitTwoNamingFileAndLine() throws {
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let wav = dir.appendingPathComponent("out.wav").path
         let mid = fixtures.appendingPathComponent("mido-keys.mid").path
         let bad = kbm.appendingPathComponent("bad")
+        let ascl = dir.appendingPathComponent("index.ascl")
+        try Data(("12-TET\n12\n" + (1...11).map { "\($0 * 100).0\n" }.joined() + "2/1\n! @ABL REFERENCE_PITCH 4 12 440.0\n").utf8).write(to: ascl)
         let cases: [([String], String)] = [
             (["--kbm", bad.appendingPathComponent("blank-line.kbm").path], "\(bad.path)/blank-line.kbm:5: expected the middle key, where the first entry is mapped (0…127), got a blank line"),
             (["--kbm", bad.appendingPathComponent("garbage-key.kbm").path], "\(bad.path)/garbage-key.kbm:11: expected entry 4 of 12"),
@@ -120,6 +145,10 @@ final class MIDIScaleCommandTests: XCTestCase {
             (["--kbm", kbm.appendingPathComponent("just-12.scl").path], "option '--kbm': '\(kbm.path)/just-12.scl' is a Scala scale (.scl), not a keyboard mapping; give it with --scale"),
             (["--kbm", kbm.appendingPathComponent("whitekeys-c261.kbm").path, "--scale", "edo:7", "--scale-root", "300"], "option '--scale-root' does not apply with '--kbm'"),
             (["--kbm", dir.appendingPathComponent("none.kbm").path], "none.kbm: no such file; expected a Scala keyboard mapping (.kbm)"),
+            (["--scale", ascl.path], "\(ascl.path):15: expected REFERENCE_PITCH's note index (the degree whose frequency follows: a whole number 0…11, 0 the root), got '! @ABL REFERENCE_PITCH 4 12 440.0'"),
+            (["--scale", kbm.appendingPathComponent("tuning-library/just-a440.ascl").path, "--scale-root", "300"], "option '--scale-root' does not apply with an Ableton scale (.ascl)"),
+            (["--kbm", kbm.appendingPathComponent("whitekeys-c261.kbm").path, "--kbm-rule", "literal"], "option '--kbm-rule': expected 'tuning-library' or 'scala', got 'literal'"),
+            (["--scale", "edo:7", "--kbm-rule", "scala"], "option '--kbm-rule' applies with '--kbm' only"),
         ]
         for (options, message) in cases {
             let r = try BinaryRunner.run(["render", "--no-config", mid, "-o", wav] + options)

@@ -143,7 +143,7 @@ final class KeyboardMapTests: XCTestCase {
         var rng = SplitMix(seed: 0x4B_424D)
         let names = try FileManager.default.subpathsOfDirectory(atPath: Self.corpus.path).filter { $0.hasSuffix(".kbm") }
         let seeds = try names.map { [UInt8](try Data(contentsOf: Self.corpus.appendingPathComponent($0))) }
-        XCTAssertEqual(seeds.count, 14)
+        XCTAssertEqual(seeds.count, 20)
         let alphabet = Array("0123456789.x!- \t\r\n".utf8)
         var parsed = 0, failed = 0
         for _ in 0..<50_000 {

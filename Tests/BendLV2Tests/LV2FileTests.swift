@@ -55,6 +55,27 @@ final class LV2FileTests: XCTestCase {
         XCTAssertEqual(scales.map(\.frame), [5])
     }
 
+    /// Issue 38: an Ableton `.ascl` (12-TET, `! @ABL REFERENCE_PITCH 4 9 452.0`) plays its
+    /// own reference pitch while the scale root port is 0: A4 at 452 Hz, so the held A#4 at
+    /// 452·2^(1/12); a scale root of 440 Hz puts the root back at 440 Hz on the tone's key.
+    func testAnAbletonScaleFilePlaysItsReferencePitch() throws {
+        let folder = try LV2TestFolder()
+        let h = try host(folder: folder)
+        let path = folder.url.appendingPathComponent("a452.ascl").path
+        try (["12-TET, A4 = 452 Hz", " 12"] + (1...11).map { " \($0 * 100).0" } + [" 2/1", "! @ABL REFERENCE_PITCH 4 9 452.0"])
+            .joined(separator: "\n").appending("\n").write(toFile: path, atomically: true, encoding: .utf8)
+        h.midi([0x90, 70, 100], at: 0)
+        h.setPath(scaleURI, to: path, at: 10)
+        _ = h.runInterleaved(frames: 1024)
+        _ = h.runInterleaved(frames: 1024)
+        XCTAssertEqual(h.pathsSet().map(\.path), [path])
+        XCTAssertEqual(pitch(h), 452 * pow(2, 1.0 / 12), accuracy: 0.5, "the held A#4 over A4 = 452 Hz")
+        h["scale_root"] = 440
+        _ = h.runInterleaved(frames: 1024)
+        _ = h.runInterleaved(frames: 1024)
+        XCTAssertEqual(pitch(h), 440 * pow(2, 1.0 / 12), accuracy: 0.5, "a scale root given: the root at it on the tone's key")
+    }
+
     func testAScaleThatDoesNotLoadLeavesTheTuningAndLogsTheFileAndWhy() throws {
         let folder = try LV2TestFolder()
         let h = try host(folder: folder)

@@ -31,6 +31,39 @@ final class TuningMessageTests: XCTestCase {
         XCTAssertNil(TuningSysEx.decode(Array(arabian.prefix(12)) + [0xF7]))
     }
 
+    /// A GS scale tune written for one note (Roland DT1 to its own address, 40 1x 4k, one
+    /// byte) or for a run of notes from one: those notes only, the others keep theirs.
+    /// Heard: after the Arabian scale on part 1, A alone +20 cents leaves E at −51; a
+    /// sounding A follows at once.
+    func testGSScaleTuneOfOneNoteRetunesThatNoteOnly() {
+        // 40 11 49 (A on part 1) = +20 cents: 0x40 + 0x11 + 0x49 + 0x54 = 238, sum 18.
+        let a: [UInt8] = [0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x11, 0x49, 0x54, 0x12, 0xF7]
+        var aCents = KeyCents()
+        aCents[9] = 20
+        XCTAssertEqual(TuningSysEx.decode(a), .scaleOctave(channels: 1, cents: aCents, realTime: true, keys: 1 << 9))
+        // 40 11 4A, two bytes: A# −10, B +5 (0x40 + 0x11 + 0x4A + 0x36 + 0x45 = 278, sum 106).
+        let aSharpB: [UInt8] = [0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x11, 0x4A, 0x36, 0x45, 0x6A, 0xF7]
+        var twoCents = KeyCents()
+        twoCents[10] = -10
+        twoCents[11] = 5
+        XCTAssertEqual(TuningSysEx.decode(aSharpB), .scaleOctave(channels: 1, cents: twoCents, realTime: true, keys: 3 << 10))
+        XCTAssertNil(TuningSysEx.decode([0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x11, 0x4B, 0x36, 0x45, 0x69, 0xF7]), "past B: not the scale tune")
+        XCTAssertNil(TuningSysEx.decode([0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x11, 0x49, 0x54, 0x13, 0xF7]), "a wrong checksum")
+
+        var m = Interpreted()
+        let arabian: [UInt8] = [0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x11, 0x40, 0x3A, 0x6D, 0x3E, 0x34, 0x0D, 0x38, 0x6B,
+                                0x3C, 0x6F, 0x40, 0x36, 0x0F, 0x76, 0xF7]
+        m.feed(arabian)
+        m.feed([0x90, 69, 100])
+        XCTAssertEqual(cents(m.last!.ratio, 1), 0, accuracy: 1e-9, "A is 0 in the Arabian scale")
+        m.feed(a)
+        XCTAssertEqual(cents(m.last!.ratio, 1), 20, accuracy: 1e-9, "the sounding A follows")
+        XCTAssertEqual(cents(m.interpreter.ratio(channel: 0, note: 64), pow(2, -5.0 / 12)), -51, accuracy: 1e-9, "E keeps −51")
+        XCTAssertEqual(cents(m.interpreter.ratio(channel: 0, note: 60), pow(2, -9.0 / 12)), -6, accuracy: 1e-9, "C keeps −6")
+        XCTAssertEqual(cents(m.interpreter.ratio(channel: 1, note: 69), 1), 0, accuracy: 1e-9, "part 2 untouched")
+        XCTAssertEqual(m.interpreter.unusedMessages, 0)
+    }
+
     func testUniversalTuningMessagesDecode() {
         XCTAssertEqual(TuningSysEx.decode([0xF0, 0x7F, 0x7F, 0x04, 0x03, 0x00, 0x50, 0xF7]), .masterFine(cents: 25))
         XCTAssertEqual(TuningSysEx.decode([0xF0, 0x7F, 0x10, 0x04, 0x03, 0x7F, 0x7F, 0xF7]), .masterFine(cents: 8191 * 100 / 8192))
