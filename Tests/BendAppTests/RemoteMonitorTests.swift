@@ -19,7 +19,8 @@ final class RemoteMonitorTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = dir.appendingPathComponent("touch.jsonl").path
         let wav = dir.appendingPathComponent("local.wav").path
-        // x = 0.75 → ratio 1.5 → 660 Hz from the 440 Hz default tone; held 1 s.
+        // x = 0.75 on the default pad (two octaves, exponential) → 600 cents over the
+        // 440 Hz default tone: 622.25 Hz; held 1 s.
         try """
         {"t": 0.0, "type": "down", "id": 7, "x": 0.75, "y": 1}
         {"t": 1.0, "type": "up", "id": 7}
@@ -35,7 +36,7 @@ final class RemoteMonitorTests: XCTestCase {
         let held = Double(last - first) / 48_000
         XCTAssertEqual(held, 1.0, accuracy: 0.1, "sounded locally while the touch was down")
         let f = Measure.peakFrequency(Array(left[(first + 2_400)..<(first + 40_000)]), rate: 48_000)
-        XCTAssertEqual(f, 660, accuracy: 660 * 0.005)
+        XCTAssertEqual(f, 440 * 2.0.squareRoot(), accuracy: 622 * 0.005)
         print("remote --monitor: local \(String(format: "%.1f", f)) Hz for \(String(format: "%.2f", held)) s")
     }
 

@@ -9,9 +9,11 @@ import XCTest
 final class TmuxKeysTests: XCTestCase {
     let tmux = Tmux("bendsynth-keys-\(UUID().uuidString.prefix(8))")
 
-    /// Taps every letter but q in a `play` with `options` and waits for `sounding` voices;
-    /// the take's downs: the key and the pitch in cents above the tone's pitch (A4).
-    func tapEveryKey(_ options: String, sounding: Int) throws -> [Character: Double] {
+    /// Taps every letter but q, in alphabetical order, in a `play` with `options` and waits
+    /// for a voice for each of `sounding` (the keys that play, in that order); the take's
+    /// downs (in the order they came: the take numbers touches its own way), each with
+    /// its key: the pitch in cents above the tone's pitch (A4).
+    func tapEveryKey(_ options: String, sounding: String) throws -> [Character: Double] {
         guard Tmux.installed else { throw XCTSkip("tmux is not installed") }
         let dir = try BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -21,22 +23,22 @@ final class TmuxKeysTests: XCTestCase {
         try waitUntil("the pad") { try tmux.screen("play").contains("voices 0") }
         let letters = "abcdefghijklmnoprstuvwxyz"
         try tmux(["send-keys", "-t", "play", "-l", letters])
-        try waitUntil("\(sounding) voices") { try tmux.screen("play").contains("voices \(sounding)") }
+        try waitUntil("\(sounding.count) voices") { try tmux.screen("play").contains("voices \(sounding.count)") }
         XCTAssertTrue(try quit(tmux, "play", log: log).contains("exit=0"))
-        var pitches: [Character: Double] = [:]
+        var cents: [Double] = []
         for line in try String(contentsOfFile: take, encoding: .utf8).split(separator: "\n") {
             let o = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             guard o["type"] as? String == "down" else { continue }
-            let id = try XCTUnwrap(o["id"] as? Int), ratio = try XCTUnwrap(o["ratio"] as? Double, "a key plays a pitch: \(line)")
-            pitches[Character(Unicode.Scalar(UInt32(id - 0x100))!)] = 1200 * log2(ratio)
+            cents.append(1200 * log2(try XCTUnwrap(o["ratio"] as? Double, "a key plays a pitch: \(line)")))
         }
-        return pitches
+        XCTAssertEqual(cents.count, sounding.count, "a down for each key that plays")
+        return Dictionary(uniqueKeysWithValues: zip(sounding, cents))
     }
 
     /// No option: a piano on A4's chromatic scale: a = C4 (−900 cents) … l = D5 (+500),
     /// the black keys above, the octave below on z…m; r and i play nothing.
     func testEveryLetterKeyPlaysANoteOfTheChromaticScale() throws {
-        let pitches = try tapEveryKey("", sounding: 23)
+        let pitches = try tapEveryKey("", sounding: "abcdefghjklmnopstuvwxyz")
         let notes: [Character: Int] = [
             "a": -9, "s": -7, "d": -5, "f": -4, "g": -2, "h": 0, "j": 2, "k": 3, "l": 5,
             "w": -8, "e": -6, "t": -3, "y": -1, "u": 1, "o": 4, "p": 6,
@@ -51,7 +53,7 @@ final class TmuxKeysTests: XCTestCase {
     /// `--scale major`: the middle row climbs A major from A4, the top row an octave up,
     /// the bottom row an octave down; every key on a step of the scale.
     func testWithAScaleEveryKeyPlaysAStepOfIt() throws {
-        let pitches = try tapEveryKey("--scale major", sounding: 25)
+        let pitches = try tapEveryKey("--scale major", sounding: "abcdefghijklmnoprstuvwxyz")
         let steps = [0.0, 200, 400, 500, 700, 900, 1100, 1200, 1400]
         var expected: [Character: Double] = [:]
         for (key, c) in zip("asdfghjkl", steps) { expected[key] = c }
