@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(name: "BendDBusTests", dependencies: ["BendDBus", "BendSystem"], path: "Tests/BendDBusTests", swiftSettings: testSettings),
         .testTarget(name: "BendPeersTests", dependencies: ["BendPeers", "BendControl", "BendSystem", "BendDBus", "BendTestSupport"], path: "Tests/BendPeersTests", swiftSettings: testSettings),
         .testTarget(name: "BendAppTests", dependencies: ["BendApp", "BendInstrument", "BendDBus", "BendAudio", "BendControl", "BendEngine", "BendSystem", "BendInput", "BendEvdev", "BendPeers", "BendOSC", "BendMIDI", "BendTestSupport", "CSndFile"], path: "Tests/BendAppTests", exclude: ["osc", "web", "bluez"], swiftSettings: testSettings),
-        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendMIDI", "BendSystem", "BendTestSupport", "CAllocCounter", "CSndFile"], path: "Tests/BendLV2Tests",
+        .testTarget(name: "BendLV2Tests", dependencies: ["BendLV2Host", "BendControl", "BendMIDI", "BendSystem", "BendTestSupport", "CAllocCounter", "CSndFile"], path: "Tests/BendLV2Tests",
                     exclude: ["ardour"], swiftSettings: testSettings),
         .testTarget(name: "BendWebTests", dependencies: ["BendWeb", "BendControl", "BendTestSupport"], path: "Tests/BendWebTests", swiftSettings: testSettings),
     ]

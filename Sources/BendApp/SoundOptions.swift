@@ -98,15 +98,7 @@ struct SoundOptions {
                 throw AppError.usage("option '--pitch-map': expected 'linear' or 'exp', got '\(value ?? "")'")
             }
             pitchMapName = value!
-        case "scale":
-            if AbletonScale.names(value ?? "") {
-                let ascl = try AbletonScale.load(path: value!)
-                scale = ascl.scale
-                scaleKeyboardMap = ascl.keyboardMap
-            } else {
-                scale = try Scale.load(nameOrFile: value ?? "")
-                scaleKeyboardMap = nil
-            }
+        case "scale": (scale, scaleKeyboardMap) = try AbletonScale.scaleAndKeys(nameOrFile: value ?? "")
         case "scale-root":
             if let v = value, let note = Tuning.midiNote(named: v) {
                 scaleRootHz = 440 * pow(2, Double(note - 69) / 12)

@@ -46,6 +46,16 @@ extension AbletonScale {
 
     /// True for a name that ends in `.ascl` (any case): an Ableton scale file.
     public static func names(_ value: String) -> Bool { value.lowercased().hasSuffix(".ascl") }
+
+    /// The scale `value` names (`Scale.load(nameOrFile:)`) and, for an Ableton `.ascl`,
+    /// the keys and reference pitch it carries (`keyboardMap`; nil for any other): what
+    /// `--scale` and the LV2 plugin's scale file both read.
+    /// - Throws: what `Scale.load(nameOrFile:)` and `load(path:)` throw.
+    public static func scaleAndKeys(nameOrFile value: String) throws -> (scale: Scale, keys: KeyboardMap?) {
+        guard names(value) else { return (try Scale.load(nameOrFile: value), nil) }
+        let ascl = try load(path: value)
+        return (ascl.scale, ascl.keyboardMap)
+    }
 }
 
 extension Scale {

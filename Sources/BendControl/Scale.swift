@@ -81,18 +81,18 @@ public struct Scale: Sendable, Equatable {
     }
 
     /// Cents above the root of step `k` (negative below the root).
-    public func cents(ofStep k: Int) -> Double {
-        let n = degrees.count
-        let period = k >= 0 ? k / n : -((-k + n - 1) / n)
-        return Double(period) * periodCents + degrees[k - period * n]
-    }
+    public func cents(ofStep k: Int) -> Double { cents(ofStep: k, in: degrees) }
 
     /// Cents above the root of step `k` in the file's numbering (`listed`): degree
     /// k mod n of period ⌊k/n⌋, n = `listed.count` (negative below the root).
-    public func cents(ofListedStep k: Int) -> Double {
-        let n = listed.count
+    public func cents(ofListedStep k: Int) -> Double { cents(ofStep: k, in: listed) }
+
+    /// Step `k` of a numbering of one period (`degrees` or `listed`): degree k mod n of
+    /// period ⌊k/n⌋ (floor division, so negative steps fall in the periods below).
+    private func cents(ofStep k: Int, in numbering: [Double]) -> Double {
+        let n = numbering.count
         let period = k >= 0 ? k / n : -((-k + n - 1) / n)
-        return Double(period) * periodCents + listed[k - period * n]
+        return Double(period) * periodCents + numbering[k - period * n]
     }
 
     /// The step in the file's numbering nearest to `cents` above the root: the lower

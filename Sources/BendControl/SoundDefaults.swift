@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /// The instrument's musical defaults, in one place for every front end: play's and
 /// render's options (`SoundOptions`), the LV2 plugin's control ports (their fallbacks, and
-/// bendsynth.ttl's `lv2:default`, which LV2PluginTests compares) and the phone pad.
+/// bendsynth.ttl's `lv2:default`, which LV2BundleTests compares) and the phone pad.
 ///
 /// - `gainDB`, −11 dB of master gain: headroom for chords. One voice of the default tone
 ///   at velocity 100 sounds at −23.8 dBFS RMS (−19 dBFS peak); eight at velocity 100 peak

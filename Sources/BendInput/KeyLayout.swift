@@ -23,8 +23,6 @@ import BendControl
 public struct KeyLayout: Sendable, Equatable {
     /// One letter key's note.
     public struct Key: Sendable, Equatable {
-        /// The scale step it plays (0 = the root).
-        public var step: Int
         /// Its pitch ratio to the tone's pitch.
         public var ratio: Double
         /// Where the pad shows it (the pitch map's x for `ratio`, clamped to the pad).
@@ -49,9 +47,13 @@ public struct KeyLayout: Sendable, Equatable {
         keys = (0..<26).map { i in
             guard let step = steps[i] else { return nil }
             let ratio = tuning.ratio(cents: tuning.scale.cents(ofStep: step))
-            return Key(step: step, ratio: ratio, x: pitchMap.x(ratio: ratio))
+            return Key(ratio: ratio, x: pitchMap.x(ratio: ratio))
         }
     }
+
+    /// The layout before the reader is given the active scale's: chromatic on A4 (the
+    /// default tone's pitch) on the default pad (`SoundDefaults`).
+    public static let standard = KeyLayout(toneNote: 69, pitchMap: .exponential(octaves: SoundDefaults.octaves))
 
     /// The chromatic scale on the tone's pitch (`toneNote`): the layout without `--scale`.
     public init(toneNote: Double, pitchMap: PitchMap) {

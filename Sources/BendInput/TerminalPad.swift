@@ -65,10 +65,9 @@ public struct TerminalPad: Sendable {
     public var keyRuns = KeyRepeatRuns()
     /// True while sustain is on (space held, or toggled on).
     public private(set) var sustained = false
-    /// What each letter key plays: by default the chromatic scale on A4 (the default
-    /// tone's pitch) shown on a two-octave exponential pad; the reader gives the active
-    /// scale's.
-    public var keys = KeyLayout(toneNote: 69, pitchMap: .exponential(octaves: 2))
+    /// What each letter key plays (`KeyLayout.standard` until the reader gives the active
+    /// scale's).
+    public var keys = KeyLayout.standard
     /// Tilt in 0.1 steps, −10…10.
     private var tiltSteps = 0
     /// Downs so far (`Touch.order`).

@@ -33,7 +33,7 @@ final class TerminalReader: @unchecked Sendable {
     ///   - filter: sees each decoded event before the pad; true consumes it.
     ///   - onFinish: once, on the reader's thread, after the last `onEvent`.
     ///   - keys: what the letter keys play (`KeyLayout`).
-    init(inputFD: Int32, decoder: TerminalDecoder, board: PadBoard, keys: KeyLayout = KeyLayout(toneNote: 69, pitchMap: .exponential(octaves: 2)),
+    init(inputFD: Int32, decoder: TerminalDecoder, board: PadBoard, keys: KeyLayout,
          filter: (@Sendable (TerminalEvent) -> Bool)?, onEvent: @escaping @Sendable (ControlEvent) -> Void,
          onFinish: @escaping @Sendable (TerminalInput.Finish) -> Void) throws {
         self.inputFD = inputFD

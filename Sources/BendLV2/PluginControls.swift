@@ -105,7 +105,7 @@ extension PluginRender {
     func applyWeb() {
         let web = control(PluginPort.web, default: 0)
         let pad = (control(PluginPort.toneNote, default: 69), control(PluginPort.scaleRoot, default: 0), control(PluginPort.pitchMap, default: 0),
-                   control(PluginPort.octaves, default: 2), control(PluginPort.round, default: 2), control(PluginPort.roundRate, default: 80))
+                   control(PluginPort.octaves, default: 2), control(PluginPort.round, default: Float(WebPadSettings.round(of: SoundDefaults.padRounding))), control(PluginPort.roundRate, default: 80))
         let on = web > 0.5, wasOn = state.pointee.controls.web > 0.5
         let old = state.pointee.controls.pad
         let padChanged = pad.0 != old.0 || pad.1 != old.1 || pad.2 != old.2 || pad.3 != old.3 || pad.4 != old.4 || pad.5 != old.5

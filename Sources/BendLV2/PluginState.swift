@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
 import CLV2
 import Glibc
 
@@ -168,7 +169,7 @@ extension LV2Plugin {
         let toneNote = saved(LV2URI.scaleToneNote, port: PluginPort.toneNote, default: 69)
         let scaleRoot = saved(LV2URI.scaleRootHz, port: PluginPort.scaleRoot, default: 0)
         do {
-            let (scale, scaleKeys) = try PluginFiles.readScale(path)
+            let (scale, scaleKeys) = try AbletonScale.scaleAndKeys(nameOrFile: path)
             files.withLock {
                 $0.scalePath = path
                 $0.scale = scale

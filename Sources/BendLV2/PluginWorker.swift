@@ -44,15 +44,6 @@ struct PluginFiles: Sendable {
     /// An `.ascl`'s keys and reference pitch (`AbletonScale.keyboardMap`), played while the
     /// scale root port is 0; nil for a `.scl`.
     var scaleKeys: KeyboardMap?
-
-    /// The scale file at `path`: a Scala `.scl`, or an Ableton `.ascl` with its keys.
-    /// - Throws: what `ScalaFile.load` and `AbletonScale.load` throw (the file, line and
-    ///   what was expected).
-    static func readScale(_ path: String) throws -> (scale: Scale, keys: KeyboardMap?) {
-        guard AbletonScale.names(path) else { return (try ScalaFile.load(path: path), nil) }
-        let ascl = try AbletonScale.load(path: path)
-        return (ascl.scale, ascl.keyboardMap)
-    }
 }
 
 extension LV2Plugin {
@@ -75,7 +66,7 @@ extension LV2Plugin {
             respond(collectedResponse())
         case WorkMessage.loadScale:
             do {
-                let (scale, scaleKeys) = try PluginFiles.readScale(request.path)
+                let (scale, scaleKeys) = try AbletonScale.scaleAndKeys(nameOrFile: request.path)
                 files.withLock {
                     $0.scalePath = request.path
                     $0.scale = scale

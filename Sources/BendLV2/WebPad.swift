@@ -15,10 +15,20 @@ struct WebPadSettings: Equatable {
     var octaves = 2.0
     /// Hz; 0: the tone's pitch.
     var scaleRoot = 0.0
-    /// 0 off, 1 initial, 2 hold (the default, `SoundDefaults.padRounding`).
-    var round = 2
+    /// 0 off, 1 initial, 2 hold (`round(of:)`; the default `SoundDefaults.padRounding`).
+    var round = WebPadSettings.round(of: SoundDefaults.padRounding)
     /// Seconds.
     var roundRate = 0.08
+
+    /// The `round` port's value for rounding `mode`: 0 off, 1 initial, 2 hold.
+    @_noLocks
+    static func round(of mode: PitchRounding.Mode) -> Int {
+        switch mode {
+        case .off: 0
+        case .initial: 1
+        case .hold: 2
+        }
+    }
 
     /// `base` with the pad's pitch map, scale at its root (an `.ascl`'s own, `keys`, while
     /// the root port is 0), rounding and tone note.

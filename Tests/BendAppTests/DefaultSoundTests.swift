@@ -40,6 +40,22 @@ final class DefaultSoundTests: XCTestCase {
         }
     }
 
+    /// A pad touch resting 30 cents above A4 is drawn onto A4 (440 Hz within 1 cent once
+    /// the 80 ms rounding has passed; 447.7 Hz unrounded), while a MIDI note bent 30 cents
+    /// up stays there: rounding is the pads', never MIDI's.
+    func testPadTouchesRestInTuneAndMIDIIsNotRounded() throws {
+        let touch = #"{"t": 0, "type": "down", "id": 1, "x": \#(0.5 + 30.0 / 2400), "y": 0.8}"# + "\n" + #"{"t": 1, "type": "up", "id": 1}"# + "\n"
+        let pad = try render("rest.jsonl", Array(touch.utf8))
+        let padHz = Measure.peakFrequency(Array(pad[14_400..<(14_400 + 16_384)]), rate: 48_000)
+        XCTAssertEqual(1200 * log2(padHz / 440), 0, accuracy: 1, "the pad touch, \(padHz) Hz")
+        // A4, then a bend of +30 cents (2-semitone range: 8192 + 0.15 · 8192 = 9421).
+        let bend = 9421
+        let track: [UInt8] = [0, 0x90, 69, 100, 0, 0xE0, UInt8(bend & 0x7F), UInt8(bend >> 7), 0x81, 0x40, 0x80, 69, 0, 0, 0xFF, 0x2F, 0]
+        let midi = try render("bent.mid", MIDIFileBytes.format0(track: track))
+        let midiHz = Measure.peakFrequency(Array(midi[14_400..<(14_400 + 16_384)]), rate: 48_000)
+        XCTAssertEqual(1200 * log2(midiHz / 440), 30, accuracy: 1, "the MIDI note, \(midiHz) Hz")
+    }
+
     /// One note at velocity 100 sounds at −24…−12 dBFS RMS; eight at once (C4…C5, close
     /// position) peak at −3 dBFS or lower with the limiter off, so the limiter (−0.5 dBFS)
     /// does not touch them. At the seed's 0 dB (`-g 0`) the same chord peaked at +7.5 dBFS.

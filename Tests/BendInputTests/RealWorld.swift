@@ -67,7 +67,7 @@ func held(_ events: [ControlEvent]) -> Set<UInt32> {
 
 /// The event of letter key `letter` going down or up on `layout` (the pad's default: the
 /// chromatic scale on A4).
-func keyEvent(_ letter: Unicode.Scalar, _ phase: TouchPhase, layout: KeyLayout = TerminalPad(geometry: pad80x24).keys) -> ControlEvent {
+func keyEvent(_ letter: Unicode.Scalar, _ phase: TouchPhase, layout: KeyLayout = .standard) -> ControlEvent {
     let key = layout.key(letter)!
     return .pitched(id: TerminalPad.touchID(forKey: letter), phase: phase, ratio: key.ratio, gain: KeyLayout.gain, y: KeyLayout.gain)
 }

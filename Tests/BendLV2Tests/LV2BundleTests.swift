@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import BendControl
 import Foundation
 import XCTest
 
@@ -28,6 +29,16 @@ final class LV2BundleTests: XCTestCase {
         XCTAssertEqual(symbols, ["events_in", "events_out", "out_l", "out_r", "latency", "gain", "limiter", "interpolation",
                                  "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web", "voices",
                                  "reverb_send", "reverb_decay", "reverb_width", "delay_send", "delay_time", "delay_feedback", "chorus_send"])
+        // The TTL's defaults of the ports play and the plugin share are `SoundDefaults`'.
+        var defaults: [String: Double] = [:], symbol = ""
+        for line in info.output.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("Symbol:") { symbol = line.dropFirst("Symbol:".count).trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("Default:") { defaults[symbol] = Double(line.dropFirst("Default:".count).trimmingCharacters(in: .whitespaces)) }
+        }
+        XCTAssertEqual(defaults["gain"], SoundDefaults.gainDB, "gain")
+        XCTAssertEqual(defaults["octaves"], SoundDefaults.octaves, "octaves")
+        XCTAssertEqual(defaults["round"], SoundDefaults.padRounding == .hold ? 2 : SoundDefaults.padRounding == .initial ? 1 : 0, "round")
+        XCTAssertEqual(defaults["pitch_map"], 0, "pitch_map: auto, which is SoundDefaults.exponential")
         XCTAssertTrue(info.output.contains("Class:             Instrument"), info.output)
         XCTAssertTrue(info.output.contains("Has latency:       yes, reported by port 4"), info.output)
     }
