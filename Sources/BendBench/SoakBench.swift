@@ -46,7 +46,7 @@ public enum SoakBench {
         let output: JACKOutput
         init(output: JACKOutput) { self.output = output }
         var description: String { output.description }
-        var xruns: Int { output.xruns }
+        var xruns: Int? { output.xruns }
         var failureDescription: String? { output.failureDescription }
     }
 

@@ -5,8 +5,9 @@
 public protocol OutputStatus: AnyObject, Sendable {
     /// One line: device, rate, period, buffer, latency, format.
     var description: String { get }
-    /// Xruns recovered so far. - Thread: any.
-    var xruns: Int { get }
+    /// Xruns recovered so far; nil for an output with no device to run late (paced by
+    /// the clock into a file, a plugin host's buffers). - Thread: any.
+    var xruns: Int? { get }
     /// Why the output ended by itself (device gone), nil while it runs. - Thread: any.
     var failureDescription: String? { get }
 }
@@ -15,21 +16,22 @@ public protocol OutputStatus: AnyObject, Sendable {
 /// line, xruns and failure read when asked) or a fixed line (a plugin's, a bench's).
 public final class OutputLine: OutputStatus, @unchecked Sendable {
     private let line: @Sendable () -> String
-    private let countXruns: @Sendable () -> Int
+    private let countXruns: @Sendable () -> Int?
     private let failure: @Sendable () -> String?
 
-    public init(description: @escaping @Sendable () -> String, xruns: @escaping @Sendable () -> Int,
+    public init(description: @escaping @Sendable () -> String, xruns: @escaping @Sendable () -> Int?,
                 failure: @escaping @Sendable () -> String?) {
         line = description
         countXruns = xruns
         self.failure = failure
     }
 
-    /// A line that does not change, no xruns, no failure (a plugin host's output).
-    public convenience init(_ fixed: String) { self.init(description: { fixed }, xruns: { 0 }, failure: { nil }) }
+    /// A line that does not change, no xrun count (the host keeps its own), no failure
+    /// (a plugin host's output).
+    public convenience init(_ fixed: String) { self.init(description: { fixed }, xruns: { nil }, failure: { nil }) }
 
     public var description: String { line() }
-    public var xruns: Int { countXruns() }
+    public var xruns: Int? { countXruns() }
     public var failureDescription: String? { failure() }
 }
 

@@ -43,8 +43,8 @@ public struct PadStatus: Sendable, Equatable {
     public var limiterGain: Double = 1
     /// Voices sounding in the engine.
     public var voices: Int = 0
-    /// ALSA underruns so far.
-    public var xruns: Int = 0
+    /// The device's underruns so far; nil (not shown) with no device (paced by the clock).
+    public var xruns: Int? = 0
     /// Input events played late (after their period was rendered: JACK MIDI in); shown
     /// as "late N" after the xruns when there are any.
     public var lateEvents: Int = 0

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Layout (rows × columns): row 1 device line; row 2 the pad's top border with ratio
 /// labels; rows 3…rows−4 the pad (inside a `│` border: columns 2…columns−1); row rows−3
-/// the bottom border; row rows−2 the touches (or the notice, while one is shown); row rows−1 pan, level, voices, xruns;
+/// the bottom border; row rows−2 the touches (or the notice, while one is shown); row rows−1 pan, level, voices, xruns (with a device);
 /// row rows the help line. Single-width characters only.
 /// - Thread: any (pure functions).
 public enum TerminalScreen {
@@ -190,7 +190,7 @@ public enum TerminalScreen {
         let narrow = columns < 80
         if narrow {
             add("voices \(status.voices)  ")
-            add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+            if let xruns = status.xruns { add("xruns \(xruns)", xruns > 0 ? .warn : .plain) }
             if status.lateEvents > 0 { add("  late \(status.lateEvents)", .warn) }
             if status.sustained { add("  SUSTAIN", .warn) }
             add("  ")
@@ -214,7 +214,7 @@ public enum TerminalScreen {
         }
         if !narrow {
             add("  voices \(status.voices)  ")
-            add("xruns \(status.xruns)", status.xruns > 0 ? .warn : .plain)
+            if let xruns = status.xruns { add("xruns \(xruns)", xruns > 0 ? .warn : .plain) }
             if status.lateEvents > 0 { add("  late \(status.lateEvents)", .warn) }
             if status.sustained { add("  SUSTAIN", .warn) }
         }

@@ -85,7 +85,7 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     }
 
     public func stop() {
+        input?.stop()  // restores the terminal first: what stderr took is written after
         shown?(false)
-        input?.stop()
     }
 }

@@ -5,9 +5,10 @@ import BendEngine
 import BendSystem
 
 extension OutputLine {
-    /// An `AudioOutput` as sources see it: its line, xruns and failure when asked.
+    /// An `AudioOutput` as sources see it: its line, xruns (none paced by the clock: no
+    /// device to run late) and failure when asked.
     convenience init(_ output: AudioOutput) {
-        self.init(description: { output.description }, xruns: { output.xruns }, failure: { output.failureDescription })
+        self.init(description: { output.description }, xruns: { output.isPaced ? nil : output.xruns }, failure: { output.failureDescription })
     }
 }
 

@@ -59,7 +59,7 @@ public final class RemotePad: @unchecked Sendable {
 
     /// Ends the pad (its touches end) and gives the terminal back. Once, after `start`.
     public func stop() {
+        input.stop()  // restores the terminal first: what stderr took is written after
         notices.padShown(false)
-        input.stop()
     }
 }

@@ -123,7 +123,7 @@ public final class PeerSource: InputSource, @unchecked Sendable {
             agent?.notice = { [self] in notice($0) }
         }
         let meters = context.meters, output = context.output
-        session.status = { (UInt32(clamping: output.xruns), UInt16(clamping: meters.voices)) }
+        session.status = { (UInt32(clamping: output.xruns ?? 0), UInt16(clamping: meters.voices)) }
         session.onStateChange = { [self] change in
             if change.state == .connected || change.state == .disconnected { prompt?.withdraw(change.peer.id) }
             switch change.state {

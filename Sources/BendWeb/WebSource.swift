@@ -86,7 +86,7 @@ public final class WebSource: InputSource, @unchecked Sendable {
         let meters = context.meters, output = context.output, board = context.touchBoard, source = port.source
         let sessions = WebSessions(token: token, pitchMap: context.pitchMap,
                                    guides: context.tuning?.guides(pitchMap: context.pitchMap) ?? [], toneNote: context.toneNote,
-                                   timbre: port.takesTimbre, emit: { port.send($0) }, status: { (output.xruns, meters.voices) },
+                                   timbre: port.takesTimbre, emit: { port.send($0) }, status: { (output.xruns ?? 0, meters.voices) },
                                    sounding: { board?.touches(of: source).mapValues(\.x) ?? [:] }, log: log,
                                    panic: { context.panic?($0) })
         do {

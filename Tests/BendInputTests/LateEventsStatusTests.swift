@@ -19,4 +19,17 @@ final class LateEventsStatusTests: XCTestCase {
             XCTAssertTrue(line.contains("xruns 2  late 3"), "\(columns) columns: \(line)")
         }
     }
+
+    /// An output with no device (paced by the clock into a file, the null PCM) has no
+    /// xruns to count: the line says nothing of them, wide or narrow (issue 38, item 9).
+    func testNoXrunsAreShownWithoutADevice() {
+        var s = PadStatus()
+        s.voices = 2
+        s.xruns = nil
+        for columns in [100, 60] {
+            let line = TerminalScreen.lines(s, columns: columns, rows: 24)[22]
+            XCTAssertTrue(line.contains("voices 2"), line)
+            XCTAssertFalse(line.contains("xruns"), "\(columns) columns: \(line)")
+        }
+    }
 }
