@@ -52,6 +52,11 @@ public final class ControlPort: @unchecked Sendable {
     private let gate: TouchGate
     /// Rounded pad touches: their rounder, the y they last had and the x last sent.
     private var rounded: [UInt32: (rounder: PitchRounder, y: Double, x: Double)] = [:]
+    /// Pad moves glide over the time since their touch's last report, held within this
+    /// many seconds (`glideMoves(within:)`); nil: the mixer's glide.
+    private var reportGlide: ClosedRange<Double>?
+    /// Each pad touch's last report (down or move), stream frame: under `lock`.
+    private var lastReport: [UInt32: UInt64] = [:]
 
     /// Touches that are down, by port id (a copy). - Thread: any.
     public var activeTouches: Set<UInt32> { lock.withLock { _ in gate.activeTouches } }
@@ -105,6 +110,36 @@ public final class ControlPort: @unchecked Sendable {
     /// its reserve for ups left: `upReserve`). - Thread: any.
     public var dropped: Int { ring.dropped + gate.refused }
 
+    /// Makes pad moves glide from one report to the next instead of stepping: a source
+    /// whose reports are coarser than the finger (the terminal's mouse, which reports a
+    /// cell at a time: about 24 cents a cell on the default map) then sounds a slide, not
+    /// a staircase. Each move glides over the time since its touch's last report, held
+    /// within `range` seconds (a pointer that jumps after a rest glides the longest);
+    /// with `hold` rounding its raw pitch glides under the rounding (`PitchRounder`).
+    /// nil: the mixer's glide (`MixerConfiguration.smoothingSeconds`).
+    /// - Thread: any (before or while the source sends).
+    public func glideMoves(within range: ClosedRange<Double>?) {
+        lock.withLock { _ in reportGlide = range }
+    }
+
+    /// The glide of a pad touch's report at `frame`, seconds (0: none), and notes it.
+    private func reportGlideSeconds(_ id: UInt32, _ phase: TouchPhase, _ frame: UInt64) -> Double {
+        guard let range = reportGlide else { return 0 }
+        switch phase {
+        case .up:
+            lastReport[id] = nil
+            return 0
+        case .down:
+            lastReport[id] = frame
+            return 0
+        case .move:
+            let last = lastReport[id] ?? frame
+            lastReport[id] = frame
+            let seconds = Double(frame &- min(last, frame)) / rate
+            return min(max(seconds, range.lowerBound), range.upperBound)
+        }
+    }
+
     /// Sends a live event, stamped from the monotonic clock.
     /// - Thread: this source's thread.
     public func send(_ event: ControlEvent) {
@@ -135,10 +170,14 @@ public final class ControlPort: @unchecked Sendable {
         switch event {
         case let .touch(id, phase, rawX, y):
             let portID = gate.portID(id, phase)
-            // Rounding follows the touch by its port id (as `tick` moves it).
-            let x = round(id: portID, phase: phase, x: rawX, y: y, frame: frame)
+            let glide = reportGlideSeconds(portID, phase, frame)
+            // Rounding follows the touch by its port id (as `tick` moves it); hold
+            // rounding glides the raw pitch itself, its ticks carry the slide.
+            let holds = rounding?.mode == .hold
+            let x = round(id: portID, phase: phase, x: rawX, y: y, frame: frame, glide: holds ? glide : 0)
+            let frames = holds ? 0 : UInt16(min((glide * rate).rounded(), Double(UInt16.max)))
             guard gate.push(id: portID, phase: phase, ratio: Float(pitchMap.ratio(x: x)), gain: padGain(y: y), frame: frame,
-                            timbre: gate.timbre(of: event)) else { return }
+                            timbre: gate.timbre(of: event), glide: frames) else { return }
             notify(.touch(id: portID, phase: phase, x: x, y: y), frame)
         case let .pitched(id, phase, r, g, y):
             let portID = gate.portID(id, phase)
@@ -197,6 +236,7 @@ public final class ControlPort: @unchecked Sendable {
 
     private func releaseAllLocked() {
         rounded.removeAll()
+        lastReport.removeAll()
         var frame = gate.lastFrame
         if let clock {
             frame = clock.stamp(nanos: MonotonicClock.nanos())
@@ -247,7 +287,7 @@ public final class ControlPort: @unchecked Sendable {
     }
 
     /// The x to play for a pad touch's event: rounded when rounding is on.
-    private func round(id: UInt32, phase: TouchPhase, x: Double, y: Double, frame: UInt64) -> Double {
+    private func round(id: UInt32, phase: TouchPhase, x: Double, y: Double, frame: UInt64, glide: Double = 0) -> Double {
         guard let rounding else { return x }
         let t = Double(frame) / rate
         let cents = rounding.tuning.cents(ratio: pitchMap.ratio(x: x))
@@ -261,7 +301,7 @@ public final class ControlPort: @unchecked Sendable {
         case .move:
             guard let entry = rounded[id] else { return x }
             rounder = entry.rounder
-            rounder.move(cents: cents, time: t)
+            rounder.move(cents: cents, time: t, glide: glide)
         }
         let out = pitchMap.x(ratio: rounding.tuning.ratio(cents: rounder.output))
         rounded[id] = (rounder, y, out)

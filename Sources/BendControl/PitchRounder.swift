@@ -29,6 +29,9 @@ public struct PitchRounder: Sendable {
     public private(set) var step: Int?
     /// The start's rounding offset, cents (initial).
     private var offset = 0.0
+    /// A move that glides (`move(cents:time:glide:)`): raw goes linearly from `from` to
+    /// `to` cents between `start` and `end` seconds; nil once there.
+    private var glide: (from: Double, to: Double, start: Double, end: Double)?
 
     /// Lowest raw pitch considered, cents (a ratio near 0 on the linear map).
     static let floorCents = -12_000.0
@@ -65,21 +68,44 @@ public struct PitchRounder: Sendable {
 
     /// The touch moved to `cents` (raw) at `time`: time advances first (with the old
     /// pitch held until now), then the new pitch applies.
-    public mutating func move(cents: Double, time t: Double) {
+    /// - Parameter glide: seconds the raw pitch takes to get there, linearly (a source
+    ///   whose reports are coarser than the finger: the terminal's mouse, a cell at a
+    ///   time); 0: at once.
+    public mutating func move(cents: Double, time t: Double, glide seconds: Double = 0) {
         advance(to: t)
-        raw = cents.isFinite ? max(cents, Self.floorCents) : Self.floorCents
+        let p = cents.isFinite ? max(cents, Self.floorCents) : Self.floorCents
+        if seconds > 0, rounding.mode == .hold {
+            glide = (raw, p, t, t + seconds)
+        } else {
+            glide = nil
+            raw = p
+        }
     }
 
-    /// Advances to `time` seconds with the raw pitch unchanged (the port's ticks).
+    /// The raw pitch of a gliding move at `t` seconds (ends the glide there).
+    private mutating func glideRaw(at t: Double) {
+        guard let g = glide else { return }
+        if t >= g.end {
+            raw = g.to
+            glide = nil
+        } else {
+            raw = g.from + (g.to - g.from) * (t - g.start) / (g.end - g.start)
+        }
+    }
+
+    /// Advances to `time` seconds with no new move (the port's ticks); a gliding move's
+    /// raw pitch goes on.
     public mutating func advance(to t: Double) {
         guard rounding.mode == .hold, t > time else {
             time = max(time, t)
             return
         }
         var left = t - time
+        var now = time
         time = t
         // After 2 s without a tick the filters have settled: skip to the end state.
         if left > 2 {
+            glideRaw(at: t)
             stage1 = raw
             centre = raw
             speed = 0
@@ -90,6 +116,8 @@ public struct PitchRounder: Sendable {
         while left > 1e-12 {
             let h = min(left, Self.substep)
             left -= h
+            now += h
+            glideRaw(at: now)
             let k = 1 - exp(-h / tau)
             stage1 += (raw - stage1) * k
             let before = centre

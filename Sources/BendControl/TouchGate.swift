@@ -326,10 +326,12 @@ public struct TouchGate: @unchecked Sendable {
     /// Pushes one touch's engine event; false (nothing pushed) for a move or up of a
     /// touch that is not down, a down or move refused to keep the reserve for ups, a
     /// down past `capacity`, and an up the sustain control holds. `timbre`: the touch's
-    /// timbre, sent after a down or move (`State.timbre`; nil: none).
+    /// timbre, sent after a down or move (`State.timbre`; nil: none). `glide`: a move's
+    /// glide in frames (`EngineEvent.glide`; 0: the mixer's).
     /// - Thread: the source's producer.
     @_noLocks
-    public func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64, timbre: Float? = nil) -> Bool {
+    public func push(id: UInt32, phase: TouchPhase, ratio: Float, gain g: Float, frame: UInt64, timbre: Float? = nil,
+                     glide: UInt16 = 0) -> Bool {
         let key = TouchKey(source: source, touch: id)
         let flags = touches[id] ?? 0
         switch phase {
@@ -342,7 +344,9 @@ public struct TouchGate: @unchecked Sendable {
         case .move:
             guard flags & TouchGate.down != 0 else { return false }
             guard hasRoom else { refusals.pointee.add(1, ordering: .relaxed); return false }
-            _ = ring.push(EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g))
+            var move = EngineEvent(frame: frame, kind: .move, key: key, value: ratio, gain: g)
+            move.glide = glide
+            _ = ring.push(move)
             if let timbre { _ = pushTimbre(id, timbre, frame: frame, force: false) }
         case .up:
             guard flags & TouchGate.down != 0 else { return false }

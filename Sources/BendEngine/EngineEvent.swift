@@ -28,7 +28,8 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
     public enum Kind: UInt8, BitwiseCopyable, Sendable {
         /// Start a voice for `key` with `ratio` and `gain` (attack fade-in).
         case down
-        /// Bend the voice of `key` to `ratio` and `gain` (smoothed, never restarted).
+        /// Bend the voice of `key` to `ratio` and `gain` (smoothed over `glide` frames, or
+        /// the mixer's glide; never restarted).
         case move
         /// Release the voice of `key` (release fade-out, then the voice is freed).
         case up
@@ -58,6 +59,11 @@ public struct EngineEvent: BitwiseCopyable, Sendable {
     /// For `.send` and `.sendDefault`: the bus (`SendBus.rawValue`). (It fills padding:
     /// the event stays 32 bytes.)
     public var bus: UInt8 = 0
+    /// For `.move`: frames the pitch and gain glide over, 1…65535 (1.4 s at 48 kHz); 0
+    /// (every other event): the mixer's glide (`MixerConfiguration.smoothingSeconds`). A
+    /// source whose reports come coarser than the sound should move (a terminal's
+    /// mouse, cell by cell) glides over the time between them. (Padding too.)
+    public var glide: UInt16 = 0
     public var key: TouchKey
     /// Pitch ratio (playback rate, 1 = as recorded), 0…`EngineLimits.maximumRatio` (8;
     /// larger values are clamped, NaN counts as 0) — the pitch maps give 0…

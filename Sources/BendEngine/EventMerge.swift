@@ -80,9 +80,10 @@ extension Mixer {
         let v = index.find(event.key)
         if v >= 0 && !catchUp(v, to: offset) {
             let gain = Mixer.edgeFadedGain(event.gain, ratio: event.value)
-            retarget(v, key: event.key, ratio: event.value, gain: gain)
+            let glide = event.glide == 0 ? state.pointee.glideFrames : Int32(event.glide)
+            retarget(v, key: event.key, ratio: event.value, gain: gain, glide: glide)
             if voices.followsPitch[v] {
-                followPitch(v, key: event.key, ratio: event.value, gain: gain, at: offset)
+                followPitch(v, key: event.key, ratio: event.value, gain: gain, glide: glide, at: offset)
             }
         }
     }
@@ -133,17 +134,17 @@ extension Mixer {
         }
     }
 
-    /// Voice `v` glides to pitch `ratio` and linear `gain` over `State.glideFrames`, from
-    /// where it is now; or, when `key` is the touch waiting for `v`'s steal fade, that
-    /// touch will start with them.
+    /// Voice `v` glides to pitch `ratio` and linear `gain` over `glide` frames (≥ 1; nil:
+    /// `State.glideFrames`), from where it is now; or, when `key` is the touch waiting for
+    /// `v`'s steal fade, that touch will start with them.
     @_noLocks @inline(__always)
-    func retarget(_ v: Int, key: TouchKey, ratio: Float, gain: Float) {
+    func retarget(_ v: Int, key: TouchKey, ratio: Float, gain: Float, glide given: Int32? = nil) {
         if voices.hasPending[v] && voices.pendingKey[v].matches(key) {
             voices.pendingRatio[v] = ratio
             voices.pendingGain[v] = gain
         } else {
             // Glide from where the voice is now to the new target.
-            let glide = state.pointee.glideFrames
+            let glide = given ?? state.pointee.glideFrames
             let left = voices.glideLeft[v]
             let incNow = voices.incTarget[v] &- voices.incStep[v] &* left
             let gainNow = voices.gainTarget[v] - voices.gainStep[v] * Float(left)

@@ -25,11 +25,11 @@ extension Mixer {
     /// (from frame `offset`; `retarget` done): the voice going out of a crossfade follows;
     /// a held voice whose pitch left its region's range crosses to the zone holding it.
     @_noLocks @inline(never)
-    func followPitch(_ v: Int, key: TouchKey, ratio: Float, gain: Float, at offset: Int32) {
+    func followPitch(_ v: Int, key: TouchKey, ratio: Float, gain: Float, glide: Int32? = nil, at offset: Int32) {
         let role = voices.crossfadeRole[v]
         if role.isIncoming {
             let p = Int(voices.partner[v])
-            if p >= 0 && !catchUp(p, to: offset) { retarget(p, key: voices.key[p], ratio: ratio, gain: gain) }
+            if p >= 0 && !catchUp(p, to: offset) { retarget(p, key: voices.key[p], ratio: ratio, gain: gain, glide: glide) }
         }
         guard voices.rampStep[v] > 0 && !voices.released[v] && !voices.switchPending[v] && !voices.hasPending[v] else { return }
         let region = voices.region[v].unsafelyUnwrapped.pointee

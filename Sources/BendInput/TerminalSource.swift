@@ -35,8 +35,14 @@ public final class TerminalSource: InputSource, @unchecked Sendable {
     /// Why the terminal failed (a read error), if it did. - Thread: any.
     public var failureDescription: String? { failure.withLock { $0 } }
 
+    /// How long a mouse move glides (`ControlPort.glideMoves`), seconds: the time since
+    /// the last report, within this. The terminal reports the pointer a cell at a time;
+    /// sliding at 10–30 cells a second, a move glides over most of the time to the next.
+    public static let moveGlide = 0.005...0.06
+
     /// - Throws: `InputSourceError(.runtime)` "cannot use the terminal: …".
     public func start(port: ControlPort, context: InputContext, finished: @escaping @Sendable () -> Void) throws {
+        port.glideMoves(within: Self.moveGlide)
         let meters = context.meters, output = context.output, deviceLine = self.deviceLine, notice = self.notice
         let board = context.touchBoard, own = port.source, map = context.pitchMap, late = context.lateEvents
         let panicNotice = context.panicNotice
