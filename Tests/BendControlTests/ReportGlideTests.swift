@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import BendControl
-import BendEngine
 import BendTestSupport
 import XCTest
 
