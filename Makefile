@@ -26,7 +26,7 @@ ARGS       ?=
 # sessions and ardour7-export around the plugin, ArdourTests).
 DEB_BUILD = pkg-config libasound2-dev libsndfile1-dev libsamplerate0-dev libfftw3-dev libevdev-dev libsodium-dev libbluetooth-dev liblo-dev libavahi-client-dev libjack-jackd2-dev \
             libwebsockets-dev libqrencode-dev libssl-dev libsystemd-dev lv2-dev liblilv-dev
-DEB_TEST  = alsa-utils tmux sox man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
+DEB_TEST  = alsa-utils tmux sox flac man-db zsh lintian python3-dbusmock iproute2 liblo-tools python3-venv dbus-daemon avahi-daemon jackd2 gcc chromium \
             sordi lilv-utils zbar-tools jalv synthv1-lv2 samplv1-lv2 ardour
 DEB_STAMP = $(BUILD_DIR)/.deb-$(shell echo $(DEB_BUILD) $(DEB_TEST) | md5sum | cut -c1-8)
 # `make bench` only: OpenAL Soft (the baseline), valgrind (bench-icount), a C compiler,

@@ -13,7 +13,7 @@
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, BendSFZ
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
 //   audio out and the input sources (one layer; none sees another):
-//   BendAudio → BendEngine, BendSystem, BendControl, BendSFZ, CALSA, CJack, CSndFile, CSampleRate, CFFTW
+//   BendAudio → BendEngine, BendSystem, BendControl, BendSFZ, CALSA, CJack, CSndFile, CFLAC, CSampleRate, CFFTW
 //   BendInput → BendControl, BendSystem
 //   BendEvdev → BendControl, BendSystem, CEvdev
 //   BendOSC → BendControl, BendSystem, CLO
@@ -61,6 +61,9 @@ let package = Package(
                        providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", path: "Sources/CSndFile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
+        // libFLAC's metadata reader: the WAV chunks a FLAC keeps (`FLACForeignChunks`).
+        .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac",
+                       providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CSampleRate", path: "Sources/CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
         // FFTW 3 (double precision): the tone's band-limited levels, made exactly by FFT.
@@ -129,7 +132,7 @@ let package = Package(
         .target(name: "BendControl", dependencies: ["BendEngine", "BendSystem"], path: "Sources/BendControl"),
         // Audio out: the render driver (one period step) and its sinks (ALSA, JACK, clock-paced,
         // offline file), the Instrument, tone loading (libsndfile + libsamplerate), the band-limited levels (FFTW), WAV recording.
-        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendSFZ", "CALSA", "CJack", "CSndFile", "CSampleRate", "CFFTW"],
+        .target(name: "BendAudio", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendSFZ", "CALSA", "CJack", "CSndFile", "CFLAC", "CSampleRate", "CFFTW"],
                 path: "Sources/BendAudio"),
         // Input sources that decode into touch events: the terminal.
         .target(name: "BendInput", dependencies: ["BendControl", "BendSystem"], path: "Sources/BendInput"),

@@ -122,8 +122,9 @@ public enum InstrumentLoader {
             case nil: loops ? .loopContinuous : .noLoop
             }
             let layout = RegionMaker.layout(channels: sample.channels, loop: sample.loop, mode: mode)
-            let keycenter = region.keycenterFromSample || region.pitchKeycenter == nil
-                ? (ToneLoader.fileRoot(file)?.note ?? Double(region.pitchKeycenter ?? 60)) : Double(region.pitchKeycenter!)
+            // As the format says: 60 unless given; the file's own root only with
+            // `pitch_keycenter=sample` (60 when it names none).
+            let keycenter = region.keycenterFromSample ? (ToneLoader.fileRoot(file)?.note ?? 60) : Double(region.pitchKeycenter ?? 60)
             layouts.append(layout)
             var made = RegionMaker.region(layout, rate: rate, pan: Float(region.pan / 100))
             made.effectSends = SIMD2(Float((region.effect1 ?? -100) / 100), Float((region.effect2 ?? -100) / 100))

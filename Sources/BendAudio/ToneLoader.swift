@@ -23,7 +23,8 @@ public struct ToneLoadError: Error, CustomStringConvertible, Equatable, Sendable
 ///   `maximumSamples` samples (frames × channels) are accepted.
 /// - Integer formats are scaled by libsndfile to −1…+1 (8-bit unsigned 0x80 → 0.0).
 /// - The sustain loop is the file's first loop (`SFC_GET_INSTRUMENT`: WAV `smpl`, AIFF
-///   `INST`/`MARK`), or the whole file when it has none (or one outside the file).
+///   `INST`/`MARK`; a FLAC's kept `smpl`, `FLACForeignChunks`), or the whole file when it
+///   has none (or one outside the file).
 /// - The root: the instrument's base note and fine tune, else ACID loop info's root key
 ///   (`SFC_GET_LOOP_INFO`), else (with `findRoot`) the pitch `PitchDetector` finds in the
 ///   loop.
@@ -229,7 +230,12 @@ public enum ToneLoader {
             throw fail("sample at frame \(bad / channels), channel \(bad % channels) is \(interleaved[bad]); expected finite samples")
         }
         var instrument = SF_INSTRUMENT()
-        let hasInstrument = sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, Int32(MemoryLayout<SF_INSTRUMENT>.size)) == Int32(SF_TRUE)
+        var hasInstrument = sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, Int32(MemoryLayout<SF_INSTRUMENT>.size)) == Int32(SF_TRUE)
+        // A FLAC keeps a WAV's `smpl` where libsndfile does not look (`FLACForeignChunks`).
+        if !hasInstrument, info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let kept = FLACForeignChunks.instrument(path: path) {
+            instrument = kept
+            hasInstrument = true
+        }
         var loopInfo = SF_LOOP_INFO()
         let hasLoopInfo = sf_command(file, Int32(SFC_GET_LOOP_INFO), &loopInfo, Int32(MemoryLayout<SF_LOOP_INFO>.size)) == Int32(SF_TRUE)
         return FileAudio(interleaved: interleaved, channels: channels, rate: rate, frames: frames, format: info.format,

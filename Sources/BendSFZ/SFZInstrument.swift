@@ -82,8 +82,9 @@ public struct SFZInstrument: Sendable, Equatable {
                     continue
                 }
                 level = l
-                // A header clears its own level and those it holds.
-                if l > 0 { for k in l..<levels.count { scopes[k] = [] } }
+                // A header clears its own level and those it holds; a new `<control>` only
+                // its own: it starts again from no `default_path`, as sfizz does.
+                if l == 0 { scopes[0] = [] } else { for k in l..<levels.count { scopes[k] = [] } }
                 if name == "region" { regionStart = location }
             case .opcode(let name, let value, let location):
                 guard let l = level else {

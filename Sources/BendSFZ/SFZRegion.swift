@@ -20,8 +20,9 @@ public struct SFZRegion: Sendable, Equatable {
     /// MIDI keys the region plays, `lokey...hikey` (0…127).
     public var lokey = 0
     public var hikey = 127
-    /// The key the sample sounds at as recorded (`pitch_keycenter`); nil: not given (the
-    /// sample file's own root, else 60); `keycenterFromSample`: `pitch_keycenter=sample`.
+    /// The key the sample sounds at as recorded (`pitch_keycenter`); nil: not given (60,
+    /// as the format says); `keycenterFromSample`: `pitch_keycenter=sample` (the sample
+    /// file's own root, `smpl`/`INST`, else 60).
     public var pitchKeycenter: Int?
     public var keycenterFromSample = false
     /// Velocities the region plays, `lovel...hivel` (1…127; 0 counts as 1).

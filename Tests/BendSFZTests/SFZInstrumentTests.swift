@@ -57,6 +57,22 @@ final class SFZInstrumentTests: XCTestCase {
         XCTAssertNil(i.ignoredNote)
     }
 
+    /// A later `<control>` starts again without `default_path` (issue 37, item 4; sfizz's
+    /// "default path reset" case); the `<global>` it follows keeps its opcodes.
+    func testANewControlHeaderResetsTheDefaultPath() throws {
+        let i = try instrument(["root.sfz": """
+            <control> default_path=a/
+            <global> volume=-3
+            <region> sample=one.wav
+            <control>
+            <region> sample=two.wav
+            <control> default_path=b/
+            <region> sample=three.wav
+            """])
+        XCTAssertEqual(i.regions.map(\.sample), ["/i/a/one.wav", "/i/two.wav", "/i/b/three.wav"])
+        XCTAssertEqual(i.regions.map(\.volume), [-3, -3, -3])
+    }
+
     func testDefinesIncludesAndBackslashes() throws {
         let files = [
             "root.sfz": "#define $KEY c4 \n#define $DIR low\n<group> key=$KEY\n#include \"parts\\strings.sfz\"\n<region> sample=$DIR\\b.wav",
