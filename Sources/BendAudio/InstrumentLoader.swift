@@ -72,7 +72,10 @@ public enum InstrumentLoader {
                 SFZError(file: region.sampleLocation.file, line: region.sampleLocation.line, message)
             }
             let file: ToneLoader.FileAudio
-            if let known = files[region.sample] { file = known } else {
+            var generatedKeycenter: Double?
+            if let generator = region.generator {
+                (file, generatedKeycenter) = GeneratedSample.make(generator, rate: rate)
+            } else if let known = files[region.sample] { file = known } else {
                 guard FileManager.default.fileExists(atPath: region.sample) else {
                     throw fail("sample '\(region.sample)' not found; expected a sound file there (paths are relative to the instrument's folder)")
                 }
@@ -124,7 +127,8 @@ public enum InstrumentLoader {
             let layout = RegionMaker.layout(channels: sample.channels, loop: sample.loop, mode: mode)
             // As the format says: 60 unless given; the file's own root only with
             // `pitch_keycenter=sample` (60 when it names none).
-            let keycenter = region.keycenterFromSample ? (ToneLoader.fileRoot(file)?.note ?? 60) : Double(region.pitchKeycenter ?? 60)
+            let keycenter = generatedKeycenter
+                ?? (region.keycenterFromSample ? (ToneLoader.fileRoot(file)?.note ?? 60) : Double(region.pitchKeycenter ?? 60))
             layouts.append(layout)
             var made = RegionMaker.region(layout, rate: rate, pan: Float(region.pan / 100))
             made.effectSends = SIMD2(Float((region.effect1 ?? -100) / 100), Float((region.effect2 ?? -100) / 100))
@@ -134,7 +138,8 @@ public enum InstrumentLoader {
         let placements = ZonePlacement.place(placed, reference: reference, rate: rate, envelope: envelope)
         let sound = Sound(regions: zip(regions, placements).map { $0.placed($1) })
         let frames = layouts.reduce(0) { $0 + ToneSourceFrames.of($1) }
-        let made = [path] + instrument.files.filter { $0 != path } + Array(Set(instrument.regions.map(\.sample))).sorted()
+        let samples = instrument.regions.filter { $0.generator == nil }.map(\.sample)
+        let made = [path] + instrument.files.filter { $0 != path } + Array(Set(samples)).sorted()
         return Loaded(sound: sound, layouts: layouts, reference: reference, frames: frames, files: made)
     }
 

@@ -124,7 +124,13 @@ public struct SFZInstrument: Sendable, Equatable {
             let relative = String((defaultPath + name).map { $0 == "\\" ? "/" : $0 })
             return relative.hasPrefix("/") || directory.isEmpty ? relative : directory + "/" + relative
         }
-        var region = SFZRegion(location: start, sample: path(sample.value), sampleLocation: sample.location)
+        // A generator (`*sine`, …) is no file: no folder or default_path before it.
+        if sample.value.hasPrefix("*") && SFZGenerator(rawValue: sample.value) == nil {
+            throw SFZError(file: sample.location.file, line: sample.location.line,
+                           "sample=\(sample.value): no such generator; expected a file or one of \(SFZGenerator.names)")
+        }
+        let resolved = SFZGenerator(rawValue: sample.value) != nil ? sample.value : path(sample.value)
+        var region = SFZRegion(location: start, sample: resolved, sampleLocation: sample.location)
         for (name, value, location) in opcodes {
             func fail(_ expected: String) -> SFZError {
                 SFZError(file: location.file, line: location.line, "\(name)=\(value): expected \(expected)")

@@ -13,8 +13,11 @@ public struct SFZRegion: Sendable, Equatable {
 
     /// Where the `<region>` header is.
     public var location: SFZLocation
-    /// The sample file, resolved (`default_path`, the instrument's folder) but not checked.
+    /// The sample file, resolved (`default_path`, the instrument's folder) but not checked;
+    /// or a generator's name as written (`*sine`: `generator`).
     public var sample: String
+    /// The waveform `sample` names instead of a file (`*sine`, …), or nil.
+    public var generator: SFZGenerator? { sample.hasPrefix("*") ? SFZGenerator(rawValue: sample) : nil }
     /// The `sample` opcode's line.
     public var sampleLocation: SFZLocation
     /// MIDI keys the region plays, `lokey...hikey` (0…127).
