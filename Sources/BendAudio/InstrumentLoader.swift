@@ -58,6 +58,12 @@ public enum InstrumentLoader {
             note("instrument '\(path)': \(instrument.silentRegions.count) region(s) never sound (an empty key or velocity range, or end=-1): "
                  + instrument.silentRegions.map { $0.description }.joined(separator: ", "))
         }
+        let stacked = instrument.stackedRegions
+        if !stacked.isEmpty {
+            let shown = stacked.prefix(8).map { $0.file == path ? "line \($0.line)" : $0.description }.joined(separator: ", ")
+            note("instrument '\(path)': \(stacked.count) region\(stacked.count == 1 ? " is" : "s are") stacked on an earlier one's keys and velocities ("
+                 + shown + (stacked.count > 8 ? ", …" : "") + "): layers do not sound yet, only the first region of each stack plays")
+        }
         let reference = given ?? Self.reference(of: instrument)
         if given == nil {
             note("instrument '\(path)': " + referenceNote(reference) + "; --tone-note N sets another")

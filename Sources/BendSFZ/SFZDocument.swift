@@ -151,6 +151,14 @@ struct SFZScanner {
         guard !name.isEmpty, name.utf8.allSatisfy(SFZScanner.isName) else {
             throw SFZError(file: file, line: line, "opcode name '\(name)' is not a name; expected letters, digits and '_'")
         }
+        // Embedded sample data (`<sample>`'s `base64data`, `data`): the rest of the line as
+        // it is — base64 holds "//", raw data "$" — never a comment or a variable.
+        if Self.dataOpcodes.contains(name) {
+            var e = j + 1
+            while e < n && b[e] != UInt8(ascii: "\n") && b[e] != UInt8(ascii: "\r") { e += 1 }
+            items.append(.opcode(name, String(decoding: b[(j + 1)..<e], as: UTF8.self), here))
+            return e
+        }
         // The value: to the end of the line or a comment, cut before a blank that is
         // followed by another opcode, a header or a directive.
         let start = j + 1
@@ -190,6 +198,9 @@ struct SFZScanner {
         items.append(.opcode(name, try expand(raw, at: here), here))
         return end
     }
+
+    /// Opcodes whose value is embedded data, read raw to the end of the line.
+    static let dataOpcodes: Set<String> = ["base64data", "data"]
 
     /// Opcodes whose value is text that may hold blanks (file names, labels).
     static let textOpcodes: Set<String> = ["sample", "default_path", "label", "region_label", "group_label", "master_label", "global_label",

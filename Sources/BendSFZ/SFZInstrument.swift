@@ -28,6 +28,9 @@ public struct SFZInstrument: Sendable, Equatable {
     public var silentRegions: [SFZLocation]
     /// The instrument's text files: its own and those it includes, in the order read.
     public var files: [String] = []
+    /// Samples the file embeds (`<sample> name=… base64data=…`), by name as written,
+    /// with where: not read yet, so a region that plays one is refused naming it.
+    public var embeddedSamples: [String: SFZLocation] = [:]
 
     /// The opcodes played, by name (aliases to their names).
     static let played: [String: String] = [
@@ -56,13 +59,14 @@ public struct SFZInstrument: Sendable, Equatable {
         var instrument = SFZInstrument(regions: [], ignoredOpcodes: [], ignoredHeaders: [], silentRegions: [])
         var seenOpcodes = Set<String>(), seenHeaders = Set<String>()
         var headers = 0
+        var inSample = false  // under a <sample> header
 
         func flushRegion() throws {
             guard let start = regionStart else { return }
             regionStart = nil
             let opcodes = scopes[1...].joined()
             let defaultPath = scopes[0].last { $0.name == "default_path" }?.value ?? ""
-            if let region = try build(Array(opcodes), at: start, directory: directory, defaultPath: defaultPath) {
+            if let region = try build(Array(opcodes), at: start, directory: directory, defaultPath: defaultPath, embedded: instrument.embeddedSamples) {
                 if region.hikey < region.lokey || region.hivel < region.lovel || region.end.map({ $0 < 0 }) == true {
                     instrument.silentRegions.append(start)
                 } else {
@@ -76,6 +80,7 @@ public struct SFZInstrument: Sendable, Equatable {
             case .header(let name, let location):
                 try flushRegion()
                 headers += 1
+                inSample = name == "sample"
                 guard let l = levels.firstIndex(of: name) else {
                     level = nil
                     if seenHeaders.insert(name).inserted { instrument.ignoredHeaders.append(Ignored(name: "<\(name)>", location: location)) }
@@ -87,6 +92,7 @@ public struct SFZInstrument: Sendable, Equatable {
                 if l == 0 { scopes[0] = [] } else { for k in l..<levels.count { scopes[k] = [] } }
                 if name == "region" { regionStart = location }
             case .opcode(let name, let value, let location):
+                if inSample && name == "name" { instrument.embeddedSamples[value] = location }
                 guard let l = level else {
                     // Under an ignored header (named already), or before any header.
                     if headers > 0 || seenOpcodes.contains(name) { continue }
@@ -116,13 +122,17 @@ public struct SFZInstrument: Sendable, Equatable {
 
     /// The region of `opcodes` (inherited first, its own last), or nil.
     static func build(_ opcodes: [(name: String, value: String, location: SFZLocation)], at start: SFZLocation, directory: String,
-                      defaultPath: String) throws -> SFZRegion? {
+                      defaultPath: String, embedded: [String: SFZLocation] = [:]) throws -> SFZRegion? {
         guard let sample = opcodes.last(where: { $0.name == "sample" }) else {
             throw SFZError(file: start.file, line: start.line, "<region> has no sample; expected sample=FILE in it or in a header above it")
         }
         func path(_ name: String) -> String {
             let relative = String((defaultPath + name).map { $0 == "\\" ? "/" : $0 })
             return relative.hasPrefix("/") || directory.isEmpty ? relative : directory + "/" + relative
+        }
+        if let at = embedded[sample.value] {
+            throw SFZError(file: sample.location.file, line: sample.location.line,
+                           "sample=\(sample.value) is embedded in the instrument (<sample> at \(at)), which bendsynth does not read yet; expected it as a file beside the instrument")
         }
         // A generator (`*sine`, …) is no file: no folder or default_path before it.
         if sample.value.hasPrefix("*") && SFZGenerator(rawValue: sample.value) == nil {
@@ -188,6 +198,19 @@ public struct SFZInstrument: Sendable, Equatable {
             throw SFZError(file: start.file, line: start.line, "<region>: loop_end=\(e) is before loop_start=\(s); expected loop_start ≤ loop_end")
         }
         return region
+    }
+
+    /// Regions that share keys, velocities and round-robin turn with an earlier region:
+    /// layers (a second microphone, an accordion's reeds). bendsynth sounds the first
+    /// region of each stack only, so the load note names the others.
+    public var stackedRegions: [SFZLocation] {
+        regions.indices.filter { i in
+            let a = regions[i]
+            return regions[..<i].contains { b in
+                a.lokey <= b.hikey && b.lokey <= a.hikey && a.lovel <= b.hivel && b.lovel <= a.hivel
+                    && a.sequenceLength == b.sequenceLength && a.sequencePosition == b.sequencePosition
+            }
+        }.map { regions[$0].location }
     }
 
     static func shown(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }

@@ -73,6 +73,33 @@ final class SFZInstrumentTests: XCTestCase {
         XCTAssertEqual(i.regions.map(\.volume), [-3, -3, -3])
     }
 
+    /// Layers (issue 37): a second region on the same keys and velocities is named as
+    /// stacked (it does not sound yet); round robins and velocity layers are not stacks.
+    func testStackedRegionsAreNamed() throws {
+        let i = try instrument(["root.sfz": """
+            <region> sample=close.wav lokey=60 hikey=64
+            <region> sample=room.wav lokey=62 hikey=70
+            <region> sample=soft.wav key=72 hivel=63
+            <region> sample=loud.wav key=72 lovel=64
+            <group> seq_length=2 key=74
+            <region> sample=rr1.wav seq_position=1
+            <region> sample=rr2.wav seq_position=2
+            <region> sample=rr2b.wav seq_position=2
+            """])
+        XCTAssertEqual(i.stackedRegions.map(\.line), [2, 8])
+    }
+
+    /// Embedded sample data (`<sample>` with `base64data`, which may hold "//", or raw
+    /// `data` with "$"): read as data, not as comments or variables; a region that plays
+    /// it is refused saying what it is (issue 37, item 3).
+    func testEmbeddedSampleDataIsNamedNotASyntaxError() {
+        for data in ["base64data=UklGRg//AAB+/w==", "data=$$$\u{01}\u{02}$$$"] {
+            XCTAssertEqual(failure(["root.sfz": "<sample> name=x.wav \(data)\n<region> sample=x.wav key=60\n"]),
+                           "/i/root.sfz:2: sample=x.wav is embedded in the instrument (<sample> at /i/root.sfz:1), which bendsynth does not read yet; expected it as a file beside the instrument",
+                           data)
+        }
+    }
+
     func testDefinesIncludesAndBackslashes() throws {
         let files = [
             "root.sfz": "#define $KEY c4 \n#define $DIR low\n<group> key=$KEY\n#include \"parts\\strings.sfz\"\n<region> sample=$DIR\\b.wav",
