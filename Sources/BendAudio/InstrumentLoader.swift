@@ -58,6 +58,10 @@ public enum InstrumentLoader {
             note("instrument '\(path)': \(instrument.silentRegions.count) region(s) never sound (an empty key or velocity range, or end=-1): "
                  + instrument.silentRegions.map { $0.description }.joined(separator: ", "))
         }
+        if instrument.takesInitialCCs {
+            note("instrument '\(path)': opcodes driven by a controller (_onccN) are taken at the controllers' initial values (set_ccN, else 0); "
+                 + "a CC that changes while playing does not move them yet")
+        }
         let stacked = instrument.stackedRegions
         if !stacked.isEmpty {
             let shown = stacked.prefix(8).map { $0.file == path ? "line \($0.line)" : $0.description }.joined(separator: ", ")
@@ -78,10 +82,8 @@ public enum InstrumentLoader {
                 SFZError(file: region.sampleLocation.file, line: region.sampleLocation.line, message)
             }
             let file: ToneLoader.FileAudio
-            var generatedKeycenter: Double?
-            if let generator = region.generator {
-                (file, generatedKeycenter) = GeneratedSample.make(generator, rate: rate)
-            } else if let known = files[region.sample] { file = known } else {
+            let generated = region.generator.map { GeneratedSample.make($0, rate: rate) }
+            if let generated { file = generated.file } else if let known = files[region.sample] { file = known } else {
                 guard FileManager.default.fileExists(atPath: region.sample) else {
                     throw fail("sample '\(region.sample)' not found; expected a sound file there (paths are relative to the instrument's folder)")
                 }
@@ -133,7 +135,7 @@ public enum InstrumentLoader {
             let layout = RegionMaker.layout(channels: sample.channels, loop: sample.loop, mode: mode)
             // As the format says: 60 unless given; the file's own root only with
             // `pitch_keycenter=sample` (60 when it names none).
-            let keycenter = generatedKeycenter
+            let keycenter = generated?.keycenter
                 ?? (region.keycenterFromSample ? (ToneLoader.fileRoot(file)?.note ?? 60) : Double(region.pitchKeycenter ?? 60))
             layouts.append(layout)
             var made = RegionMaker.region(layout, rate: rate, pan: Float(region.pan / 100))

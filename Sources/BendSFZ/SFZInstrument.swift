@@ -10,7 +10,8 @@
 /// `lovel`, `hivel`, `tune` (`pitch`), `transpose`, `volume`, `pan`, `offset`, `end`,
 /// `loop_mode` (`loopmode`), `loop_start`/`loop_end` (`loopstart`/`loopend`),
 /// `ampeg_attack`, `ampeg_decay`, `ampeg_sustain`, `ampeg_release`, `seq_length`,
-/// `seq_position`, `default_path`.
+/// `seq_position`, `default_path`, `amplitude`; `set_ccN` and the `_onccN` opcodes of
+/// `SFZModulation` at the controllers' initial values; generators (`SFZGenerator`).
 public struct SFZInstrument: Sendable, Equatable {
     /// Something in the file bendsynth does not play, where it first appears.
     public struct Ignored: Sendable, Equatable {
@@ -31,6 +32,9 @@ public struct SFZInstrument: Sendable, Equatable {
     /// Samples the file embeds (`<sample> name=… base64data=…`), by name as written,
     /// with where: not read yet, so a region that plays one is refused naming it.
     public var embeddedSamples: [String: SFZLocation] = [:]
+    /// Whether it drives opcodes by CC or sets a controller (`SFZModulation`): taken at the
+    /// controllers' initial values, which the load note says.
+    public var takesInitialCCs = false
 
     /// The opcodes played, by name (aliases to their names).
     static let played: [String: String] = [
@@ -40,7 +44,7 @@ public struct SFZInstrument: Sendable, Equatable {
         "loop_mode": "loop_mode", "loopmode": "loop_mode", "loop_start": "loop_start", "loopstart": "loop_start",
         "loop_end": "loop_end", "loopend": "loop_end", "ampeg_attack": "ampeg_attack", "ampeg_decay": "ampeg_decay",
         "ampeg_sustain": "ampeg_sustain", "ampeg_release": "ampeg_release", "seq_length": "seq_length",
-        "seq_position": "seq_position", "default_path": "default_path",
+        "seq_position": "seq_position", "default_path": "default_path", "amplitude": "amplitude",
     ]
 
     /// Levels of the headers that hold opcodes, outermost first.
@@ -60,13 +64,15 @@ public struct SFZInstrument: Sendable, Equatable {
         var seenOpcodes = Set<String>(), seenHeaders = Set<String>()
         var headers = 0
         var inSample = false  // under a <sample> header
+        var initialCC: [Int: Double] = [:]  // set_ccN so far, 0…127
 
         func flushRegion() throws {
             guard let start = regionStart else { return }
             regionStart = nil
             let opcodes = scopes[1...].joined()
             let defaultPath = scopes[0].last { $0.name == "default_path" }?.value ?? ""
-            if let region = try build(Array(opcodes), at: start, directory: directory, defaultPath: defaultPath, embedded: instrument.embeddedSamples) {
+            if let region = try build(Array(opcodes), at: start, directory: directory, defaultPath: defaultPath, embedded: instrument.embeddedSamples,
+                                      initialCC: initialCC) {
                 if region.hikey < region.lokey || region.hivel < region.lovel || region.end.map({ $0 < 0 }) == true {
                     instrument.silentRegions.append(start)
                 } else {
@@ -100,6 +106,19 @@ public struct SFZInstrument: Sendable, Equatable {
                     instrument.ignoredOpcodes.append(Ignored(name: name + " before any header", location: location))
                     continue
                 }
+                if let cc = SFZModulation.setCC(name) {
+                    guard let v = SFZValue.real(value), (0...127).contains(v) else {
+                        throw SFZError(file: location.file, line: location.line, "\(name)=\(value): expected a controller value 0…127")
+                    }
+                    initialCC[cc] = v
+                    instrument.takesInitialCCs = true
+                    continue
+                }
+                if let (target, cc) = SFZModulation.parse(name) {
+                    scopes[l].append(("\(target)_oncc\(cc)", value, location))
+                    instrument.takesInitialCCs = true
+                    continue
+                }
                 guard let canonical = played[name] else {
                     if seenOpcodes.insert(name).inserted { instrument.ignoredOpcodes.append(Ignored(name: name, location: location)) }
                     continue
@@ -122,7 +141,7 @@ public struct SFZInstrument: Sendable, Equatable {
 
     /// The region of `opcodes` (inherited first, its own last), or nil.
     static func build(_ opcodes: [(name: String, value: String, location: SFZLocation)], at start: SFZLocation, directory: String,
-                      defaultPath: String, embedded: [String: SFZLocation] = [:]) throws -> SFZRegion? {
+                      defaultPath: String, embedded: [String: SFZLocation] = [:], initialCC: [Int: Double] = [:]) throws -> SFZRegion? {
         guard let sample = opcodes.last(where: { $0.name == "sample" }) else {
             throw SFZError(file: start.file, line: start.line, "<region> has no sample; expected sample=FILE in it or in a header above it")
         }
@@ -141,6 +160,7 @@ public struct SFZInstrument: Sendable, Equatable {
         }
         let resolved = SFZGenerator(rawValue: sample.value) != nil ? sample.value : path(sample.value)
         var region = SFZRegion(location: start, sample: resolved, sampleLocation: sample.location)
+        var driven: [(target: String, cc: Int, depth: Double)] = []
         for (name, value, location) in opcodes {
             func fail(_ expected: String) -> SFZError {
                 SFZError(file: location.file, line: location.line, "\(name)=\(value): expected \(expected)")
@@ -171,6 +191,7 @@ public struct SFZInstrument: Sendable, Equatable {
             case "tune": region.tune = try real(-9600...9600, " cents")
             case "transpose": region.transpose = try integer(-127...127)
             case "volume": region.volume = try real(-144...6, " dB")
+            case "amplitude": region.amplitude = try real(0...100, " %")
             case "pan": region.pan = try real(-100...100, "")
             case "effect1": region.effect1 = try real(0...100, " %")
             case "effect2": region.effect2 = try real(0...100, " %")
@@ -187,8 +208,18 @@ public struct SFZInstrument: Sendable, Equatable {
             case "ampeg_release": region.release = try real(0...100, " s")
             case "seq_length": region.sequenceLength = try integer(1...100)
             case "seq_position": region.sequencePosition = try integer(1...100)
-            default: break  // sample (above)
+            default:
+                // sample (above), or a CC's drive (`SFZModulation`, named target_onccN).
+                if let (target, cc) = SFZModulation.parse(name) {
+                    let (range, unit) = SFZModulation.depthRange(target)
+                    driven.append((target, cc, try real(range, unit)))
+                }
             }
+        }
+        for d in driven { SFZModulation.apply(d.target, depth: d.depth, value: (initialCC[d.cc] ?? 0) / 127, to: &region) }
+        if region.amplitude != 100 {
+            region.volume += SFZModulation.decibels(amplitude: region.amplitude)
+            region.amplitude = 100
         }
         if region.sequencePosition > region.sequenceLength {
             throw SFZError(file: start.file, line: start.line,
