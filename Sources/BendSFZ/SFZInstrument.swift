@@ -161,6 +161,7 @@ public struct SFZInstrument: Sendable, Equatable {
         let resolved = SFZGenerator(rawValue: sample.value) != nil ? sample.value : path(sample.value)
         var region = SFZRegion(location: start, sample: resolved, sampleLocation: sample.location)
         var driven: [(target: String, cc: Int, depth: Double)] = []
+        var amplitude = 100.0  // percent: folded into `volume` below
         for (name, value, location) in opcodes {
             func fail(_ expected: String) -> SFZError {
                 SFZError(file: location.file, line: location.line, "\(name)=\(value): expected \(expected)")
@@ -191,7 +192,7 @@ public struct SFZInstrument: Sendable, Equatable {
             case "tune": region.tune = try real(-9600...9600, " cents")
             case "transpose": region.transpose = try integer(-127...127)
             case "volume": region.volume = try real(-144...6, " dB")
-            case "amplitude": region.amplitude = try real(0...100, " %")
+            case "amplitude": amplitude = try real(0...100, " %")
             case "pan": region.pan = try real(-100...100, "")
             case "effect1": region.effect1 = try real(0...100, " %")
             case "effect2": region.effect2 = try real(0...100, " %")
@@ -216,11 +217,10 @@ public struct SFZInstrument: Sendable, Equatable {
                 }
             }
         }
-        for d in driven { SFZModulation.apply(d.target, depth: d.depth, value: (initialCC[d.cc] ?? 0) / 127, to: &region) }
-        if region.amplitude != 100 {
-            region.volume += SFZModulation.decibels(amplitude: region.amplitude)
-            region.amplitude = 100
+        for d in driven {
+            SFZModulation.apply(d.target, depth: d.depth, value: (initialCC[d.cc] ?? 0) / 127, to: &region, amplitude: &amplitude)
         }
+        if amplitude != 100 { region.volume += SFZModulation.decibels(amplitude: amplitude) }
         if region.sequencePosition > region.sequenceLength {
             throw SFZError(file: start.file, line: start.line,
                            "<region>: seq_position=\(region.sequencePosition) is past seq_length=\(region.sequenceLength); expected 1…\(region.sequenceLength)")

@@ -48,11 +48,12 @@ public enum SFZModulation {
     /// `amplitude` (percent) as decibels to add to `volume` (−144 for 0).
     static func decibels(amplitude: Double) -> Double { amplitude > 0 ? 20 * log10(min(amplitude, 100) / 100) : -144 }
 
-    /// Applies one CC's drive to `region`: `depth` × `value` (0…1).
-    static func apply(_ target: String, depth: Double, value x: Double, to region: inout SFZRegion) {
+    /// Applies one CC's drive to `region` (and its `amplitude`, percent, which the region
+    /// keeps as `volume`): `depth` × `value` (0…1).
+    static func apply(_ target: String, depth: Double, value x: Double, to region: inout SFZRegion, amplitude: inout Double) {
         let d = depth * x
         switch target {
-        case "amplitude": region.amplitude += d
+        case "amplitude": amplitude += d
         case "volume": region.volume += d
         case "pan": region.pan = min(max(region.pan + d, -100), 100)
         case "tune": region.tune += d

@@ -36,9 +36,6 @@ public struct SFZRegion: Sendable, Equatable {
     public var transpose = 0
     /// Level, dB (−144…+6).
     public var volume = 0.0
-    /// `amplitude`, percent of full (0…100), folded into `volume` once the region is
-    /// built (`SFZInstrument`).
-    public var amplitude = 100.0
     /// Pan, −100 (left)…+100 (right).
     public var pan = 0.0
     /// Sends to effect buses 1 (the reverb) and 2 (the chorus), percent 0…100 (sfizz's

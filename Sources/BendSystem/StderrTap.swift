@@ -38,7 +38,8 @@ public final class StderrTap: @unchecked Sendable {
         saved = try systemCall("dup(2)") { fcntl(2, F_DUPFD_CLOEXEC, 3) }
         var ends: [Int32] = [-1, -1]
         do {
-            // pipe2 needs _GNU_SOURCE, which the Glibc module lacks; nothing execs in between.
+            // pipe2 needs _GNU_SOURCE, which the Glibc module lacks. (A thread that forked
+            // and exec'd in the instant before FD_CLOEXEC would leak the ends to its child.)
             try systemCall("pipe(stderr tap)") { pipe(&ends) }
             for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             // fd 2 itself must stay open across exec (a child writes to it), and not close

@@ -37,14 +37,16 @@ final class SFZControllerTests: XCTestCase {
 
     func testASustainSetByAControllerSustains() throws {
         let (l, notes) = try levels("""
-            <control> set_cc103=127
+            <control> set_cc103=127 set_cc104=127
             <region> sample=a.wav key=60 pitch_keycenter=60 loop_mode=loop_continuous ampeg_decay=0.1 ampeg_sustain=0 ampeg_sustain_oncc103=100
-            <region> sample=a.wav key=61 pitch_keycenter=61 loop_mode=loop_continuous ampeg_decay=0.1 ampeg_sustain=0 ampeg_sustaincc104=100
+            <region> sample=a.wav key=61 pitch_keycenter=61 loop_mode=loop_continuous ampeg_decay=0.1 ampeg_sustain=0 ampeg_sustaincc104=50
             <region> sample=a.wav key=62 pitch_keycenter=62 loop_mode=loop_continuous
-            """, keys: [60, 61, 62])
+            <region> sample=a.wav key=63 pitch_keycenter=63 loop_mode=loop_continuous ampeg_decay=0.1 ampeg_sustain=0 ampeg_sustain_oncc105=100
+            """, keys: [60, 61, 62, 63])
         let full = l[2].left
         XCTAssertEqual(Measure.dB(l[0].left / full), 0, accuracy: 0.1, "CC 103 at 127: sustain 100 %")
-        XCTAssertLessThan(l[1].left, 1e-6, "CC 104 never set: sustain 0 %, as the file says")
+        XCTAssertEqual(Measure.dB(l[1].left / full), Measure.dB(0.5), accuracy: 0.1, "SFZ v1's ampeg_sustaincc104=50 at 127: sustain 50 %")
+        XCTAssertLessThan(l[3].left, 1e-6, "CC 105 never set: it starts at 0, sustain 0 % as the file says")
         XCTAssertTrue(notes.contains { $0.contains("taken at the controllers' initial values") }, "\(notes)")
     }
 

@@ -59,7 +59,8 @@ final class ReportGlideTests: XCTestCase {
         for p in stepped where p.t > 0.46 { XCTAssertEqual(p.cents, 200, accuracy: 0.5, "at \(p.t) s") }
     }
 
-    /// A longer gap is held at the range's top (60 ms), a shorter one at its bottom.
+    /// A gap longer than the range's top glides over the top: the 50 ms gap with the
+    /// range 5…30 ms ramps in 30 ms. (The bottom is not measured here.)
     func testTheGlideIsHeldWithinItsRange() {
         let long = track(to: 200, glide: 0.005...0.03)
         for p in long where p.t > 0.452 && p.t < 0.478 {
