@@ -9,7 +9,7 @@
 //   BendLV2 → BendSystem, BendControl, BendWeb, BendInstrument, CLV2
 //   BendLV2Host → CLilv, CLV2, CLV2Host
 //   BendApp → BendInstrument, BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendPeers, BendOSC, BendWeb, BendDBus, CBuildInfo
-//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb, BendInstrument, BendLV2Host
+//   BendBench → BendEngine, BendSystem, BendControl, BendAudio, BendEvdev, BendOSC, BendPeers, BendWeb, BendInstrument, BendLV2Host, BendMIDI
 //   BendFuzz → BendControl, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, BendSFZ
 //   BendInstrument → BendEngine, BendSystem, BendControl, BendDBus, BendAudio, BendInput, BendEvdev, BendOSC, BendPeers, BendWeb, BendMIDI, CALSA
 //   audio out and the input sources (one layer; none sees another):
@@ -150,7 +150,7 @@ let package = Package(
         // LV2 plugin through liblilv (BendLV2Host) beside its instrument (BendInstrument).
         // The bendsynth-bench executable runs them.
         .target(name: "BendBench", dependencies: ["BendEngine", "BendSystem", "BendControl", "BendAudio", "BendEvdev", "BendOSC", "BendPeers", "BendWeb",
-                                                  "BendInstrument", "BendLV2Host"],
+                                                  "BendInstrument", "BendLV2Host", "BendMIDI"],
                 path: "Sources/BendBench"),
         // libsystemd's services (the system layer beside BendSystem, which links no
         // libsystemd): D-Bus through sd-bus (calls, our own objects, signal matches, run by

@@ -45,6 +45,7 @@ run realtime text "$HERE/realtime.sh" "$BIN" "${RT_SECONDS:-60}" 1024
 run evdev text "$BENCH" --evdev Tests/BendEvdevTests/Fixtures/drag-two-fingers.evemu --period 64
 run peers text "$BENCH" --peers 1,8 --seconds 4
 run osc text "$BENCH" --osc --period 64
+run clock markdown "$BENCH" --clock
 if chrt -f 10 true 2>/dev/null; then
   run web text chrt -f 10 "$BENCH" --web Tests/BendAppTests/web/pad_driver.py
 else

@@ -3,8 +3,8 @@ import BendEngine
 import BendSystem
 import Foundation
 
-/// The send effects' options (`SendEffects`: reverb, delay, chorus) and the tempo, shared
-/// by every command that makes sound (part of `SoundOptions`).
+/// The send effects' options (`SendEffects`: reverb, delay, chorus), shared by every
+/// command that makes sound (part of `SoundOptions`; the tempo: `TempoOptions`).
 struct EffectOptions {
     var settings = EffectSettings()
 
@@ -16,7 +16,7 @@ struct EffectOptions {
         OptionSpec("reverb-size", value: "SIZE", help: "the room's size: its echoes' spacing (0…1, default 0.5)"),
         OptionSpec("reverb-width", value: "WIDTH", help: "the reverb's stereo width: 0 mono, 1 each side its own (default 1: a hard-left voice's reverb stays left)"),
         OptionSpec("reverb-return", value: "DB", help: "the reverb's return level (−60…+6 dB, default 0)"),
-        OptionSpec("delay", value: "TIME", help: "the delay's time: milliseconds (1…4000) or a note value of --bpm: 1/4, 1/8. (dotted), 1/8t (triplet), 1/1…1/64, held at 4 s at most (default 1/8.)"),
+        OptionSpec("delay", value: "TIME", help: "the delay's time: milliseconds (1…4000) or a note value of the tempo (--bpm, --tempo-source): 1/4, 1/8. (dotted), 1/8t (triplet), 1/1…1/64, held at 4 s at most (default 1/8.)"),
         OptionSpec("delay-send", value: "LEVEL", help: "the voices' default send to the delay (0…1, default 0)"),
         OptionSpec("delay-feedback", value: "AMOUNT", help: "each echo's level against the one before (0…0.98, default 0.35)"),
         OptionSpec("delay-mode", value: "MODE", help: "the delay's echoes: 'ping-pong' (alternating sides, default), 'stereo' (each side its own) or 'mono'"),
@@ -25,7 +25,6 @@ struct EffectOptions {
         OptionSpec("chorus-send", value: "LEVEL", help: "the voices' default send to the chorus (0…1, default 0); MIDI CC 93 sets a channel's"),
         OptionSpec("chorus-rate", value: "HZ", help: "the chorus's sweep rate (0.01…10 Hz, default 0.6)"),
         OptionSpec("chorus-depth", value: "MS", help: "the chorus's sweep depth either side of its 12 ms (0…8 ms, default 2.5)"),
-        OptionSpec("bpm", value: "N", help: "the tempo the delay's note values follow (20…300 BPM, default 120)"),
     ]
 
     /// Applies one parsed option; returns false when it is not an effect option.
@@ -64,7 +63,6 @@ struct EffectOptions {
         case "chorus-send": settings.chorusSend = try n(0...1)
         case "chorus-rate": settings.chorus.rateHz = try n(0.01...10)
         case "chorus-depth": settings.chorus.depthMilliseconds = try n(0...8)
-        case "bpm": settings.tempo = try n(20...300)
         default: return false
         }
         return true

@@ -57,8 +57,10 @@ struct SoundOptions {
     var resonance = 0.5.squareRoot()
     var resonanceGiven = false
     var yMap = PadYMap.gain
-    /// The send effects and the tempo (`EffectOptions`).
+    /// The send effects (`EffectOptions`).
     var effects = EffectOptions()
+    /// The tempo clock and the arpeggiator (`TempoOptions`).
+    var tempo = TempoOptions()
 
     static let specs: [OptionSpec] = [
         OptionSpec("tone", "t", value: "FILE", help: "tone to loop (WAV, CAF, AIFF, FLAC, Ogg; its root note and loop read from the file, DC removed) or an SFZ instrument (FILE.sfz: zones, velocity layers, round robins, bent across zones); default Assets/synth_tone_mono.caf"),
@@ -84,11 +86,12 @@ struct SoundOptions {
         OptionSpec("resonance", value: "Q", help: "the filter's resonance as its Q (0.5…20, default 0.71: flat); turns the filter on"),
         OptionSpec("y-map", value: "gain|cutoff", help: "what a pad touch's y plays: its gain (default) or the filter's cutoff, 40 Hz…18 kHz (turns the filter on; the gain is then −6 dB)"),
         OptionSpec("release", value: "MS", help: "envelope release: fade-out time after a touch ends (1…60000 ms, default 8)"),
-    ] + EffectOptions.specs
+    ] + EffectOptions.specs + TempoOptions.specs
 
     /// Applies one parsed option; returns false when it is not a sound option.
     mutating func apply(_ name: String, _ value: String?) throws -> Bool {
         if try effects.apply(name, value) { return true }
+        if try tempo.apply(name, value) { return true }
         switch name {
         case "tone": tone = value
         case "rate": rate = try OptionValue.integer(value, option: name, in: 8_000...192_000)
@@ -226,6 +229,9 @@ struct SoundOptions {
         s.releaseSeconds = releaseSeconds
         s.loopCrossfadeSeconds = loopCrossfadeSeconds
         s.effects = effects.settings
+        s.tempo = tempo.bpm
+        s.tempoSource = tempo.source
+        s.arpeggiator = tempo.arpeggiator
         if filter || resonanceGiven || yMap == .cutoff {
             s.filter = FilterSettings(q: resonance, padYIsTimbre: yMap == .cutoff)
         }

@@ -61,6 +61,8 @@ public struct TouchScript: Sendable, Equatable {
     /// touch that goes down and is never lifted; a script with no touch at all (it
     /// plays silence). Not compared by `==`.
     public var warnings: [String] = []
+    /// A MIDI file's tempo map (`ScriptTempo`), nil for a touch script. Not compared by `==`.
+    public var tempo: ScriptTempo?
 
     public static func == (a: TouchScript, b: TouchScript) -> Bool { a.entries == b.entries && a.end == b.end }
 

@@ -40,6 +40,12 @@ extension Mixer {
                 // (Never before what the pan stage has already written out: only after
                 // a flood of pan events, for an event pushed late during this render.)
                 let offset = max(Int32(truncatingIfNeeded: frame &- start), Int32(state.pointee.pannedTo))
+                if arpeggiator.on {
+                    let at = start &+ UInt64(offset)
+                    arpeggiate(to: at, start: start, out: out)
+                    takeClocks(through: at, start: start)
+                    if arpTake(event, at: offset, start: start, out: out) { continue }
+                }
                 if case .move = event.kind {
                     move(event, at: offset)  // the common event, inline
                 } else {

@@ -48,6 +48,11 @@ public struct MixerConfiguration: Sendable {
     public var effects: EffectSettings?
     /// Master gain, linear (≥ 0), applied to the mix before the limiter.
     public var gain: Float = 1
+    /// The internal tempo, BPM (`--bpm`): the clock until a source publishes another
+    /// (`Mixer.publishTempo`).
+    public var tempo: Double = 120
+    /// The arpeggiator (`Arpeggiator`; its pattern `.off`: touches sound as played).
+    public var arpeggiator = ArpSettings()
 
     /// The envelope of a plain tone's voices, at `rate`.
     public var envelope: Envelope {

@@ -155,6 +155,22 @@ extension SPSCRing where Element == EngineEvent {
     public func pop() { popCore() }
 }
 
+/// The tempo ring (a tempo source → render, `Mixer.publishTempo`), specialized and checked.
+extension SPSCRing where Element == TempoClock {
+    /// Appends a clock; returns false (and counts one drop) when the ring is full.
+    /// - Thread: the one producer.
+    @_noLocks @inline(__always) @discardableResult
+    public func push(_ clock: TempoClock) -> Bool { pushCore(clock) }
+
+    /// The oldest clock without removing it, or nil. - Thread: render (the consumer).
+    @_noLocks @inline(__always)
+    public func peek() -> TempoClock? { peekCore() }
+
+    /// Removes the oldest clock. - Thread: render (the consumer).
+    @_noLocks @inline(__always)
+    public func pop() { popCore() }
+}
+
 /// The render thread's side of the sample rings (render → recorder), specialized and
 /// checked: the audio render loops record each period through this.
 extension SPSCRing where Element == Float {

@@ -91,9 +91,9 @@ public struct SendEffects: @unchecked Sendable {
     }
 
     /// - Thread: setup.
-    init(_ settings: EffectSettings, rate: Double, voices: Int, busFrames: Int) {
+    init(_ settings: EffectSettings, rate: Double, tempo: Double, voices: Int, busFrames: Int) {
         reverb = Reverb(rate: rate, settings: settings.reverb)
-        delay = EchoDelay(rate: rate, settings: settings.delay, tempo: settings.tempo)
+        delay = EchoDelay(rate: rate, settings: settings.delay, tempo: tempo)
         chorus = Chorus(rate: rate, settings: settings.chorus)
         self.busFrames = busFrames
         let groups = SendEffects.groupCount
@@ -118,7 +118,7 @@ public struct SendEffects: @unchecked Sendable {
         s.freeCount = groups - 1
         s.glideFrames = Int32(max(1, (SendEffects.sendGlideSeconds * rate).rounded()))
         s.latencyFrames = Int32(0.5 * rate)
-        s.tempo = settings.tempo
+        s.tempo = tempo
         s.delaySettings = settings.delay
         s.toReverb = Float(min(max(settings.delay.toReverb, 0), 1))
         state.initialize(to: s)
@@ -180,12 +180,11 @@ public struct EffectSettings: Sendable, Equatable {
     public var reverb = ReverbSettings()
     public var delay = DelaySettings()
     public var chorus = ChorusSettings()
-    /// The voices' default send levels, linear 0…1.
+    /// The voices' default send levels, linear 0…1. (The delay's note values are of the
+    /// mixer's tempo clock: `Mixer.tempo`.)
     public var reverbSend = 0.0
     public var delaySend = 0.0
     public var chorusSend = 0.0
-    /// The tempo the delay's note values are of, BPM.
-    public var tempo = 120.0
 
     public init() {}
 }

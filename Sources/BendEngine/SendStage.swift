@@ -286,20 +286,29 @@ extension Mixer {
         effects?.glide(0, Int(bus.index), to: level)
     }
 
-    /// New reverb, delay and chorus controls and tempo (BPM) (`Reverb.set`,
-    /// `EchoDelay.set`, `Chorus.set`: each glides or crossfades).
+    /// New reverb, delay and chorus controls (`Reverb.set`, `EchoDelay.set`, `Chorus.set`:
+    /// each glides or crossfades); the delay's note values stay of the tempo clock's.
     /// - Thread: render (between periods).
     @_noLocks
-    public func setEffects(reverb: ReverbSettings, delay: DelaySettings, chorus: ChorusSettings, tempo: Double) {
+    public func setEffects(reverb: ReverbSettings, delay: DelaySettings, chorus: ChorusSettings) {
         guard let fx = effects else { return }
         if reverb.differs(from: fx.reverb.settings) { fx.reverb.set(reverb) }
         if chorus.differs(from: fx.chorus.state.pointee.settings) { fx.chorus.set(chorus) }
         let s = fx.state
-        if delay.differs(from: s.pointee.delaySettings) || tempo != s.pointee.tempo {
+        if delay.differs(from: s.pointee.delaySettings) {
             s.pointee.delaySettings = delay
-            s.pointee.tempo = tempo
             s.pointee.toReverb = Float(min(max(delay.toReverb, 0), 1))
-            fx.delay.set(delay, tempo: tempo)
+            fx.delay.set(delay, tempo: s.pointee.tempo)
         }
+    }
+
+    /// The delay's note values follow the tempo clock's `bpm` (a crossfade to the new
+    /// time, `EchoDelay.set`). - Thread: render (a period's start).
+    @_noLocks
+    func followTempo(_ fx: SendEffects, bpm: Double) {
+        let s = fx.state
+        guard bpm != s.pointee.tempo else { return }
+        s.pointee.tempo = bpm
+        fx.delay.set(s.pointee.delaySettings, tempo: bpm)
     }
 }

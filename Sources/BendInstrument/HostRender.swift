@@ -97,7 +97,7 @@ public struct HostRender: @unchecked Sendable {
         if !reverbWidth.isNaN { reverb.width = min(max(reverbWidth, 0), 1) }
         if !delayMilliseconds.isNaN { delay.time = .milliseconds(min(max(delayMilliseconds, 1), 4000)) }
         if !delayFeedback.isNaN { delay.feedback = min(max(delayFeedback, 0), 0.98) }
-        driver.mixer.setEffects(reverb: reverb, delay: delay, chorus: ChorusSettings(), tempo: 120)
+        driver.mixer.setEffects(reverb: reverb, delay: delay, chorus: ChorusSettings())
     }
 
     // MARK: - The host's MIDI in

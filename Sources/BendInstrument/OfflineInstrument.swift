@@ -47,6 +47,7 @@ public enum OfflineInstrument {
         }
         let tone = try ToneSource.load(sound, rate: Double(sound.rate), note: note)
         defer { tone.deallocate() }
+        let script = try tempoLed(script, sound: sound, note: note)
         do {
             return try OfflineRenderer.render(script: script, sound: tone.sound, voices: sound.voices, pitchMap: sound.pitchMap,
                                               rounding: sound.rounding, periodFrames: settings.periodFrames,
@@ -55,5 +56,35 @@ public enum OfflineInstrument {
         } catch {
             throw InstrumentError(.runtime, "cannot write '\(settings.output)': \(error)")
         }
+    }
+
+    /// `script` with the tempo `sound.tempoSource` chooses (auto: a MIDI file's tempo map,
+    /// else `--bpm`): the map kept or dropped; the note says which leads when the tempo is
+    /// heard (the arpeggiator on, or a delay sent to).
+    /// - Throws: `InstrumentError(.input)` for `midi-file` with a script that has no tempo map.
+    static func tempoLed(_ script: TouchScript, sound: SoundSettings, note: (String) -> Void) throws -> TouchScript {
+        var script = script
+        let source = sound.tempoSource ?? (script.tempo != nil ? .midiFile : .internal)
+        switch source {
+        case .midiFile:
+            guard let map = script.tempo else {
+                throw InstrumentError(.input, "--tempo-source midi-file: the script is not a MIDI file with a tempo map (a touch script plays at --bpm)")
+            }
+            if case .off = sound.arpeggiator.pattern, (sound.effects?.delaySend ?? 0) == 0 { break }
+            let bpm = map.changes[0].bpm
+            note("tempo: the MIDI file's tempo map (\(bpmText(bpm)) BPM at the start\(map.changes.count > 1 ? ", \(map.changes.count - 1) change\(map.changes.count == 2 ? "" : "s")" : ""))")
+        default:
+            script.tempo = nil
+            if case .off = sound.arpeggiator.pattern, (sound.effects?.delaySend ?? 0) == 0 { break }
+            note("tempo: internal, \(bpmText(sound.tempo)) BPM (--bpm)")
+        }
+        return script
+    }
+
+    /// A tempo as the note writes it: 120, 93.75 (to 0.01 BPM).
+    static func bpmText(_ bpm: Double) -> String {
+        let hundredths = Int((bpm * 100).rounded())
+        let cents = hundredths % 100
+        return cents == 0 ? "\(hundredths / 100)" : "\(hundredths / 100).\(cents < 10 ? "0" : "")\(cents % 10 == 0 ? cents / 10 : cents)"
     }
 }

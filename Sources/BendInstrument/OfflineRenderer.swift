@@ -157,6 +157,11 @@ public enum OfflineRenderer {
         while true {
             // The ring is empty here: everything queued before was due in an earlier period.
             player.queue(before: position + UInt64(periodFrames), tickingToEnd: true)
+            // A MIDI file's tempo map leads the clock (`TempoSource.midiFile`): the clock at
+            // the period's first frame, then each change inside it at its frame.
+            if let tempo = script.tempo {
+                for c in tempo.clocks(from: position, to: position + UInt64(periodFrames), rate: tone.rate) { mixer.publishTempo(c) }
+            }
             _ = driver.period(frames: periodFrames, into: .float(buffer))
             peak = max(peak, mixer.peak)
             // Silence after the sound's end stops on the script's end frame.

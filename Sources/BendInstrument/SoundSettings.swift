@@ -49,9 +49,15 @@ public struct SoundSettings: Sendable {
     public static let wholeLoopCrossfadeSeconds = 0.010
     /// The voices' low-pass filter following each touch's timbre; nil: none.
     public var filter: FilterSettings?
-    /// The send effects (reverb, delay, chorus), their default sends and the tempo; nil:
+    /// The send effects (reverb, delay, chorus) and their default sends; nil:
     /// none at all (no buffers). With every send 0 they cost nothing and change nothing.
     public var effects: EffectSettings? = EffectSettings()
+    /// The internal tempo, BPM (`--bpm`), and where the tempo comes from (nil: auto,
+    /// `TempoSource`'s order; docs/TEMPO.md).
+    public var tempo = 120.0
+    public var tempoSource: TempoSource?
+    /// The arpeggiator (pattern `.off`: none).
+    public var arpeggiator = ArpSettings()
 
     public init() {}
 
@@ -73,6 +79,8 @@ public struct SoundSettings: Sendable {
         configuration.releaseSeconds = releaseSeconds
         configuration.filter = filter
         configuration.effects = effects
+        configuration.tempo = tempo
+        configuration.arpeggiator = arpeggiator
     }
 }
 

@@ -34,7 +34,9 @@ public enum MIDIFileScript {
         interpreter.releaseAll { entries.append(TouchScript.Entry(time: end, event: $0)) }
         // The script lasts as long as the file: a render runs to the last end of track
         // (a take lines up with the rest of a song), not only to the last release.
-        return TouchScript(entries: entries, end: end)
+        var script = TouchScript(entries: entries, end: end)
+        script.tempo = file.tempoChanges().map { ScriptTempo(changes: $0.map { ScriptTempo.Change(seconds: $0.seconds, beat: $0.beat, bpm: $0.bpm) }) }
+        return script
     }
 
     /// A file that cannot be played: its path and the reader's error.

@@ -91,6 +91,27 @@ public struct StandardMIDIFile: Sendable, Equatable {
     /// The file's length, seconds: the latest track end through the tempo map.
     public var duration: Double { timed().end }
 
+    /// The tempo map: each tempo change's time (seconds), beat (quarter notes from the
+    /// start) and BPM, the file's default 120 at 0 s when no change is there; nil for an
+    /// SMPTE division (no beats).
+    public func tempoChanges() -> [(seconds: Double, beat: Double, bpm: Double)]? {
+        guard case .ticksPerQuarter(let tpq) = division else { return nil }
+        var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []
+        for (t, track) in tracks.enumerated() {
+            for (i, e) in track.enumerated() {
+                if case .tempo(let us) = e.kind { tempos.append((e.tick, t, i, us)) }
+            }
+        }
+        tempos.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
+        let map = TempoMap(division: division, tempos: tempos.map { ($0.tick, $0.micros) })
+        var out: [(seconds: Double, beat: Double, bpm: Double)] = [(0, 0, 60e6 / Double(StandardMIDIFile.defaultMicrosecondsPerQuarter))]
+        for t in tempos {
+            let change = (map.seconds(tick: t.tick), Double(t.tick) / Double(tpq), 60e6 / Double(t.micros))
+            if t.tick == 0 || out.last!.beat == change.1 { out[out.count - 1] = change } else { out.append(change) }
+        }
+        return out
+    }
+
     private func timed() -> (events: [(seconds: Double, event: TimedEvent)], end: Double) {
         var merged: [(tick: UInt64, track: Int, index: Int, event: TimedEvent)] = []
         var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []

@@ -25,6 +25,7 @@ enum BenchTool {
         OptionSpec("json", help: "print the figures as JSON"),
         OptionSpec("evdev", value: "RECORDING", help: "instead: an evemu recording replayed in real time through a pipe and the live read loop (EvdevPollLoop) at --period: event read → the period that renders it (64 voices, the default tone; a .desc takes its .events file as an operand)"),
         OptionSpec("peers", value: "LIST", help: "instead: loopback peer touch latency with these peer counts (e.g. 1,8)"),
+        OptionSpec("clock", help: "instead: the MIDI clock tempo estimator (MIDIClockEstimator) under 0, 1, 2 and 5 ms of jitter beside a 24-clock moving average: tempo error at 120 BPM, settling after a 120 → 90 step"),
         OptionSpec("osc", help: "instead: OSC datagram → frame latency (median, p99) at --period, 1000 datagrams on loopback"),
         OptionSpec("web", value: "DRIVER.py", help: "instead: touch dispatched in headless Chromium (by the pad driver, e.g. Tests/BendAppTests/web/pad_driver.py) → event in the engine's queue (median, p99), 600 touches on loopback by Chromium's touch emulation, then 600 by DevTools' Input.dispatchTouchEvent"),
         OptionSpec("sound-case", value: "CASE", help: "with --sounds: only this case, once (plain, loops, crossfade or filter): for callgrind"),
@@ -37,7 +38,7 @@ enum BenchTool {
 
     static let usage = """
     usage: bendsynth-bench [--voices LIST] [--period FRAMES] [--seconds S] [--interp bandlimited|cubic|linear] [--spread] [--json]
-           bendsynth-bench --evdev RECORDING [--period FRAMES] | --peers LIST | --osc [--period FRAMES] | --web DRIVER.py | --soak [--seconds S]
+           bendsynth-bench --evdev RECORDING [--period FRAMES] | --peers LIST | --osc [--period FRAMES] | --clock | --web DRIVER.py | --soak [--seconds S]
            bendsynth-bench --sounds [--voices N] [--period FRAMES] [--interp MODE] [--seconds S]
            bendsynth-bench --lv2 FOLDER [--period FRAMES] [--seconds S]
 
@@ -79,6 +80,7 @@ enum BenchTool {
         var peerCounts: [Int]?
         var interpolation = Interpolation.bandLimited
         var osc = false
+        var clock = false
         var spread = false
         var webDriver: String?
         var recording: String?
@@ -102,6 +104,7 @@ enum BenchTool {
             case "peers": peerCounts = try countList(value, option: name, of: "peer counts", in: 1...8)
             case "spread": spread = true
             case "osc": osc = true
+            case "clock": clock = true
             case "web": webDriver = value
             case "soak": soak = true
             case "sounds": sounds = true
@@ -147,6 +150,7 @@ enum BenchTool {
             }
             return try WebLatencyMode.run(driver: webDriver, assets: try webAssets("--web"))
         }
+        if clock { print(ClockJitterBench.run(), terminator: ""); return }
         if osc {
             let r = try bench { try OSCBench.measure(period: period, rate: rate, count: 1_000, log: { printErr("bendsynth-bench: \($0)") }) }
             print(String(format: "OSC datagram → frame it takes effect, %d-frame periods (%.2f ms): median %.2f ms, p99 %.2f ms, max %.2f ms over %d datagrams (loopback UDP, paced render, offline from StreamClock stamps)",
