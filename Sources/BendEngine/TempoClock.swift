@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /// Where the tempo comes from (`TempoClock.source`). The order `--tempo-source auto` takes
 /// them in (issue 36) is the order of the cases: a plugin host's transport first, then
-/// the MIDI file's tempo map, then the internal `--bpm`. JACK transport, MIDI clock in
-/// and Ableton Link are still to come: each is one more case here (between `host` and
-/// `internal`, in the issue's order) and one more producer of clocks for
-/// `Mixer.publishTempo`; the render side does not change.
+/// JACK transport, MIDI clock in, Ableton Link, render's MIDI file tempo map, and the
+/// internal `--bpm` last. Each source is one producer of clocks for `Mixer.publishTempo`;
+/// the render side does not change.
 public enum TempoSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     /// The plugin host's transport (LV2 `time:Position`).
     case host
+    /// JACK transport (the timebase master's BBT; start, stop, locate).
+    case jack
+    /// MIDI clock in (0xF8 at 24 ppqn, start/stop/continue, song position pointer).
+    case midiClock
+    /// An Ableton Link session.
+    case link
     /// A Standard MIDI File's tempo map (`render FILE.mid`).
     case midiFile
     /// `--bpm` (120 by default): steady, always playing.
@@ -17,6 +22,9 @@ public enum TempoSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     public var name: String {
         switch self {
         case .host: "host"
+        case .jack: "jack"
+        case .midiClock: "midi-clock"
+        case .link: "link"
         case .midiFile: "midi-file"
         case .internal: "internal"
         }

@@ -73,10 +73,12 @@ public enum OfflineInstrument {
             if case .off = sound.arpeggiator.pattern, (sound.effects?.delaySend ?? 0) == 0 { break }
             let bpm = map.changes[0].bpm
             note("tempo: the MIDI file's tempo map (\(bpmText(bpm)) BPM at the start\(map.changes.count > 1 ? ", \(map.changes.count - 1) change\(map.changes.count == 2 ? "" : "s")" : ""))")
-        default:
+        case .internal:
             script.tempo = nil
             if case .off = sound.arpeggiator.pattern, (sound.effects?.delaySend ?? 0) == 0 { break }
             note("tempo: internal, \(bpmText(sound.tempo)) BPM (--bpm)")
+        case .host, .jack, .midiClock, .link:
+            throw InstrumentError(.input, "--tempo-source \(source.name): a live source; render follows the MIDI file's tempo map or --bpm")
         }
         return script
     }
