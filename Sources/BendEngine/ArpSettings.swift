@@ -46,7 +46,7 @@ public struct ArpSettings: BitwiseCopyable, Sendable, Equatable {
     /// Lifted touches stay in the pattern until a touch comes down while none is held.
     public var latch = false
 
-    public init() {}
+    @_noLocks @inlinable public init() {}
 
     /// The step in beats of `beatUnit` (4: quarter-note beats), straight (before swing).
     @_noLocks

@@ -88,16 +88,51 @@ public struct HostRender: @unchecked Sendable {
     @_noLocks public func setDefaultSend(bus: Int, _ level: Float) {
         driver.mixer.setDefaultSend(bus == 0 ? .reverb : bus == 1 ? .delay : .chorus, level.isNaN ? 0 : level)
     }
-    /// A host's effect controls: the reverb's decay (s) and width, the delay's time (ms)
-    /// and feedback; NaN keeps the default. The rest stay at their defaults
-    /// (`Mixer.setEffects`: each glides or crossfades).
-    @_noLocks public func setEffectControls(reverbDecay: Double, reverbWidth: Double, delayMilliseconds: Double, delayFeedback: Double) {
+    /// A host's effect controls: the reverb's decay (s) and width, the delay's time (ms, or
+    /// `delayBeats` quarter notes of the tempo clock when above 0) and feedback; NaN keeps
+    /// the default. The rest stay at their defaults (`Mixer.setEffects`: each glides or
+    /// crossfades).
+    @_noLocks public func setEffectControls(reverbDecay: Double, reverbWidth: Double, delayMilliseconds: Double, delayBeats: Double = 0,
+                                            delayFeedback: Double) {
         var reverb = ReverbSettings(), delay = DelaySettings()
         if !reverbDecay.isNaN { reverb.decaySeconds = min(max(reverbDecay, 0.2), 20) }
         if !reverbWidth.isNaN { reverb.width = min(max(reverbWidth, 0), 1) }
-        if !delayMilliseconds.isNaN { delay.time = .milliseconds(min(max(delayMilliseconds, 1), 4000)) }
+        if delayBeats > 0 {
+            delay.time = .beats(min(delayBeats, 16))
+        } else if !delayMilliseconds.isNaN {
+            delay.time = .milliseconds(min(max(delayMilliseconds, 1), 4000))
+        }
         if !delayFeedback.isNaN { delay.feedback = min(max(delayFeedback, 0), 0.98) }
         driver.mixer.setEffects(reverb: reverb, delay: delay, chorus: ChorusSettings())
+    }
+
+    /// The host's transport from stream frame `frame` on: beat `beat` (of `beatUnit`, from
+    /// the song's start) at `bpm`, `beatsPerBar` a bar, rolling at `speed` (0 or below:
+    /// stopped). Published as a tempo clock (`Mixer.publishTempo`): the arpeggiator's grid
+    /// and the delay's note values follow it.
+    @_noLocks @discardableResult
+    public func publishTransport(atFrame frame: UInt64, beat: Double, bpm: Double, beatsPerBar: Double, beatUnit: Double, speed: Double) -> Bool {
+        var c = TempoClock(frame: frame, beat: beat, bpm: bpm, rate: rate, source: .host, beatsPerBar: beatsPerBar, beatUnit: beatUnit,
+                           playing: speed > 0)
+        c.beatsPerFrame *= max(speed, 0)
+        return driver.mixer.publishTempo(c)
+    }
+
+    /// The arpeggiator's controls (`ArpSettings`, `Mixer.setArpeggiator`), from the next
+    /// block: its pattern (`ArpPattern`'s raw value; 0 off), step 1/`division` (dotted or
+    /// triplet), octaves, gate, swing and latch.
+    @_noLocks
+    public func setArpeggiator(pattern: Int, division: Int, dotted: Bool, triplet: Bool, octaves: Int, gate: Double, swing: Double, latch: Bool) {
+        var a = ArpSettings()
+        a.pattern = ArpPattern(rawValue: UInt8(truncatingIfNeeded: pattern)) ?? .off
+        a.division = division
+        a.dotted = dotted
+        a.triplet = triplet
+        a.octaves = octaves
+        a.gate = gate
+        a.swing = swing
+        a.latch = latch
+        driver.mixer.setArpeggiator(a)
     }
 
     // MARK: - The host's MIDI in

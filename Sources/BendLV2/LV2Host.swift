@@ -93,6 +93,8 @@ enum LV2URI {
     static let maxBlockLength = "http://lv2plug.in/ns/ext/buf-size#maxBlockLength"
     static let atomInt = "http://lv2plug.in/ns/ext/atom#Int"
     static let atomFloat = "http://lv2plug.in/ns/ext/atom#Float"
+    static let atomLong = "http://lv2plug.in/ns/ext/atom#Long"
+    static let atomDouble = "http://lv2plug.in/ns/ext/atom#Double"
     static let atomBool = "http://lv2plug.in/ns/ext/atom#Bool"
     static let atomPath = "http://lv2plug.in/ns/ext/atom#Path"
     static let atomURID = "http://lv2plug.in/ns/ext/atom#URID"
@@ -105,6 +107,14 @@ enum LV2URI {
     static let patchGet = "http://lv2plug.in/ns/ext/patch#Get"
     static let patchProperty = "http://lv2plug.in/ns/ext/patch#property"
     static let patchValue = "http://lv2plug.in/ns/ext/patch#value"
+    /// time.h: the host's transport (a time:Position object on the control input).
+    static let timePosition = "http://lv2plug.in/ns/ext/time#Position"
+    static let timeBar = "http://lv2plug.in/ns/ext/time#bar"
+    static let timeBarBeat = "http://lv2plug.in/ns/ext/time#barBeat"
+    static let timeBeatsPerBar = "http://lv2plug.in/ns/ext/time#beatsPerBar"
+    static let timeBeatUnit = "http://lv2plug.in/ns/ext/time#beatUnit"
+    static let timeBeatsPerMinute = "http://lv2plug.in/ns/ext/time#beatsPerMinute"
+    static let timeSpeed = "http://lv2plug.in/ns/ext/time#speed"
     /// The plugin's own parameters (patch:writable in bendsynth.ttl).
     static let toneParameter = "urn:bendsynth:lv2:tone"
     static let scaleParameter = "urn:bendsynth:lv2:scale"

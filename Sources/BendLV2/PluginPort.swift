@@ -56,8 +56,56 @@ enum PluginPort {
     /// Control in: the voices' default chorus send (0…1).
     static var chorusSend: Int { @_noLocks @inline(__always) get { 23 } }
 
+    /// The arpeggiator (`ArpSettings`; docs/TEMPO.md), on the host's tempo (time:Position).
+    /// Control in: the pattern, 0 off, 1 up, 2 down, 3 up-down, 4 random, 5 as played.
+    static var arp: Int { @_noLocks @inline(__always) get { 24 } }
+    /// Control in: the step, 0 1/4, 1 1/8, 2 1/8 dotted, 3 1/8 triplet, 4 1/16, 5 1/16
+    /// triplet, 6 1/32 (`arpRates`).
+    static var arpRate: Int { @_noLocks @inline(__always) get { 25 } }
+    /// Control in: octaves the arpeggio spans (1…4).
+    static var arpOctaves: Int { @_noLocks @inline(__always) get { 26 } }
+    /// Control in: each note's length, a fraction of its step (0.05…1).
+    static var arpGate: Int { @_noLocks @inline(__always) get { 27 } }
+    /// Control in: swing (0…1: every second step late by half that of a step).
+    static var arpSwing: Int { @_noLocks @inline(__always) get { 28 } }
+    /// Control in: latch, 0 off / 1 on.
+    static var arpLatch: Int { @_noLocks @inline(__always) get { 29 } }
+    /// Control in: the delay's time as a note value of the host's tempo, 0 off (the
+    /// `delayTime` port's milliseconds), 1 1/4, 2 1/8 dotted, 3 1/8, 4 1/8 triplet,
+    /// 5 1/16, 6 1/4 dotted, 7 1/2 (`delayNoteBeats`).
+    static var delaySync: Int { @_noLocks @inline(__always) get { 30 } }
+
+    /// The `arpRate` port's steps: (1/division, dotted, triplet).
+    @_noLocks
+    static func arpRate(_ index: Int) -> (division: Int, dotted: Bool, triplet: Bool) {
+        switch index {
+        case 0: (4, false, false)
+        case 1: (8, false, false)
+        case 2: (8, true, false)
+        case 3: (8, false, true)
+        case 5: (16, false, true)
+        case 6: (32, false, false)
+        default: (16, false, false)
+        }
+    }
+
+    /// The `delaySync` port's note values in quarter notes (0: off).
+    @_noLocks
+    static func delayNoteBeats(_ index: Int) -> Double {
+        switch index {
+        case 1: 1
+        case 2: 0.75
+        case 3: 0.5
+        case 4: 1.0 / 3
+        case 5: 0.25
+        case 6: 1.5
+        case 7: 2
+        default: 0
+        }
+    }
+
     /// Ports in all.
-    static var count: Int { @_noLocks get { 24 } }
+    static var count: Int { @_noLocks get { 31 } }
     /// The `voices` port's maximum (bendsynth.ttl's lv2:maximum): the voices allocated.
     static var maximumVoices: Int { @_noLocks get { 1024 } }
 }

@@ -54,6 +54,8 @@ struct PluginRender {
         var collectAsked = false
         /// Worker requests the host refused (its queue full).
         var refusedWork = 0
+        /// The host's transport as its time:Position messages last said (`TimePosition`).
+        var position = TimePosition()
     }
 
     /// - Thread: setup (instantiate).
@@ -148,11 +150,21 @@ struct PluginRender {
     }
 
     /// One input event at `offset` in the block (stream frame `frame`): MIDI through the
-    /// interpreter and the gate; a patch:Set or patch:Get of a file parameter.
+    /// interpreter and the gate; the host's transport (time:Position); a patch:Set or
+    /// patch:Get of a file parameter.
     /// - Thread: render.
     @_noLocks
     func take(_ event: AtomEvents.Event, offset: Int, atFrame frame: UInt64, output: inout AtomSequenceWriter?) {
         if event.type == urids.atomObject || event.type == urids.atomBlank {
+            if event.body.count >= 8 && event.body.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == urids.timePosition {
+                // The host's transport: the tempo clock from this frame (the arpeggiator's
+                // grid moves here, the delay's note values at the next period).
+                if state.pointee.position.take(event.body, urids: urids) {
+                    let p = state.pointee.position
+                    host.publishTransport(atFrame: frame, beat: p.beat, bpm: p.bpm, beatsPerBar: p.beatsPerBar, beatUnit: p.beatUnit, speed: p.speed)
+                }
+                return
+            }
             takePatch(event.body, offset: offset, output: &output)
             return
         }

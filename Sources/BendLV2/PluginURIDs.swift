@@ -17,6 +17,9 @@ struct PluginURIDs {
     /// The plugin's file parameters (patch:writable).
     let tone: LV2_URID
     let scale: LV2_URID
+    /// Number atoms a time:Position's values come as, and its keys (`TimePosition`).
+    let atomInt, atomLong, atomFloat, atomDouble: LV2_URID
+    let timePosition, timeBar, timeBarBeat, timeBeatsPerBar, timeBeatUnit, timeBeatsPerMinute, timeSpeed: LV2_URID
 
     /// - Thread: setup.
     init(_ host: LV2Host) {
@@ -32,5 +35,16 @@ struct PluginURIDs {
         patchValue = host.urid(LV2URI.patchValue)
         tone = host.urid(LV2URI.toneParameter)
         scale = host.urid(LV2URI.scaleParameter)
+        atomInt = host.urid(LV2URI.atomInt)
+        atomLong = host.urid(LV2URI.atomLong)
+        atomFloat = host.urid(LV2URI.atomFloat)
+        atomDouble = host.urid(LV2URI.atomDouble)
+        timePosition = host.urid(LV2URI.timePosition)
+        timeBar = host.urid(LV2URI.timeBar)
+        timeBarBeat = host.urid(LV2URI.timeBarBeat)
+        timeBeatsPerBar = host.urid(LV2URI.timeBeatsPerBar)
+        timeBeatUnit = host.urid(LV2URI.timeBeatUnit)
+        timeBeatsPerMinute = host.urid(LV2URI.timeBeatsPerMinute)
+        timeSpeed = host.urid(LV2URI.timeSpeed)
     }
 }

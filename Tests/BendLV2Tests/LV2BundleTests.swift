@@ -28,7 +28,8 @@ final class LV2BundleTests: XCTestCase {
         }
         XCTAssertEqual(symbols, ["events_in", "events_out", "out_l", "out_r", "latency", "gain", "limiter", "interpolation",
                                  "bend_range", "tone_note", "pitch_map", "octaves", "scale_root", "round", "round_rate", "web", "voices",
-                                 "reverb_send", "reverb_decay", "reverb_width", "delay_send", "delay_time", "delay_feedback", "chorus_send"])
+                                 "reverb_send", "reverb_decay", "reverb_width", "delay_send", "delay_time", "delay_feedback", "chorus_send",
+                                 "arp", "arp_rate", "arp_octaves", "arp_gate", "arp_swing", "arp_latch", "delay_sync"])
         // The TTL's defaults of the ports play and the plugin share are `SoundDefaults`'.
         var defaults: [String: Double] = [:], symbol = ""
         for line in info.output.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
