@@ -21,7 +21,7 @@ final class BenchToolTests: XCTestCase {
                 guard let m = line.range(of: #"^\s+(-\w, )?--[a-z0-9-]+( \S+)?\s+instead:"#, options: .regularExpression) else { return nil }
                 return line[m].split(separator: " ").first { $0.hasPrefix("--") }.map(String.init)
             }
-        XCTAssertEqual(Set(modes), ["--evdev", "--peers", "--osc", "--web", "--soak", "--lv2", "--sounds"], r.stdout)
+        XCTAssertEqual(Set(modes), ["--evdev", "--peers", "--osc", "--clock", "--web", "--soak", "--lv2", "--sounds"], r.stdout)
         for mode in modes {
             XCTAssertTrue(usage.contains(mode + " ") || usage.contains(mode + "\n") || usage.hasSuffix(mode), "\(mode) not in: \(usage)")
         }
