@@ -71,13 +71,15 @@ public struct Arpeggiator: @unchecked Sendable {
     let slots: UnsafeMutablePointer<Slot>
     let state: UnsafeMutablePointer<State>
 
+    /// An arpeggiator of `settings` on a grid of `framesPerBeat` (the first clock's).
     /// - Thread: setup.
-    init(settings: ArpSettings) {
+    init(settings: ArpSettings, framesPerBeat: Double) {
         slots = .allocate(capacity: Arpeggiator.capacity)
         slots.initialize(repeating: Slot(), count: Arpeggiator.capacity)
         state = .allocate(capacity: 1)
         var s = State()
         s.settings = settings
+        s.framesPerBeat = framesPerBeat
         state.initialize(to: s)
     }
 

@@ -14,6 +14,14 @@ extension Mixer {
         if let effects { followTempo(effects, bpm: tempoTrack.clock.pointee.bpm) }
     }
 
+    /// The period ends at stream frame `end`: the arpeggiator's steps and gate ends before
+    /// it played, the clocks stamped inside it taken. - Thread: render.
+    @_noLocks
+    func endTempo(at end: UInt64, start: UInt64, out: UnsafeMutablePointer<Float>) {
+        if arpeggiator.on { arpeggiate(to: end, start: start, out: out) }
+        takeClocks(through: end &- 1, start: start)
+    }
+
     /// Takes the clocks stamped at or before `frame` (one stamped before the period,
     /// `start`, counts as its first frame). - Thread: render.
     @_noLocks

@@ -18,21 +18,26 @@ import Synchronization
 /// Ratio and gain glide linearly to each new target over `smoothingSeconds` (see
 /// `VoiceBank`).
 ///
-/// Pan: one value for all voices, so voices are mixed to mono and the equal-power pan (`EqualPowerPan`) is applied
-/// once per frame, gliding linearly over `panSmoothingSeconds` to each new value.
+/// Pan: one value for all voices, so voices are mixed to mono and the equal-power pan
+/// (`EqualPowerPan`) is applied once per frame, gliding linearly over
+/// `panSmoothingSeconds` to each new value.
 ///
-/// Mix bus: after the pan stage and the send effects (`SendEffects.swift`), the master gain (`configuration.gain`,
-/// gliding to `setMasterGain`'s) and the limiter (`Limiter`, `configuration.limiter`; `setLimiting`), `MixBus.swift`.
+/// Mix bus: after the pan stage and the send effects (`SendEffects.swift`), the master
+/// gain (`configuration.gain`, gliding to `setMasterGain`'s) and the limiter (`Limiter`,
+/// `configuration.limiter`; `setLimiting` turns it off and on), `MixBus.swift`.
 ///
-/// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`); every per-frame value is a
-/// closed form of the frame number (no per-sample branches or loop-carried chains); an event finds its voice through a
-/// hash table (`VoiceIndex`) and splits only that voice's mixing at its frame (`render`).
+/// Speed: each voice is mixed 8 frames at a time with SIMD8 vectors (`MixerKernel.swift`);
+/// every per-frame value is a closed form of the frame number (no per-sample branches or
+/// loop-carried chains); an event finds its voice through a hash table (`VoiceIndex`) and
+/// splits only that voice's mixing at its frame (`render`).
 ///
-/// Where each part lives: this file holds the state, setup and the period (`render`); `EventMerge.swift` takes the
-/// sources' events in frame order and applies them; `Mixer+Arpeggio.swift` the tempo clock and the arpeggiator's steps
-/// between them; `VoiceSpans.swift` mixes a voice span by span up to each of its events; `VoiceStealing.swift` starts,
-/// steals and frees voices; `PanStage.swift` pans the mono mix into the output; `MixerKernel.swift` and `VoiceBlock.swift`
-/// are the 8-frame inner loop; `ToneLevels.swift` the band-limited tables; `Limiter.swift` the mix bus limiter.
+/// Where each part lives: this file holds the state, setup and the period (`render`);
+/// `EventMerge.swift` takes the sources' events in frame order and applies them;
+/// `Mixer+Arpeggio.swift` the tempo clocks and the arpeggiator's steps between them;
+/// `VoiceSpans.swift` mixes a voice span by span up to each of its events;
+/// `VoiceStealing.swift` starts, steals and frees voices; `PanStage.swift` pans the mono
+/// mix into the output; `MixerKernel.swift` and `VoiceBlock.swift` are the 8-frame inner
+/// loop; `ToneLevels.swift` the band-limited tables; `Limiter.swift` the mix bus limiter.
 ///
 /// A plain struct of pointers: copies share the same state; `deallocate()` frees it.
 public struct Mixer: @unchecked Sendable {
@@ -101,8 +106,7 @@ public struct Mixer: @unchecked Sendable {
     let limiter: Limiter?
     let effects: SendEffects?  // `configuration.effects`, or nil. Owner: render.
     /// The tempo (`TempoTrack`) and the arpeggiator (`configuration.arpeggiator`). Owner: render.
-    let tempoTrack: TempoTrack
-    let arpeggiator: Arpeggiator
+    let tempoTrack: TempoTrack, arpeggiator: Arpeggiator
 
     /// The mixer's scalar state. Owner: the render thread (`render` and what it calls);
     /// `init` and `addSource` write it at setup, before the render thread starts. The
@@ -128,7 +132,8 @@ public struct Mixer: @unchecked Sendable {
         var nextAge: UInt64 = 1
         /// Pan the pan glide heads to, −1 (left)…+1 (right). Owner: render (pan stage).
         var panTarget: Float = 0
-        /// Pan change per frame of the pan glide (pan units per frame). Owner: render (pan stage).
+        /// Pan change per frame of the pan glide (pan units per frame). Owner: render
+        /// (pan stage).
         var panStep: Float = 0
         /// Frames left in the pan glide, ≥ 0. Owner: render (pan stage).
         var panLeft: Int32 = 0
@@ -140,7 +145,8 @@ public struct Mixer: @unchecked Sendable {
         /// Length of a pan glide, frames (1…`EngineLimits.maximumGlideFrames`).
         /// Owner: setup.
         var panGlideFrames: Int32 = 1
-        /// A voice's timbre before its touch says any (`FilterSettings.initialTimbre`). Owner: setup.
+        /// A voice's timbre before its touch says any (`FilterSettings.initialTimbre`).
+        /// Owner: setup.
         var initialTimbre: Float = 1
         /// The voices' envelope (`configuration.envelope`). Owner: setup.
         var envelope = Envelope(rate: 48_000, attackSeconds: 0, releaseSeconds: 0)
@@ -161,22 +167,25 @@ public struct Mixer: @unchecked Sendable {
         /// Owner: render (mix bus); the length: setup.
         var gainLeft: Int32 = 0
         var gainGlideFrames: Int32 = 1
-        /// The limiter limits (true), or only delays while its gain recovers to 1 over its release (`setLimiting(false)`).
+        /// The limiter limits (true), or only delays while its gain recovers to 1 over
+        /// its release (`setLimiting(false)`). Owner: render (mix bus).
         var limiting = true
         /// Frames of the current period. Owner: render.
         var periodFrames = 0
-        /// The current period's left and right buses hold stereo or panned voices (and were zeroed for it). Owner: render.
+        /// The current period's left and right buses hold stereo or panned voices (and
+        /// were zeroed for it). Owner: render.
         var stereoBuses = false
         /// The slot of `sounds` new touches start on. Owner: render.
         var currentSound = 0
-        /// Attack ramp steps from this one up (attacks of at most `shortAttackSeconds`) finish before a release. Owner: setup.
+        /// Attack ramp steps from this one up (attacks of at most `shortAttackSeconds`) are
+        /// finished before a release starts. Owner: setup.
         var shortAttackStep: Float = 1
         /// A zone crossfade's length, frames (≥ 1), and its place's change per frame
         /// (1 / its frames). Owner: setup.
         var crossfadeFrames: Int32 = 1
         var crossfadeStep: Float = 1
-        /// Voices waiting to cross on to another zone after their crossfade (an upper bound: `crossPendingZones` looks
-        /// when it is not 0). Owner: render.
+        /// Voices waiting to cross on to another zone after their crossfade (an upper
+        /// bound: `crossPendingZones` looks when it is not 0). Owner: render.
         var zoneChecks = 0
     }
 
@@ -260,15 +269,7 @@ public struct Mixer: @unchecked Sendable {
         let (frames, bpm) = (busFrames, configuration.tempo)
         effects = configuration.effects.map { SendEffects($0, rate: rate, tempo: bpm, voices: configuration.voices, busFrames: frames) }
         tempoTrack = TempoTrack(bpm: bpm, rate: rate)
-        arpeggiator = Arpeggiator(settings: configuration.arpeggiator)
-        arpeggiator.state.pointee.framesPerBeat = tempoTrack.clock.pointee.framesPerBeat(rate: rate)
-    }
-
-    /// Fixed-point phase increment for a pitch `ratio` (clamped to 0…`EngineLimits.maximumRatio`; NaN: 0), rounded to the nearest 2^−fractionBits.
-    @_noLocks @inline(__always)
-    static func increment(ratio: Float) -> Int32 {
-        let r = ratio.isNaN ? 0 : min(max(ratio, 0), EngineLimits.maximumRatio)
-        return Int32(r * Float(1 << fractionBits) + 0.5)  // r ≥ 0: rounds to nearest
+        arpeggiator = Arpeggiator(settings: configuration.arpeggiator, framesPerBeat: tempoTrack.clock.pointee.framesPerBeat(rate: rate))
     }
 
     /// Creates the event ring of one more input source and returns it with its index
@@ -376,8 +377,7 @@ public struct Mixer: @unchecked Sendable {
         if state.pointee.zoneChecks > 0 { crossPendingZones() }
         beginTempo(at: start)
         takeEvents(from: start, to: end, out: out)
-        if arpeggiator.on { arpeggiate(to: end, start: start, out: out) }
-        takeClocks(through: end &- 1, start: start)
+        endTempo(at: end, start: start, out: out)
 
         // Every voice to the period's end; the next period starts them all at 0.
         var a = 0

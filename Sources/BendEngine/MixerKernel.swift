@@ -3,6 +3,14 @@
 /// computes each frame is told with `VoiceBlock` (the pan stage's loop is in
 /// `PanStage.swift`).
 extension Mixer {
+    /// Fixed-point phase increment for a pitch `ratio` (clamped to 0…
+    /// `EngineLimits.maximumRatio`; NaN counts as 0), rounded to the nearest 2^−fractionBits.
+    @_noLocks @inline(__always)
+    static func increment(ratio: Float) -> Int32 {
+        let r = ratio.isNaN ? 0 : min(max(ratio, 0), EngineLimits.maximumRatio)
+        return Int32(r * Float(1 << fractionBits) + 0.5)  // r ≥ 0: rounds to nearest
+    }
+
     /// Adds voice `v` into `mix[0..<count]` (exactly those frames; the last block may
     /// read up to 7 frames past them) and advances its state by `count` frames, with
     /// 4-point Hermite interpolation of `tone` (mono, into the mono bus); compiled on its

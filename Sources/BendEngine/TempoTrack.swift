@@ -29,13 +29,4 @@ extension Mixer {
     ///   before it renders the block).
     @_noLocks @discardableResult
     public func publishTempo(_ clock: TempoClock) -> Bool { tempoTrack.ring.push(clock) }
-
-    /// The tempo at the current period's first frame (between periods: the next one's).
-    /// - Thread: render, or any thread while the render thread is not running.
-    public var tempo: TempoClock {
-        @_noLocks get { tempoTrack.clock.pointee.advanced(to: state.pointee.position) }
-    }
-
-    /// The arpeggiator's controls now. - Thread: render, or setup.
-    public var arpeggiatorSettings: ArpSettings { @_noLocks get { arpeggiator.state.pointee.settings } }
 }
