@@ -108,10 +108,8 @@ enum PlayCommand {
         try o.recordings.check(command: "play", standardOutput: "standard output is the terminal's; name a file (take.wav, take.flac…)",
                                inputs: OutputPath.inputs(options: parsed, operands: [], specs: specs,
                                                          outputs: ["record", "record-touches", "record-midi"], implicit: o.defaultFilesRead))
-        switch o.sound.tempo.source {
-        case .midiFile?: throw AppError.usage("play: --tempo-source midi-file is render's (a MIDI file's tempo map); play follows --bpm")
-        case let s? where s != .internal: throw AppError.usage("play: --tempo-source \(s.name) is not built yet (docs/TEMPO.md); play follows --bpm")
-        default: break
+        if o.sound.tempo.source == .midiFile {
+            throw AppError.usage("play: --tempo-source midi-file is render's (a MIDI file's tempo map); play follows --bpm")
         }
         try o.sound.resolveRoot()  // before MIDI sources and scripts read toneNote
         var sources: [SourceSettings] = []

@@ -27,11 +27,12 @@ struct TempoOptions {
         switch name {
         case "bpm": bpm = try OptionValue.number(value, option: name, in: 20...300)
         case "tempo-source":
-            if value == "auto" { source = nil; break }
-            guard let s = TempoSource.allCases.first(where: { $0.name == value && $0 != .host }) else {
-                throw AppError.usage("option '--tempo-source': expected 'auto', \(TempoSource.allCases.filter { $0 != .host }.map { "'\($0.name)'" }.joined(separator: ", ")), got '\(value ?? "")'")
+            switch value {
+            case "auto": source = nil
+            case "midi-file": source = .midiFile
+            case "internal": source = .internal
+            default: throw AppError.usage("option '--tempo-source': expected 'auto', 'midi-file' or 'internal', got '\(value ?? "")'")
             }
-            source = s
         case "arp":
             guard let p = ArpPattern.allCases.first(where: { $0.name == value }) else {
                 throw AppError.usage("option '--arp': expected 'up', 'down', 'updown', 'random', 'played' or 'off', got '\(value ?? "")'")

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/// Where the tempo comes from (`TempoClock.source`). The order `--tempo-source auto` takes
-/// them in (issue 36) is the order of the cases: a plugin host's transport first, then
-/// JACK transport, MIDI clock in, Ableton Link, render's MIDI file tempo map, and the
-/// internal `--bpm` last. Each source is one producer of clocks for `Mixer.publishTempo`;
-/// the render side does not change.
+/// Where the tempo comes from (`TempoClock.source`). `--tempo-source auto` takes the first
+/// present in the order of the cases: a plugin host's transport, render's MIDI file tempo
+/// map, the internal `--bpm`. Each source is one producer of clocks for
+/// `Mixer.publishTempo`; the render side does not change with it. The live sources still
+/// to come (JACK transport, MIDI clock in, Ableton Link; issue 36) each add a case here,
+/// after `host`.
 public enum TempoSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     /// The plugin host's transport (LV2 `time:Position`).
     case host
-    /// JACK transport (the timebase master's BBT; start, stop, locate).
-    case jack
-    /// MIDI clock in (0xF8 at 24 ppqn, start/stop/continue, song position pointer).
-    case midiClock
-    /// An Ableton Link session.
-    case link
     /// A Standard MIDI File's tempo map (`render FILE.mid`).
     case midiFile
     /// `--bpm` (120 by default): steady, always playing.
@@ -22,9 +17,6 @@ public enum TempoSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
     public var name: String {
         switch self {
         case .host: "host"
-        case .jack: "jack"
-        case .midiClock: "midi-clock"
-        case .link: "link"
         case .midiFile: "midi-file"
         case .internal: "internal"
         }
@@ -33,10 +25,10 @@ public enum TempoSource: UInt8, BitwiseCopyable, Sendable, CaseIterable {
 
 /// The tempo as the render thread sees it: a plain value published to it
 /// (`Mixer.publishTempo`, a bounded SPSC ring), each clock true from its `frame` on.
-/// A source publishes one a period, or one at each change (a MIDI file's tempo map);
-/// between clocks the render thread advances the beat by `beatsPerFrame` per frame.
-/// `Mixer.tempo` is the clock at the current period's first frame. The arpeggiator's
-/// steps and the delay's note values read it.
+/// A source publishes one at each change (a MIDI file's tempo map, a host's position),
+/// or one a period (a live source whose beat drifts); between clocks the render thread
+/// advances the beat by `beatsPerFrame` per frame (`TempoTrack.clock`). The
+/// arpeggiator's steps and the delay's note values follow it.
 public struct TempoClock: BitwiseCopyable, Sendable, Equatable {
     /// Stream frame at which `beat` holds (a clock published for a period: its first
     /// frame; a change: the frame it takes effect).

@@ -2,6 +2,7 @@
 import BendAudio
 import BendControl
 import BendSystem
+import Foundation
 
 /// Where an offline render goes and in what steps.
 public struct RenderSettings: Sendable {
@@ -64,29 +65,21 @@ public enum OfflineInstrument {
     /// - Throws: `InstrumentError(.input)` for `midi-file` with a script that has no tempo map.
     static func tempoLed(_ script: TouchScript, sound: SoundSettings, note: (String) -> Void) throws -> TouchScript {
         var script = script
-        let source = sound.tempoSource ?? (script.tempo != nil ? .midiFile : .internal)
-        switch source {
+        let heard = sound.arpeggiator.pattern != .off || (sound.effects?.delaySend ?? 0) > 0
+        switch sound.tempoSource ?? (script.tempo != nil ? .midiFile : .internal) {
         case .midiFile:
             guard let map = script.tempo else {
                 throw InstrumentError(.input, "--tempo-source midi-file: the script is not a MIDI file with a tempo map (a touch script plays at --bpm)")
             }
-            if case .off = sound.arpeggiator.pattern, (sound.effects?.delaySend ?? 0) == 0 { break }
-            let bpm = map.changes[0].bpm
-            note("tempo: the MIDI file's tempo map (\(bpmText(bpm)) BPM at the start\(map.changes.count > 1 ? ", \(map.changes.count - 1) change\(map.changes.count == 2 ? "" : "s")" : ""))")
-        case .internal:
+            let changes = map.changes.count - 1
+            if heard { note("tempo: the MIDI file's tempo map (\(bpmText(map.changes[0].bpm)) BPM at the start\(changes > 0 ? ", \(changes) change\(changes == 1 ? "" : "s")" : ""))") }
+        case .internal, .host:  // (no host offline: the internal tempo)
             script.tempo = nil
-            if case .off = sound.arpeggiator.pattern, (sound.effects?.delaySend ?? 0) == 0 { break }
-            note("tempo: internal, \(bpmText(sound.tempo)) BPM (--bpm)")
-        case .host, .jack, .midiClock, .link:
-            throw InstrumentError(.input, "--tempo-source \(source.name): a live source; render follows the MIDI file's tempo map or --bpm")
+            if heard { note("tempo: internal, \(bpmText(sound.tempo)) BPM (--bpm)") }
         }
         return script
     }
 
-    /// A tempo as the note writes it: 120, 93.75 (to 0.01 BPM).
-    static func bpmText(_ bpm: Double) -> String {
-        let hundredths = Int((bpm * 100).rounded())
-        let cents = hundredths % 100
-        return cents == 0 ? "\(hundredths / 100)" : "\(hundredths / 100).\(cents < 10 ? "0" : "")\(cents % 10 == 0 ? cents / 10 : cents)"
-    }
+    /// A tempo as the notes write it: 120, 93.75 (to 0.01 BPM).
+    static func bpmText(_ bpm: Double) -> String { String(format: "%g", (bpm * 100).rounded() / 100) }
 }

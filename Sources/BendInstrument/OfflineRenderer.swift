@@ -149,6 +149,8 @@ public enum OfflineRenderer {
         let endFrame = player.endFrame
         var position: UInt64 = 0
         var peak: Float = 0
+        let tempoChanges = script.tempo?.clocks(rate: tone.rate) ?? []
+        var nextTempo = 0
         // Periods still to render once the voices are silent: the limiter's look-ahead
         // holds the mix's last frames.
         var flush = (mixer.latencyFrames + periodFrames - 1) / periodFrames
@@ -157,10 +159,11 @@ public enum OfflineRenderer {
         while true {
             // The ring is empty here: everything queued before was due in an earlier period.
             player.queue(before: position + UInt64(periodFrames), tickingToEnd: true)
-            // A MIDI file's tempo map leads the clock (`TempoSource.midiFile`): the clock at
-            // the period's first frame, then each change inside it at its frame.
-            if let tempo = script.tempo {
-                for c in tempo.clocks(from: position, to: position + UInt64(periodFrames), rate: tone.rate) { mixer.publishTempo(c) }
+            // A MIDI file's tempo map leads the clock (`TempoSource.midiFile`): each change
+            // is published before the period it falls in, and taken at its frame.
+            while nextTempo < tempoChanges.count && tempoChanges[nextTempo].frame < position + UInt64(periodFrames) {
+                mixer.publishTempo(tempoChanges[nextTempo])
+                nextTempo += 1
             }
             _ = driver.period(frames: periodFrames, into: .float(buffer))
             peak = max(peak, mixer.peak)

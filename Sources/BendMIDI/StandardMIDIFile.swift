@@ -96,14 +96,8 @@ public struct StandardMIDIFile: Sendable, Equatable {
     /// SMPTE division (no beats).
     public func tempoChanges() -> [(seconds: Double, beat: Double, bpm: Double)]? {
         guard case .ticksPerQuarter(let tpq) = division else { return nil }
-        var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []
-        for (t, track) in tracks.enumerated() {
-            for (i, e) in track.enumerated() {
-                if case .tempo(let us) = e.kind { tempos.append((e.tick, t, i, us)) }
-            }
-        }
-        tempos.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
-        let map = TempoMap(division: division, tempos: tempos.map { ($0.tick, $0.micros) })
+        let tempos = sortedTempos()
+        let map = TempoMap(division: division, tempos: tempos)
         var out: [(seconds: Double, beat: Double, bpm: Double)] = [(0, 0, 60e6 / Double(StandardMIDIFile.defaultMicrosecondsPerQuarter))]
         for t in tempos {
             let change = (map.seconds(tick: t.tick), Double(t.tick) / Double(tpq), 60e6 / Double(t.micros))
@@ -112,21 +106,31 @@ public struct StandardMIDIFile: Sendable, Equatable {
         return out
     }
 
+    /// Every track's tempo events merged in time order (ties: by track, then by place).
+    private func sortedTempos() -> [(tick: UInt64, micros: Int)] {
+        var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []
+        for (t, track) in tracks.enumerated() {
+            for (i, e) in track.enumerated() {
+                if case .tempo(let us) = e.kind { tempos.append((e.tick, t, i, us)) }
+            }
+        }
+        tempos.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
+        return tempos.map { ($0.tick, $0.micros) }
+    }
+
     private func timed() -> (events: [(seconds: Double, event: TimedEvent)], end: Double) {
         var merged: [(tick: UInt64, track: Int, index: Int, event: TimedEvent)] = []
-        var tempos: [(tick: UInt64, track: Int, index: Int, micros: Int)] = []
         for (t, track) in tracks.enumerated() {
             for (i, e) in track.enumerated() {
                 switch e.kind {
                 case .message(let m): merged.append((e.tick, t, i, .message(m)))
                 case .sysEx(let bytes): merged.append((e.tick, t, i, .sysEx(bytes)))
-                case .tempo(let us): tempos.append((e.tick, t, i, us))
+                case .tempo: break
                 }
             }
         }
         merged.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
-        tempos.sort { ($0.tick, $0.track, $0.index) < ($1.tick, $1.track, $1.index) }
-        let map = TempoMap(division: division, tempos: tempos.map { ($0.tick, $0.micros) })
+        let map = TempoMap(division: division, tempos: sortedTempos())
         let lastTick = max(endTicks.max() ?? 0, merged.last?.tick ?? 0)
         return (merged.map { (map.seconds(tick: $0.tick), $0.event) }, map.seconds(tick: lastTick))
     }
