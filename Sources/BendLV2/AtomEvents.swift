@@ -43,6 +43,37 @@ struct AtomEvents {
     }
 }
 
+/// An atom:Object's body read in place (atom.h: LV2_Atom_Object_Body {id, otype}, then
+/// properties LV2_Atom_Property_Body {key, context, value atom {size, type, body}}, each
+/// padded to 8 bytes; atom/util.h's LV2_ATOM_OBJECT_FOREACH walks the same layout): what
+/// patch:Set/Get (`PatchMessage`) and time:Position (`TimePosition`) come as.
+enum AtomObject {
+    /// The object's otype (its class: patch:Set, time:Position…); 0 for a short body.
+    @_noLocks
+    static func otype(_ body: UnsafeRawBufferPointer) -> UInt32 {
+        body.count >= 8 ? body.loadUnaligned(fromByteOffset: 4, as: UInt32.self) : 0
+    }
+
+    /// Calls `property` with each property's key, its value's atom type and the value's
+    /// body, in order. False: a short body, or a property that runs past it (the ones
+    /// before it were given).
+    /// - Thread: render.
+    @_noLocks
+    static func forEachProperty(_ body: UnsafeRawBufferPointer, _ property: (UInt32, UInt32, UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard body.count >= 8, let base = body.baseAddress else { return false }
+        var at = 8
+        while at + 16 <= body.count {
+            let key = body.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+            let size = Int(body.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))
+            let type = body.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)
+            guard at + 16 + size <= body.count else { return false }
+            property(key, type, UnsafeRawBufferPointer(start: base + at + 16, count: size))
+            at += (16 + size + 7) & ~7
+        }
+        return true
+    }
+}
+
 /// An atom:Sequence a plugin writes into its output port's buffer (atom.h; the host
 /// sets the atom's size to the buffer's room before run). Events go in frame order;
 /// one that does not fit is dropped and counted.

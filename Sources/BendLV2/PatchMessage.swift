@@ -19,24 +19,17 @@ struct PatchMessage {
     /// The message in an atom:Object's body, or nil for a short one.
     @_noLocks
     static func read(_ body: UnsafeRawBufferPointer, urids: PluginURIDs) -> PatchMessage? {
-        guard body.count >= 8 else { return nil }
         var m = PatchMessage()
-        m.otype = body.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-        var at = 8
-        while at + 16 <= body.count {
-            let key = body.loadUnaligned(fromByteOffset: at, as: UInt32.self)
-            let size = Int(body.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))
-            let type = body.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)
-            guard at + 16 + size <= body.count, let base = body.baseAddress else { return nil }
-            if key == urids.patchProperty && type == urids.atomURID && size >= 4 {
-                m.property = body.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)
+        m.otype = AtomObject.otype(body)
+        let whole = AtomObject.forEachProperty(body) { key, type, value in
+            if key == urids.patchProperty && type == urids.atomURID && value.count >= 4 {
+                m.property = value.loadUnaligned(as: UInt32.self)
             } else if key == urids.patchValue {
                 m.valueType = type
-                m.value = UnsafeRawBufferPointer(start: base + at + 16, count: size)
+                m.value = value
             }
-            at += (16 + size + 7) & ~7
         }
-        return m
+        return whole ? m : nil
     }
 
     /// The bytes of an atom:Path or atom:String body, without its NUL.

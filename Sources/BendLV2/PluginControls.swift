@@ -18,11 +18,10 @@ struct PluginControls {
     var toneNote: Float = .nan
     var scaleRoot: Float = .nan
     var voices: Float = .nan
-    /// The send effects' ports, in `PluginPort` order from `reverbSend` (lane 7 unused).
+    /// The send effects' ports, in `PluginPort` order from `reverbSend`, then `delaySync`.
     var effects = SIMD8<Float>(repeating: .nan)
-    /// The arpeggiator's ports and the delay's note value, in `PluginPort` order from `arp`
-    /// (lane 7 unused).
-    var tempo = SIMD8<Float>(repeating: .nan)
+    /// The arpeggiator's ports, in `PluginPort` order from `arp` (lanes 6 and 7 unused).
+    var arp = SIMD8<Float>(repeating: .nan)
     /// The web pad: on (> 0.5), and the pad settings it was served with.
     var web: Float = 0
     var pad: (Float, Float, Float, Float, Float, Float) = (.nan, .nan, .nan, .nan, .nan, .nan)
@@ -74,56 +73,56 @@ extension PluginRender {
         if retune && state.pointee.scalePathCount > 0 {
             askWorker(WorkMessage.retune, path: UnsafeRawBufferPointer(start: nil, count: 0))
         }
-        applyTempoControls()
+        applyEffects()
+        applyArpeggiator()
         applyWeb()
     }
 
-    /// The arpeggiator's ports (`HostRender.setArpeggiator`: the arpeggiator's patterns are `ArpPattern`'s raw values) and, with the effects', the
-    /// delay's note value.
+    /// The arpeggiator's ports (`HostRender.setArpeggiator`; the `arp` port's values are
+    /// `ArpPattern`'s raw values).
     /// - Thread: render.
     @_noLocks
-    func applyTempoControls() {
+    func applyArpeggiator() {
         var now = SIMD8<Float>()
         var i = 0
-        while i < 7 { now[i] = control(PluginPort.arp + i, default: PluginRender.tempoDefaults[i]); i += 1 }
-        let was = state.pointee.controls.tempo
-        state.pointee.controls.tempo = now
-        if any(now .!= was) {
-            let pattern = now[0].isNaN ? 0 : Int(min(max(now[0], 0), 5) + 0.5)
-            let rate = PluginPort.arpRate(now[1].isNaN ? 4 : Int(min(max(now[1], 0), 6) + 0.5))
-            host.setArpeggiator(pattern: pattern, division: rate.division, dotted: rate.dotted, triplet: rate.triplet,
-                                octaves: now[2].isNaN ? 1 : Int(min(max(now[2], 1), 4) + 0.5),
-                                gate: now[3].isNaN ? 0.5 : Double(min(max(now[3], 0.05), 1)),
-                                swing: now[4].isNaN ? 0 : Double(min(max(now[4], 0), 1)), latch: now[5] > 0.5)
-        }
-        applyEffects(delaySyncChanged: now[6] != was[6])
+        while i < 6 { now[i] = control(PluginPort.arp + i, default: PluginRender.arpDefaults[i]); i += 1 }
+        guard any(now .!= state.pointee.controls.arp) else { return }
+        state.pointee.controls.arp = now
+        let pattern = now[0].isNaN ? 0 : Int(min(max(now[0], 0), 5) + 0.5)
+        let rate = PluginPort.arpRate(now[1].isNaN ? 4 : Int(min(max(now[1], 0), 6) + 0.5))
+        host.setArpeggiator(pattern: pattern, division: rate.division, dotted: rate.dotted, triplet: rate.triplet,
+                            octaves: now[2].isNaN ? 1 : Int(min(max(now[2], 1), 4) + 0.5),
+                            gate: now[3].isNaN ? 0.5 : Double(min(max(now[3], 0.05), 1)),
+                            swing: now[4].isNaN ? 0 : Double(min(max(now[4], 0), 1)), latch: now[5] > 0.5)
     }
 
-    /// The arpeggiator's and the delay sync's port defaults (bendsynth.ttl's), in port
-    /// order from `arp`.
-    static var tempoDefaults: SIMD8<Float> { @_noLocks @inline(__always) get { SIMD8(0, 4, 1, 0.5, 0, 0, 0, 0) } }
+    /// The arpeggiator's port defaults (bendsynth.ttl's), in port order from `arp`.
+    static var arpDefaults: SIMD8<Float> { @_noLocks @inline(__always) get { SIMD8(0, 4, 1, 0.5, 0, 0, 0, 0) } }
 
     /// The send effects' ports: the default sends glide, the reverb and delay settings
-    /// glide or crossfade (`HostRender.setEffectControls`).
+    /// glide or crossfade (`HostRender.setEffectControls`; the delay's time a note value of
+    /// the tempo while `delay_sync` is on).
     /// - Thread: render.
     @_noLocks
-    func applyEffects(delaySyncChanged: Bool) {
+    func applyEffects() {
         var now = SIMD8<Float>()
         var i = 0
         while i < 7 { now[i] = control(PluginPort.reverbSend + i, default: PluginRender.effectDefaults[i]); i += 1 }
+        now[7] = control(PluginPort.delaySync, default: 0)
         let was = state.pointee.controls.effects
-        guard any(now .!= was) || delaySyncChanged else { return }
+        guard any(now .!= was) else { return }
         state.pointee.controls.effects = now
         if now[0] != was[0] { host.setDefaultSend(bus: 0, now[0]) }
         if now[3] != was[3] { host.setDefaultSend(bus: 1, now[3]) }
         if now[6] != was[6] { host.setDefaultSend(bus: 2, now[6]) }
-        let sync = state.pointee.controls.tempo[6]
+        let sync = now[7]
         host.setEffectControls(reverbDecay: Double(now[1]), reverbWidth: Double(now[2]), delayMilliseconds: Double(now[4]),
                                delayBeats: PluginPort.delayNoteBeats(sync.isNaN ? 0 : Int(min(max(sync, 0), 7) + 0.5)),
                                delayFeedback: Double(now[5]))
     }
 
-    /// The effect ports' defaults (bendsynth.ttl's), in port order from `reverbSend`.
+    /// The effect ports' defaults (bendsynth.ttl's), in port order from `reverbSend`, then
+    /// `delaySync`'s.
     static var effectDefaults: SIMD8<Float> { @_noLocks @inline(__always) get { SIMD8(0, 2.2, 1, 0, 375, 0.35, 0, 0) } }
 }
 

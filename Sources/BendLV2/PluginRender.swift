@@ -156,7 +156,7 @@ struct PluginRender {
     @_noLocks
     func take(_ event: AtomEvents.Event, offset: Int, atFrame frame: UInt64, output: inout AtomSequenceWriter?) {
         if event.type == urids.atomObject || event.type == urids.atomBlank {
-            if event.body.count >= 8 && event.body.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == urids.timePosition {
+            if AtomObject.otype(event.body) == urids.timePosition {
                 // The host's transport: the tempo clock from this frame (the arpeggiator's
                 // grid moves here, the delay's note values at the next period).
                 if state.pointee.position.take(event.body, urids: urids) {

@@ -22,35 +22,27 @@ struct TimePosition {
     /// time:Position), the others kept. False: a short or malformed body (nothing taken).
     @_noLocks
     mutating func take(_ body: UnsafeRawBufferPointer, urids: PluginURIDs) -> Bool {
-        guard body.count >= 8 else { return false }
         var next = self
-        var at = 8
-        while at + 16 <= body.count {
-            let key = body.loadUnaligned(fromByteOffset: at, as: UInt32.self)
-            let size = Int(body.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))
-            let type = body.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self)
-            guard at + 16 + size <= body.count else { return false }
-            if let v = TimePosition.number(body, at: at + 16, size: size, type: type, urids: urids), v.isFinite {
-                if key == urids.timeBar { next.bar = v }
-                else if key == urids.timeBarBeat { next.barBeat = v }
-                else if key == urids.timeBeatsPerBar, v > 0 { next.beatsPerBar = v }
-                else if key == urids.timeBeatUnit, v > 0 { next.beatUnit = v }
-                else if key == urids.timeBeatsPerMinute, v > 0 { next.bpm = min(v, 1000) }
-                else if key == urids.timeSpeed { next.speed = v }
-            }
-            at += (16 + size + 7) & ~7
+        let whole = AtomObject.forEachProperty(body) { key, type, value in
+            guard let v = TimePosition.number(value, type: type, urids: urids), v.isFinite else { return }
+            if key == urids.timeBar { next.bar = v }
+            else if key == urids.timeBarBeat { next.barBeat = v }
+            else if key == urids.timeBeatsPerBar, v > 0 { next.beatsPerBar = v }
+            else if key == urids.timeBeatUnit, v > 0 { next.beatUnit = v }
+            else if key == urids.timeBeatsPerMinute, v > 0 { next.bpm = min(v, 1000) }
+            else if key == urids.timeSpeed { next.speed = v }
         }
-        self = next
-        return true
+        if whole { self = next }
+        return whole
     }
 
     /// A number atom's value (Int, Long, Float, Double), nil for another type.
     @_noLocks
-    static func number(_ body: UnsafeRawBufferPointer, at: Int, size: Int, type: UInt32, urids: PluginURIDs) -> Double? {
-        if type == urids.atomFloat && size >= 4 { return Double(body.loadUnaligned(fromByteOffset: at, as: Float.self)) }
-        if type == urids.atomDouble && size >= 8 { return body.loadUnaligned(fromByteOffset: at, as: Double.self) }
-        if type == urids.atomInt && size >= 4 { return Double(body.loadUnaligned(fromByteOffset: at, as: Int32.self)) }
-        if type == urids.atomLong && size >= 8 { return Double(body.loadUnaligned(fromByteOffset: at, as: Int64.self)) }
+    static func number(_ value: UnsafeRawBufferPointer, type: UInt32, urids: PluginURIDs) -> Double? {
+        if type == urids.atomFloat && value.count >= 4 { return Double(value.loadUnaligned(as: Float.self)) }
+        if type == urids.atomDouble && value.count >= 8 { return value.loadUnaligned(as: Double.self) }
+        if type == urids.atomInt && value.count >= 4 { return Double(value.loadUnaligned(as: Int32.self)) }
+        if type == urids.atomLong && value.count >= 8 { return Double(value.loadUnaligned(as: Int64.self)) }
         return nil
     }
 
