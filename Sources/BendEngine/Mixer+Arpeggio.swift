@@ -132,6 +132,12 @@ extension Mixer {
             a.slots[i].down = true
             if s.pointee.nextFrame == .max {
                 s.pointee.played = 0
+                // A stopped transport has no beat to be in time with: the pattern starts
+                // on this touch, its grid from here.
+                if !tempoTrack.clock.pointee.playing {
+                    s.pointee.anchorFrame = at
+                    s.pointee.anchorBeat = 0
+                }
                 a.seekStep(from: at, beatUnit: tempoTrack.clock.pointee.beatUnit)
             }
             return true

@@ -63,20 +63,34 @@ final class LV2TempoTests: XCTestCase {
         XCTAssertEqual(onsets(out), [0, 8_000, 16_000, 22_400, 27_200, 32_000, 36_800])
     }
 
-    /// The transport stopped (speed 0) then rolling again at bar 2 (beat 8): the grid
-    /// steps on at the tempo while stopped and takes the host's beat when it rolls.
+    /// A locate: the host says it is at bar 2, beat 0.875 (beat 8.875 in 4/4) at frame 30 000,
+    /// where the grid was at beat 1.25. On dotted eighths (0.75 beat, 18 000 frames at 120
+    /// BPM) the next step is beat 9, 0.125 beat (3000 frames) on; a plugin that read the
+    /// bar beat alone would put it at beat 1.5, 15 000 frames on.
     func testTheArpeggiatorFollowsALocate() throws {
-        let h = try host(["arp": 1, "arp_rate": 1])  // 1/8 at 120: 12 000 frames
+        let h = try host(["arp": 1, "arp_rate": 2])
         let out = play(h, blocks: 40) { b in
             if b == 0 {
                 h.position(bpm: 120, at: 0)
                 h.midi([0x90, 60, 100], at: 0)
             }
-            // Frame 30 000 = beat 1.25 at 120 BPM; the host says it is at bar 2, beat 0.875
-            // (beat 8.875): the next eighth (beat 9) is 0.125 beats on, 3000 frames.
             if b == 29 { h.position(bpm: 120, bar: 2, barBeat: 0.875, at: 30_000 - 29 * 1024) }
         }
-        XCTAssertEqual(onsets(out), [0, 12_000, 24_000, 33_000])
+        XCTAssertEqual(onsets(out), [0, 18_000, 33_000])
+    }
+
+    /// A stopped transport (speed 0) at 90 BPM: the arpeggio starts on the note (no beat to
+    /// wait for) and steps at the host's tempo (a sixteenth every 8000 frames, not the
+    /// internal 120 BPM's 6000).
+    func testAStoppedTransportStillSetsTheTempo() throws {
+        let h = try host(["arp": 1, "arp_rate": 4])
+        let out = play(h, blocks: 24) { b in
+            if b == 0 {
+                h.position(bpm: 90, speed: 0, at: 0)
+                h.midi([0x90, 60, 100], at: 0)
+            }
+        }
+        XCTAssertEqual(onsets(out), [0, 8_000, 16_000, 24_000])
     }
 
     /// `delay_sync` 1/4: a 50 ms note's echo comes a quarter of the host's tempo after it,
